@@ -1,0 +1,50 @@
+# The two commands: `make demo` and `make test` (plus `make bench`). Each bootstraps .venv and
+# installs everything, C++ kernels included; a re-run reuses what is already built.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+STAMP := $(VENV)/.stamp-install
+CSRC := $(wildcard engine/csrc/*.cpp engine/csrc/*.h)
+# Tests pin BLAS/OpenMP to one thread: two shared cores make multi-threaded timings swing wildly.
+THREADS1 := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
+APT_PKGS := libdnnl-dev
+
+.PHONY: demo test bench lint sysdeps install clean
+
+demo: $(STAMP)
+	$(THREADS1) $(PY) examples/train_digits.py
+
+test: $(STAMP)
+	$(PY) -m ruff check .
+	$(THREADS1) $(PY) -m pytest -n 2 tests
+
+bench: $(STAMP)
+	$(PIP) install -q 'torch==2.13.0' || echo "torch not installable here: the bench runs without PyTorch"
+	$(PY) bench/run.py
+
+lint: $(STAMP)
+	$(PY) -m ruff check .
+
+sysdeps:
+	@missing=""; for p in $(APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip 'setuptools>=70' wheel 'pybind11>=2.12'
+
+$(STAMP): $(PY) pyproject.toml setup.py $(CSRC) | sysdeps
+	$(PIP) install -q --no-build-isolation -e '.[dev]'
+	$(PY) -c "import spore, spore._kernels"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+clean:
+	rm -rf $(VENV) build engine/*.egg-info engine/spore/_kernels*.so

@@ -1,0 +1,17 @@
+// Shared declarations of spore._kernels: each kernel family lives in its own .cpp file and
+// registers its functions into the module through one of these hooks (called from module.cpp).
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+namespace py = pybind11;
+
+namespace spore {
+
+// C-contiguous float32 array, the layout every kernel takes (callers make inputs contiguous).
+using farr = py::array_t<float, py::array::c_style | py::array::forcecast>;
+
+void register_gemm(py::module_& m);
+
+}  // namespace spore

@@ -1,0 +1,171 @@
+"""`grad` and `value_and_grad` with MindSpore's semantics.
+
+- `grad_position`: an int (one gradient), a tuple of ints (a tuple of gradients) or None (no
+  input gradients: only `weights`).
+- `weights`: one Parameter, or a list/ParameterTuple of them (a tuple of gradients).
+- With both, the result is ``(input_grads, weight_grads)``.
+- `has_aux`: `fn` returns ``(out, *aux)``; only `out` is differentiated and the aux outputs are
+  passed through (`value_and_grad` returns them in the value, `grad` returns ``(grads, aux)``).
+- An output that is a tuple of tensors is differentiated as the sum of its parts (MindSpore's
+  all-ones sensitivity); with `sens_param=True` the last positional input is the sensitivity.
+- An input that does not influence the output gets a zero gradient, as in MindSpore.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, Sequence
+
+from ..errors import GradError, located
+from ..tensor import Parameter, Tensor
+from . import tape
+
+
+def _positions(grad_position: Any, nargs: int) -> tuple[int, ...] | None:
+    if grad_position is None:
+        return None
+    pos = (grad_position,) if isinstance(grad_position, int) else tuple(grad_position)
+    for p in pos:
+        if not isinstance(p, int) or not -nargs <= p < nargs:
+            raise located(GradError(
+                f"grad_position {grad_position!r} is out of range for a call with {nargs} positional inputs",
+                hint="grad_position counts the function's positional arguments from 0"))
+    return tuple(p % nargs for p in pos)
+
+
+def _weights(weights: Any) -> tuple[list[Parameter], bool]:
+    """The list of weights and whether the user gave a single Parameter."""
+    if weights is None:
+        return [], False
+    if isinstance(weights, Tensor):
+        return [weights], True
+    ws = list(weights)
+    for w in ws:
+        if not isinstance(w, Tensor):
+            raise located(GradError(f"weights must be Parameters, got {type(w).__name__}",
+                                    hint="pass net.trainable_params() or optimizer.parameters"))
+    return ws, False
+
+
+def _flat_tensors(out: Any) -> list[Tensor]:
+    if isinstance(out, Tensor):
+        return [out]
+    if isinstance(out, (tuple, list)):
+        res: list[Tensor] = []
+        for o in out:
+            res.extend(_flat_tensors(o))
+        return res
+    return []
+
+
+def _detach(obj: Any) -> Any:
+    """Drop tape links from results when no outer grad needs them (frees the recorded graph)."""
+    if tape.STATE.depth:
+        return obj
+    if isinstance(obj, Tensor) and not isinstance(obj, Parameter):
+        return Tensor._wrap(obj._data) if obj._node is not None else obj
+    if isinstance(obj, tuple):
+        return tuple(_detach(o) for o in obj)
+    if isinstance(obj, list):
+        return [_detach(o) for o in obj]
+    return obj
+
+
+def _run(fn: Callable, grad_position: Any, weights: Any, has_aux: bool, return_ids: bool,
+         sens_param: bool, args: tuple, kwargs: dict) -> tuple[Any, Any]:
+    from ..ops import functional as F
+
+    sens = None
+    if sens_param:
+        if not args:
+            raise located(GradError("sens_param=True needs the sensitivity as the last positional input"))
+        args, sens = args[:-1], args[-1]
+    positions = _positions(grad_position, len(args))
+    ws, single_w = _weights(weights)
+    if positions is None and not ws:
+        raise located(GradError("grad_position is None and no weights were given: nothing to differentiate",
+                                hint="pass grad_position=0, or weights=net.trainable_params()"))
+    args = list(args)
+    for p in positions or ():
+        if not isinstance(args[p], Tensor):
+            raise located(GradError(
+                f"input {p} is a {type(args[p]).__name__}, not a Tensor: it has no gradient",
+                hint=f"wrap it as ms.Tensor(...) or leave position {p} out of grad_position"))
+    leaves = [args[p] for p in positions or ()] + ws
+    with tape.watching(leaves):
+        out = fn(*args, **kwargs)
+        if has_aux:
+            if not isinstance(out, tuple) or len(out) < 2:
+                raise located(GradError("has_aux=True needs the function to return (output, *aux)"))
+            main, aux = out[0], out[1:]
+        else:
+            main, aux = out, ()
+        roots = _flat_tensors(main)
+        if not roots:
+            raise located(GradError(f"the function returned {type(main).__name__}; grad needs a Tensor output"))
+        if sens is None:
+            cot = [F.ones_like(r) for r in roots]
+        else:
+            cot = _flat_tensors(sens)
+            if len(cot) != len(roots):
+                raise located(GradError(f"sens has {len(cot)} tensors for {len(roots)} outputs"))
+        tape.STATE.depth -= 1  # the backward pass is recorded only for an outer grad
+        try:
+            grads = tape.backward(roots, cot, leaves)
+        finally:
+            tape.STATE.depth += 1
+    grads = [g if g is not None else F.zeros_like(leaf) for g, leaf in zip(grads, leaves)]
+    n_pos = len(positions or ())
+    pos_grads, w_grads = grads[:n_pos], grads[n_pos:]
+    if return_ids:
+        pos_grads = [(p, g) for p, g in zip(positions or (), pos_grads)]
+        w_grads = [(w.name, g) for w, g in zip(ws, w_grads)]
+    pos_res: Any = None
+    if positions is not None:
+        pos_res = pos_grads[0] if isinstance(grad_position, int) else tuple(pos_grads)
+    w_res: Any = None
+    if ws:
+        w_res = w_grads[0] if single_w else tuple(w_grads)
+    if positions is not None and ws:
+        result: Any = (pos_res, w_res)
+    else:
+        result = pos_res if positions is not None else w_res
+    value = (main,) + tuple(aux) if has_aux else main
+    return _detach(value), _detach(result)
+
+
+def grad(fn: Callable, grad_position: Any = 0, weights: Any = None, has_aux: bool = False,
+         return_ids: bool = False, sens_param: bool = False) -> Callable:
+    """A function that computes the gradient of `fn` (see the module docstring for the rules)."""
+
+    @functools.wraps(fn)
+    def grad_fn(*args: Any, **kwargs: Any) -> Any:
+        value, g = _run(fn, grad_position, weights, has_aux, return_ids, sens_param, args, kwargs)
+        return (g, value[1:]) if has_aux else g
+
+    return grad_fn
+
+
+def value_and_grad(fn: Callable, grad_position: Any = 0, weights: Any = None, has_aux: bool = False,
+                   return_ids: bool = False, sens_param: bool = False) -> Callable:
+    """A function that returns ``(value of fn, gradient)``; see the module docstring for the rules."""
+
+    @functools.wraps(fn)
+    def value_and_grad_fn(*args: Any, **kwargs: Any) -> Any:
+        return _run(fn, grad_position, weights, has_aux, return_ids, sens_param, args, kwargs)
+
+    return value_and_grad_fn
+
+
+def vjp(fn: Callable, *inputs: Tensor, has_aux: bool = False) -> tuple[Any, Callable]:
+    """MindSpore's `ops.vjp`: the output of `fn` and a function from cotangents to input grads."""
+    out = fn(*inputs)
+
+    def pullback(*cot: Tensor) -> Any:
+        g = grad(fn, grad_position=tuple(range(len(inputs))), has_aux=has_aux, sens_param=True)(*inputs, *cot)
+        g = g[0] if has_aux else g
+        return g
+
+    return out, pullback
+
+

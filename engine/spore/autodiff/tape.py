@@ -1,0 +1,164 @@
+"""The PyNative tape: records primitive applications while a gradient is being taken, and runs
+reverse mode over them.
+
+Recording is off unless a `grad`/`value_and_grad` call is under way, so plain inference pays one
+integer test per op. Each recorded output Tensor points at its `Node` (primitive, inputs, attrs);
+nodes keep their inputs alive but only weak references to their outputs, so no reference cycles
+hold activations after the user drops them. A node belongs to one *generation* — the outermost
+grad call that was active when it was made — and is only followed while that call is running, so
+a tensor kept from an earlier step acts as a constant, as it would in MindSpore.
+
+Gradient rules (`vjp`) are written with Spore ops themselves; when an outer grad is active while
+an inner one runs its backward pass, those ops are recorded too, which gives higher-order grads.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import TYPE_CHECKING, Any, Sequence
+
+from ..errors import GradError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..ops.primitive import Primitive
+    from ..tensor import Tensor
+
+
+class _TapeState:
+    """Process-wide recording state: how deep we are in grad calls, and which leaves are watched."""
+
+    __slots__ = ("depth", "generation", "leaves")
+
+    def __init__(self) -> None:
+        self.depth = 0          # number of grad calls under way
+        self.generation = 0     # id of the outermost grad call under way
+        self.leaves: dict[int, int] = {}  # id(tensor) -> how many active grad calls watch it
+
+
+STATE = _TapeState()
+
+
+class Node:
+    """One recorded primitive application."""
+
+    __slots__ = ("prim", "inputs", "attrs", "out_refs", "out_arrays", "generation")
+
+    def __init__(self, prim: Primitive, inputs: tuple, attrs: dict, outputs: Sequence[Tensor]):
+        self.prim = prim
+        self.inputs = inputs
+        self.attrs = attrs
+        self.out_refs = tuple(weakref.ref(o) for o in outputs)
+        self.out_arrays = tuple(o._data for o in outputs)
+        self.generation = STATE.generation
+
+    def outputs(self) -> list[Tensor]:
+        """The output Tensors; one that the user already dropped comes back as an untracked copy."""
+        from ..tensor import Tensor
+
+        outs = []
+        for ref, arr in zip(self.out_refs, self.out_arrays):
+            t = ref()
+            outs.append(t if t is not None else Tensor._wrap(arr))
+        return outs
+
+
+def is_tracked(t: Tensor) -> bool:
+    """Whether gradients can flow into `t` within the grad call now under way."""
+    node = t._node
+    if node is not None and node.generation == STATE.generation:
+        return True
+    return id(t) in STATE.leaves
+
+
+def record(prim: Primitive, inputs: tuple, attrs: dict, outputs: Sequence[Tensor]) -> None:
+    """Attach a Node to freshly made outputs when any input is tracked."""
+    for t in inputs:
+        if is_tracked(t):
+            node = Node(prim, inputs, attrs, outputs)
+            for i, o in enumerate(outputs):
+                o._node = node
+                o._out_index = i
+            return
+
+
+class watching:
+    """Context manager for one grad call: turns recording on and watches the given leaves."""
+
+    def __init__(self, leaves: Sequence[Tensor]):
+        self.leaves = list(leaves)
+
+    def __enter__(self) -> watching:
+        if STATE.depth == 0:
+            STATE.generation += 1
+        STATE.depth += 1
+        for t in self.leaves:
+            STATE.leaves[id(t)] = STATE.leaves.get(id(t), 0) + 1
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        STATE.depth -= 1
+        for t in self.leaves:
+            n = STATE.leaves[id(t)] - 1
+            if n:
+                STATE.leaves[id(t)] = n
+            else:
+                del STATE.leaves[id(t)]
+
+
+def _toposort(roots: Sequence[Tensor], leaf_ids: set[int]) -> list[Node]:
+    """Nodes reachable from the roots, outputs before inputs, not looking past the leaves."""
+    order: list[Node] = []
+    seen: set[int] = set()
+    gen = STATE.generation
+    stack: list[tuple[Node, bool]] = []
+    for r in roots:
+        if r._node is not None and r._node.generation == gen and id(r) not in leaf_ids:
+            stack.append((r._node, False))
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            order.append(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        for t in node.inputs:
+            n = t._node
+            if n is not None and n.generation == gen and id(n) not in seen and id(t) not in leaf_ids:
+                stack.append((n, False))
+    order.reverse()
+    return order
+
+
+def backward(roots: Sequence[Tensor], sens: Sequence[Tensor], leaves: Sequence[Tensor]) -> list:
+    """Reverse mode: cotangents of `leaves` given cotangents `sens` of `roots` (None = no path)."""
+    from ..ops import functional as F
+
+    leaf_ids = {id(t) for t in leaves}
+    grads: dict[int, Tensor] = {}
+
+    def accumulate(t: Tensor, g: Tensor) -> None:
+        key = id(t)
+        prev = grads.get(key)
+        grads[key] = g if prev is None else F.add(prev, g)
+
+    for r, s in zip(roots, sens):
+        accumulate(r, s)
+    for node in _toposort(roots, leaf_ids):
+        outs = node.outputs()
+        cots = [grads.pop(id(o), None) for o in outs]
+        if all(c is None for c in cots):
+            continue
+        if node.prim.vjp is None:
+            raise GradError(f"{node.prim.name} has no gradient rule; use ops.stop_gradient on its input "
+                            "if no gradient is needed through it")
+        if node.prim.multi_output:
+            cots = [c if c is not None else F.zeros_like(o) for c, o in zip(cots, outs)]
+            in_grads = node.prim.vjp(tuple(cots), tuple(outs), *node.inputs, **node.attrs)
+        else:
+            in_grads = node.prim.vjp(cots[0], outs[0], *node.inputs, **node.attrs)
+        for t, g in zip(node.inputs, in_grads):
+            if g is not None and (is_tracked(t)):
+                accumulate(t, g)
+    return [grads.get(id(t)) for t in leaves]

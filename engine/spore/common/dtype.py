@@ -1,0 +1,111 @@
+"""Spore's data types, named and printed as MindSpore's (`ms.float32` prints as ``Float32``).
+
+A DType wraps the NumPy dtype that stores it, so kernels never translate names. ``bfloat16`` comes
+from ml_dtypes, the package JAX and TensorFlow use for it, so NumPy arrays can hold it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+try:  # bfloat16 is optional: ml_dtypes is a well-kept package but not a hard requirement
+    import ml_dtypes
+
+    _BF16 = np.dtype(ml_dtypes.bfloat16)
+except ImportError:  # pragma: no cover - exercised only where ml_dtypes is absent
+    _BF16 = None
+
+
+class DType:
+    """A tensor element type; compares equal to itself only and hashes by name."""
+
+    __slots__ = ("name", "np", "is_float", "is_int", "itemsize")
+
+    def __init__(self, name: str, np_dtype: np.dtype) -> None:
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.is_float = self.np.kind == "f" or self.np == _BF16
+        self.is_int = self.np.kind in "iu"
+        self.itemsize = self.np.itemsize
+
+    def __repr__(self) -> str:
+        return self.name[0].upper() + self.name[1:]
+
+    __str__ = __repr__
+
+    def __reduce__(self):  # pickles (e.g. into dataset workers) as the module-level singleton
+        return (get_dtype, (self.name,))
+
+
+float16 = DType("float16", np.float16)
+float32 = DType("float32", np.float32)
+float64 = DType("float64", np.float64)
+int8 = DType("int8", np.int8)
+int16 = DType("int16", np.int16)
+int32 = DType("int32", np.int32)
+int64 = DType("int64", np.int64)
+uint8 = DType("uint8", np.uint8)
+bool_ = DType("bool", np.bool_)
+bfloat16 = DType("bfloat16", _BF16) if _BF16 is not None else None
+
+# MindSpore's aliases
+half, single, double = float16, float32, float64
+float_, int_ = float32, int64
+
+_ALL = [t for t in (float16, float32, float64, int8, int16, int32, int64, uint8, bool_, bfloat16) if t]
+_BY_NP = {t.np: t for t in _ALL}
+_BY_NAME = {t.name: t for t in _ALL} | {"bool_": bool_, "float": float32, "int": int64}
+number_type = tuple(t for t in _ALL if t is not bool_)
+float_type = tuple(t for t in _ALL if t.is_float)
+int_type = tuple(t for t in _ALL if t.is_int)
+
+
+def get_dtype(name: str) -> DType:
+    """The DType called ``name`` (``"float32"``, ``"Float32"`` and ``"bool_"`` all work)."""
+    key = name.lower()
+    if key not in _BY_NAME:
+        raise TypeError(f"unknown dtype {name!r}; known: {', '.join(sorted(_BY_NAME))}")
+    return _BY_NAME[key]
+
+
+def from_numpy(np_dtype: Any) -> DType:
+    """The DType that stores ``np_dtype``; NumPy types Spore has no DType for are refused by name."""
+    dt = np.dtype(np_dtype)
+    try:
+        return _BY_NP[dt]
+    except KeyError:
+        raise TypeError(
+            f"NumPy dtype {dt} has no Spore dtype; supported: {', '.join(t.name for t in _ALL)}"
+        ) from None
+
+
+def to_dtype(obj: Any) -> DType:
+    """Accept a DType, a NumPy dtype/type, a Python type or a name and return the DType."""
+    if isinstance(obj, DType):
+        return obj
+    if obj is bool:
+        return bool_
+    if obj is float:
+        return float32
+    if obj is int:
+        return int64
+    if isinstance(obj, str):
+        return get_dtype(obj)
+    try:
+        return from_numpy(obj)
+    except TypeError:
+        raise TypeError(
+            f"expected a Spore dtype such as ms.float32, got {obj!r} ({type(obj).__name__})"
+        ) from None
+
+
+def dtype_to_nptype(dtype: DType) -> type:
+    """MindSpore's name for "the NumPy scalar type of this dtype"."""
+    return to_dtype(dtype).np.type
+
+
+def pytype_to_dtype(obj: type) -> DType:
+    """MindSpore's name for mapping a Python or NumPy type to a DType."""
+    return to_dtype(obj)

@@ -1,0 +1,96 @@
+"""`set_context` / `get_context`: the run configuration, with MindSpore's keys.
+
+Only keys Spore understands are accepted: a misspelt key is an error naming the known ones, not a
+silent no-op. Keys MindSpore has for other hardware (Ascend/GPU tuning) are refused the same way.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import ContextError, located
+
+GRAPH_MODE = 0
+PYNATIVE_MODE = 1
+
+_DEFAULTS: dict[str, Any] = {
+    "mode": PYNATIVE_MODE,
+    "device_target": "CPU",
+    "device_id": 0,
+    "save_graphs": False,
+    "save_graphs_path": ".",
+    "max_call_depth": 1000,
+    "deterministic": "OFF",
+    "runtime_num_threads": None,
+    "pynative_synchronize": False,
+    "jit_config": None,
+    "reserve_class_name_in_scope": True,
+    "check_bprop": False,
+    "memory_optimize_level": "O0",
+    "max_device_memory": None,
+    "enable_graph_kernel": False,
+    "precompile_only": False,
+}
+_CONTEXT: dict[str, Any] = dict(_DEFAULTS)
+_DEVICES = ("CPU",)
+
+
+def _check(key: str, value: Any) -> Any:
+    if key == "mode":
+        if value not in (GRAPH_MODE, PYNATIVE_MODE):
+            raise located(ContextError(f"set_context: mode must be ms.GRAPH_MODE (0) or ms.PYNATIVE_MODE (1), "
+                                       f"got {value!r}"))
+        if value == GRAPH_MODE and not graph_mode_available():
+            raise located(ContextError(
+                "set_context: GRAPH_MODE is not yet available in this build of Spore",
+                hint="use ms.set_context(mode=ms.PYNATIVE_MODE); your code runs unchanged in PyNative"))
+    elif key == "device_target":
+        if not isinstance(value, str) or value.upper() not in _DEVICES:
+            raise located(ContextError(
+                f"set_context: device_target {value!r} is not supported; Spore runs on {', '.join(_DEVICES)}",
+                hint='use device_target="CPU"'))
+        value = value.upper()
+    elif key in ("save_graphs", "pynative_synchronize", "enable_graph_kernel", "check_bprop",
+                 "precompile_only", "reserve_class_name_in_scope"):
+        if not isinstance(value, (bool, int)):
+            raise located(ContextError(f"set_context: {key} must be a bool, got {value!r}"))
+    elif key in ("device_id", "max_call_depth") and (not isinstance(value, int) or value < 0):
+        raise located(ContextError(f"set_context: {key} must be a non-negative int, got {value!r}"))
+    return value
+
+
+def graph_mode_available() -> bool:
+    """Whether this build has the Graph-mode compiler."""
+    try:
+        from . import compiler  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def set_context(**kwargs: Any) -> None:
+    """Set context keys (mode, device_target, device_id, save_graphs, save_graphs_path, ...)."""
+    for key in kwargs:
+        if key not in _DEFAULTS:
+            raise located(ContextError(f"set_context: unknown key {key!r}",
+                                       hint="known keys: " + ", ".join(sorted(_DEFAULTS))))
+    checked = {k: _check(k, v) for k, v in kwargs.items()}
+    _CONTEXT.update(checked)
+
+
+def get_context(attr_key: str) -> Any:
+    """The value of one context key."""
+    if attr_key not in _DEFAULTS:
+        raise located(ContextError(f"get_context: unknown key {attr_key!r}",
+                                   hint="known keys: " + ", ".join(sorted(_DEFAULTS))))
+    return _CONTEXT[attr_key]
+
+
+def set_device(device_target: str, device_id: int | None = None) -> None:
+    """Set the device (MindSpore 2.x's `set_device`)."""
+    set_context(device_target=device_target, **({"device_id": device_id} if device_id is not None else {}))
+
+
+def _reset_for_tests() -> None:
+    _CONTEXT.clear()
+    _CONTEXT.update(_DEFAULTS)

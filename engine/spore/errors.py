@@ -1,0 +1,143 @@
+"""Every user-facing error class of Spore, and how each points at the user's own line.
+
+Errors are part of the API: each carries structured fields (op, expected/actual shapes, source
+location, hint) that the kernel, the language server and the debugger render, and a message that
+reads well on its own in a terminal. The location is the innermost frame *outside* the spore
+package — the line the user wrote — found by walking the stack, never the engine's internals.
+"""
+
+from __future__ import annotations
+
+import linecache
+import os
+import sys
+from dataclasses import dataclass
+from types import FrameType
+
+_PKG_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+@dataclass(frozen=True)
+class SourceLoc:
+    """A place in the user's source: file, 1-based line, 0-based columns, and its text."""
+
+    file: str
+    line: int
+    col: int = 0
+    end_col: int | None = None
+
+    @property
+    def text(self) -> str:
+        return linecache.getline(self.file, self.line).rstrip("\n")
+
+    def frame_text(self) -> str:
+        """A two-line code frame: the line and a caret under the columns."""
+        text = self.text
+        if not text:
+            return ""
+        start = self.col if self.col else len(text) - len(text.lstrip())
+        end = self.end_col if self.end_col and self.end_col > start else len(text.rstrip())
+        return f"    {text}\n    {' ' * start}{'^' * max(1, end - start)}"
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+def is_engine_file(filename: str) -> bool:
+    """True for files of the spore package itself (not the user's, not the standard library's)."""
+    return filename.startswith(_PKG_DIR)
+
+
+def user_frame(start: FrameType | None = None) -> FrameType | None:
+    """The innermost frame on the stack that is not inside spore: the user's line."""
+    frame = start or sys._getframe(1)
+    while frame is not None:
+        fname = frame.f_code.co_filename
+        if not is_engine_file(fname) and not fname.startswith("<frozen"):
+            return frame
+        frame = frame.f_back
+    return None
+
+
+def user_location() -> SourceLoc | None:
+    """SourceLoc of the user's line that led to the current engine call, with column span."""
+    frame = user_frame(sys._getframe(1))
+    if frame is None:
+        return None
+    col, end_col = 0, None
+    try:  # Python 3.11 knows the column span of the instruction being run
+        positions = list(frame.f_code.co_positions())
+        pos = positions[frame.f_lasti // 2]
+        if pos[0] == pos[1] == frame.f_lineno and pos[2] is not None:
+            col, end_col = pos[2], pos[3]
+    except (IndexError, AttributeError, ValueError):
+        pass
+    return SourceLoc(frame.f_code.co_filename, frame.f_lineno, col, end_col)
+
+
+class SporeError(Exception):
+    """Base of Spore's errors: a message, an optional user SourceLoc and an optional hint."""
+
+    def __init__(self, message: str, *, loc: SourceLoc | None = None, hint: str | None = None):
+        self.reason = message
+        self.loc = loc
+        self.hint = hint
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        parts = [self.reason]
+        if self.loc is not None:
+            parts.append(f"  at {self.loc}")
+            frame = self.loc.frame_text()
+            if frame:
+                parts.append(frame)
+        if self.hint:
+            parts.append(f"  hint: {self.hint}")
+        return "\n".join(parts)
+
+    def to_dict(self) -> dict:
+        """Plain data for IDE front ends (kernel hint bundle, LSP diagnostic, DAP exceptionInfo)."""
+        loc = self.loc
+        return {
+            "type": type(self).__name__,
+            "reason": self.reason,
+            "hint": self.hint,
+            "file": loc.file if loc else None,
+            "line": loc.line if loc else None,
+            "col": loc.col if loc else None,
+            "end_col": loc.end_col if loc else None,
+        }
+
+
+class ShapeError(SporeError, ValueError):
+    """An op got inputs whose shapes it cannot take. Names the op, expected and actual shapes."""
+
+    def __init__(self, op: str, expected: str, actual: str, *, loc: SourceLoc | None = None,
+                 hint: str | None = None):
+        self.op, self.expected, self.actual = op, expected, actual
+        super().__init__(f"{op}: expected {expected}, got {actual}", loc=loc, hint=hint)
+
+
+class DTypeError(SporeError, TypeError):
+    """An op got an input of a dtype it does not accept."""
+
+    def __init__(self, op: str, expected: str, actual: str, *, loc: SourceLoc | None = None,
+                 hint: str | None = None):
+        self.op, self.expected, self.actual = op, expected, actual
+        super().__init__(f"{op}: expected {expected}, got {actual}", loc=loc, hint=hint)
+
+
+class ContextError(SporeError, ValueError):
+    """A bad `set_context` key or value."""
+
+
+class GradError(SporeError, RuntimeError):
+    """A gradient was asked for where there is none (non-differentiable op, bad position)."""
+
+
+def located(err: SporeError) -> SporeError:
+    """Attach the user's current line to an error raised without one, and return it."""
+    if err.loc is None:
+        err.loc = user_location()
+        err.args = (err._render(),)
+    return err

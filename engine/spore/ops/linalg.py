@@ -1,0 +1,120 @@
+"""Matrix products. `MatMul` is the 2-D GEMM (with MindSpore's transpose flags); `BatchMatMul`
+covers batched and broadcast products. Both run through a tuned BLAS.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import ShapeError
+from ..tensor import Tensor, tensor_method
+from ._rules import broadcast_shapes, require_same_dtype
+from .primitive import Aval, primitive
+from ..autodiff.tape import is_tracked
+
+
+@primitive
+class MatMul:
+    """Multiplies matrix `a` by matrix `b` (2-D), optionally transposing either first."""
+
+    def infer(a, b, transpose_a=False, transpose_b=False):
+        if a.ndim != 2 or b.ndim != 2:
+            raise ShapeError("MatMul", "two 2-D matrices", f"shapes {tuple(a.shape)} and {tuple(b.shape)}")
+        require_same_dtype("MatMul", a, b)
+        m, k = (a.shape[1], a.shape[0]) if transpose_a else a.shape
+        k2, n = (b.shape[1], b.shape[0]) if transpose_b else b.shape
+        if k != k2:
+            raise ShapeError("MatMul", f"b to have {k} rows (a has {k} columns)",
+                             f"a {tuple(a.shape)} @ b {tuple(b.shape)}"
+                             + (" (transposed)" if transpose_a or transpose_b else ""))
+        return Aval((m, n), a.dtype)
+
+    def impl(a, b, transpose_a=False, transpose_b=False):
+        return np.matmul(a.T if transpose_a else a, b.T if transpose_b else b)
+
+    def vjp(g, out, a, b, transpose_a=False, transpose_b=False):
+        ga = gb = None
+        if is_tracked(a):
+            ga = MatMul(b, g, transpose_a=transpose_b, transpose_b=True) if transpose_a else \
+                MatMul(g, b, transpose_a=False, transpose_b=not transpose_b)
+        if is_tracked(b):
+            gb = MatMul(g, a, transpose_a=True, transpose_b=transpose_a) if transpose_b else \
+                MatMul(a, g, transpose_a=not transpose_a, transpose_b=False)
+        return ga, gb
+
+
+@primitive
+class BatchMatMul:
+    """Batched matrix product with broadcast batch dimensions (NumPy `matmul` semantics, ndim >= 2)."""
+
+    def infer(a, b, transpose_a=False, transpose_b=False):
+        if a.ndim < 2 or b.ndim < 2:
+            raise ShapeError("BatchMatMul", "inputs of rank >= 2", f"shapes {tuple(a.shape)} and {tuple(b.shape)}")
+        require_same_dtype("BatchMatMul", a, b)
+        m, k = (a.shape[-1], a.shape[-2]) if transpose_a else a.shape[-2:]
+        k2, n = (b.shape[-1], b.shape[-2]) if transpose_b else b.shape[-2:]
+        if k != k2:
+            raise ShapeError("BatchMatMul", f"inner dimensions to agree ({k} vs {k2})",
+                             f"a {tuple(a.shape)} @ b {tuple(b.shape)}")
+        batch = broadcast_shapes("BatchMatMul", a.shape[:-2], b.shape[:-2])
+        return Aval(batch + (m, n), a.dtype)
+
+    def impl(a, b, transpose_a=False, transpose_b=False):
+        return np.matmul(np.swapaxes(a, -1, -2) if transpose_a else a,
+                         np.swapaxes(b, -1, -2) if transpose_b else b)
+
+    def vjp(g, out, a, b, transpose_a=False, transpose_b=False):
+        from .array import sum_to
+
+        ga = gb = None
+        if is_tracked(a):
+            ga = BatchMatMul(b, g, transpose_a=transpose_b, transpose_b=True) if transpose_a else \
+                BatchMatMul(g, b, transpose_b=not transpose_b)
+            ga = sum_to(ga, a.shape)
+        if is_tracked(b):
+            gb = BatchMatMul(g, a, transpose_a=True, transpose_b=transpose_a) if transpose_b else \
+                BatchMatMul(a, g, transpose_a=not transpose_a)
+            gb = sum_to(gb, b.shape)
+        return ga, gb
+
+
+@tensor_method("matmul")
+def matmul(input: Tensor, other: Tensor) -> Tensor:
+    """Matrix product of two tensors, with NumPy's rules for 1-D and batched inputs."""
+    from .array import reshape
+    from .elementwise import _binary
+
+    if not isinstance(input, Tensor) or not isinstance(other, Tensor) or input.dtype is not other.dtype:
+        return _binary(matmul, input, other)
+    if input.ndim == 2 and other.ndim == 2:
+        return MatMul(input, other)
+    if input.ndim == 1 or other.ndim == 1:
+        a = reshape(input, (1, -1)) if input.ndim == 1 else input
+        b = reshape(other, (-1, 1)) if other.ndim == 1 else other
+        out = matmul(a, b)
+        shape = out.shape[:-2] + (() if input.ndim == 1 else out.shape[-2:-1]) + \
+            (() if other.ndim == 1 else out.shape[-1:])
+        return reshape(out, shape)
+    return BatchMatMul(input, other)
+
+
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+    """Batched matrix product of two 3-D tensors."""
+    return BatchMatMul(input, mat2)
+
+
+def dense(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """input @ weight.T + bias, as MindSpore's `ops.dense` (weight is (out, in))."""
+    from .array import reshape
+    from .elementwise import add
+
+    lead = input.shape[:-1]
+    x = input if input.ndim == 2 else reshape(input, (-1, input.shape[-1]))
+    out = MatMul(x, weight, transpose_b=True)
+    if bias is not None:
+        out = add(out, bias)
+    return out if input.ndim == 2 else reshape(out, lead + (weight.shape[0],))
+
+

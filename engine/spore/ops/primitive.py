@@ -1,0 +1,116 @@
+"""The op registry: every primitive is declared once, and every layer of Spore reads that one
+declaration.
+
+A declaration is a small class (teenygrad-style), registered with `@primitive`::
+
+    @primitive
+    class MatMul:
+        '''Matrix product of two tensors.'''          # what hover and completion show
+
+        def infer(a, b, transpose_a=False, transpose_b=False):   # shape/dtype rule on avals
+            ...                                                   # raises ShapeError
+            return Aval(shape, dtype)
+
+        def impl(a, b, transpose_a=False, transpose_b=False):    # the kernel, on ndarrays
+            return ...
+
+        def vjp(g, out, a, b, transpose_a=False, transpose_b=False):  # gradients, with spore ops
+            return (ga, gb)
+
+Tensor inputs are positional; everything static (axes, strides, flags) is a keyword attribute.
+`infer` sees anything with `.shape` and `.dtype` (a Tensor in PyNative, an abstract value in Graph
+mode and in the language server), so one rule serves eager checks, graph compile, LSP shape
+inference and ONNX export. `vjp` receives the output cotangent(s), the output(s), then the inputs
+and attributes, and returns one cotangent (or None) per tensor input. A primitive with several
+outputs sets ``multi_output = True``; its impl returns a tuple, its infer a tuple of Avals and its
+vjp receives tuples. An optional ``onnx`` attribute holds the export mapping.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from ..autodiff import tape
+from ..common.dtype import DType
+from ..errors import SporeError, located
+from ..tensor import Tensor
+
+
+@dataclass(frozen=True)
+class Aval:
+    """An abstract value: what is known of a tensor before it is computed."""
+
+    shape: tuple[int, ...]
+    dtype: DType
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+
+class Primitive:
+    """A registered op: name, rules and docs. Calling it applies it (see `bind`)."""
+
+    __slots__ = ("name", "infer", "impl", "vjp", "doc", "onnx", "multi_output", "nondiff")
+
+    def __init__(self, name: str, infer: Callable, impl: Callable, vjp: Callable | None,
+                 doc: str, onnx: Any = None, multi_output: bool = False, nondiff: bool = False):
+        self.name = name
+        self.infer = infer
+        self.impl = impl
+        self.vjp = vjp
+        self.doc = doc
+        self.onnx = onnx
+        self.multi_output = multi_output
+        self.nondiff = nondiff  # outputs carry no gradient by design (comparisons, argmax, ...)
+
+    def __call__(self, *inputs: Tensor, **attrs: Any) -> Any:
+        return bind(self, *inputs, **attrs)
+
+    def __repr__(self) -> str:
+        return f"<primitive {self.name}>"
+
+
+REGISTRY: dict[str, Primitive] = {}
+
+
+def primitive(cls: type) -> Primitive:
+    """Class decorator: turn a declaration class into a registered `Primitive`."""
+    name = cls.__name__
+    if name in REGISTRY:
+        raise ValueError(f"primitive {name} is declared twice")
+    prim = Primitive(
+        name=name,
+        infer=cls.__dict__["infer"],
+        impl=cls.__dict__["impl"],
+        vjp=cls.__dict__.get("vjp"),
+        doc=(cls.__doc__ or "").strip(),
+        onnx=cls.__dict__.get("onnx"),
+        multi_output=cls.__dict__.get("multi_output", False),
+        nondiff=cls.__dict__.get("nondiff", False),
+    )
+    REGISTRY[name] = prim
+    return prim
+
+
+def bind(prim: Primitive, *inputs: Tensor, **attrs: Any) -> Any:
+    """Apply a primitive eagerly: check with `infer`, run `impl`, record on the tape if needed.
+
+    Errors from the shape rule are re-raised with the user's line attached; the engine frames
+    between the user's call and here are left out of the traceback.
+    """
+    try:
+        prim.infer(*inputs, **attrs)
+    except SporeError as err:
+        raise located(err).with_traceback(None) from None
+    out = prim.impl(*[t._data for t in inputs], **attrs)
+    if prim.multi_output:
+        outs = tuple(Tensor._wrap(o) for o in out)
+        if tape.STATE.depth and not prim.nondiff:
+            tape.record(prim, inputs, attrs, outs)
+        return outs
+    res = Tensor._wrap(out)
+    if tape.STATE.depth and not prim.nondiff:
+        tape.record(prim, inputs, attrs, (res,))
+    return res
