@@ -7,24 +7,25 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 STAMP := $(VENV)/.stamp-install
 CSRC := $(wildcard engine/csrc/*.cpp engine/csrc/*.h)
+SO := engine/spore/_kernels$(shell $(PYTHON) -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
 # Tests pin BLAS/OpenMP to one thread: two shared cores make multi-threaded timings swing wildly.
 THREADS1 := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
-APT_PKGS := libdnnl-dev
+APT_PKGS := libdnnl-dev ccache
 
-.PHONY: demo test bench lint sysdeps install clean
+.PHONY: demo test bench lint sysdeps install clean kernels
 
-demo: $(STAMP)
+demo: $(SO)
 	$(THREADS1) $(PY) examples/train_digits.py
 
-test: $(STAMP)
+test: $(SO)
 	$(PY) -m ruff check .
 	$(THREADS1) $(PY) -m pytest -n 2 tests
 
-bench: $(STAMP)
+bench: $(SO)
 	$(PIP) install -q 'torch==2.13.0' || echo "torch not installable here: the bench runs without PyTorch"
 	$(PY) bench/run.py
 
-lint: $(STAMP)
+lint: $(SO)
 	$(PY) -m ruff check .
 
 sysdeps:
@@ -39,12 +40,20 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip 'setuptools>=70' wheel 'pybind11>=2.12'
 
-$(STAMP): $(PY) pyproject.toml setup.py $(CSRC) | sysdeps
+$(STAMP): $(PY) pyproject.toml setup.py | sysdeps
 	$(PIP) install -q --no-build-isolation -e '.[dev]'
 	$(PY) -c "import spore, spore._kernels"
 	touch $(STAMP)
 
-install: $(STAMP)
+install: $(SO)
+
+# Rebuild only the C++ extension in place (developers: after editing engine/csrc). ccache keeps
+# unchanged files from recompiling; flock keeps concurrent builds from clobbering each other.
+kernels: $(SO)
+
+$(SO): $(STAMP) $(CSRC)
+	flock /tmp/spore-kernels.lock env CC="ccache gcc" CXX="ccache g++" $(PY) setup.py -q build_ext --inplace
+	touch $(SO)
 
 clean:
 	rm -rf $(VENV) build engine/*.egg-info engine/spore/_kernels*.so

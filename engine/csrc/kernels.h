@@ -12,6 +12,11 @@ namespace spore {
 // C-contiguous float32 array, the layout every kernel takes (callers make inputs contiguous).
 using farr = py::array_t<float, py::array::c_style | py::array::forcecast>;
 
-void register_gemm(py::module_& m);
+void register_gemm(py::module_& m);    // gemm.cpp: sgemm through oneDNN
+void register_conv(py::module_& m);    // conv.cpp: conv2d forward/backward (oneDNN)
+void register_pool(py::module_& m);    // pool.cpp: max/avg pooling forward/backward
+void register_norm(py::module_& m);    // norm.cpp: batch/layer norm forward/backward
+void register_loss(py::module_& m);    // loss.cpp: softmax cross-entropy forward/backward
+void register_optim(py::module_& m);   // optim.cpp: fused optimizer updates (Adam, Momentum, SGD)
 
 }  // namespace spore

@@ -7,16 +7,31 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from .common import dtype  # noqa: E402
-from .common.dtype import (  # noqa: E402,F401
-    bfloat16, bool_, float16, float32, float64, int8, int16, int32, int64, uint8,
-    float_, int_, half, single, double, dtype_to_nptype, pytype_to_dtype,
-)
-from .tensor import Parameter, ParameterTuple, Tensor  # noqa: E402
 from . import ops  # noqa: E402,F401
 from .autodiff.api import grad, value_and_grad, vjp  # noqa: E402,F401
-from .common.seed import get_seed, set_seed  # noqa: E402,F401
+from .common import dtype  # noqa: E402
+from .common.dtype import (  # noqa: E402,F401
+    bfloat16,
+    bool_,
+    double,
+    dtype_to_nptype,
+    float16,
+    float32,
+    float64,
+    float_,
+    half,
+    int8,
+    int16,
+    int32,
+    int64,
+    int_,
+    pytype_to_dtype,
+    single,
+    uint8,
+)
 from .common.initializer import initializer  # noqa: E402,F401
+from .common.seed import get_seed, set_seed  # noqa: E402,F401
 from .context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context, set_device  # noqa: E402,F401
 from .errors import DTypeError, ShapeError, SporeError  # noqa: E402,F401
 from .runcheck import run_check  # noqa: E402,F401
+from .tensor import Parameter, ParameterTuple, Tensor  # noqa: E402

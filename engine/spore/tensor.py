@@ -8,7 +8,8 @@ op from the registry: checked by its shape rule, differentiable, and visible to 
 from __future__ import annotations
 
 import numbers
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 

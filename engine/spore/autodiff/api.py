@@ -14,7 +14,8 @@
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, Sequence
+from collections.abc import Callable
+from typing import Any
 
 from ..errors import GradError, located
 from ..tensor import Parameter, Tensor

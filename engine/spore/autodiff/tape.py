@@ -15,7 +15,8 @@ an inner one runs its backward pass, those ops are recorded too, which gives hig
 from __future__ import annotations
 
 import weakref
-from typing import TYPE_CHECKING, Any, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..errors import GradError
 

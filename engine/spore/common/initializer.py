@@ -8,7 +8,8 @@ generator, so `set_seed` makes them reproducible.
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

@@ -1,11 +1,23 @@
 """`spore.ops`: MindSpore's functional ops (`ops.matmul`) and op classes (`ops.MatMul()`).
 
-Both are thin wrappers over the primitive registry in `spore.ops.primitive`.
+Both are thin wrappers over the primitive registry in `spore.ops.primitive`: functions come from
+the declaration modules listed in `functional`, classes (subclasses of `Operation`) from the
+`classes_*` modules.
 """
+
+import importlib as _importlib
 
 from .functional import *  # noqa: F401,F403
 from .functional import DECLARATION_MODULES, _public_functions
+from .operation import Operation
 from .primitive import REGISTRY, Primitive, primitive  # noqa: F401
 
 for _m in DECLARATION_MODULES:
     globals().update(_public_functions(_m))
+
+CLASS_MODULES = tuple(_importlib.import_module(f"{__name__}.{n}")
+                      for n in ("classes_math", "classes_array", "classes_conv", "classes_norm"))
+for _m in CLASS_MODULES:
+    globals().update({n: v for n, v in vars(_m).items()
+                      if isinstance(v, type) and issubclass(v, Operation) and v is not Operation
+                      and not n.startswith("_")})

@@ -4,7 +4,8 @@ conversion and dtype promotion. Kept apart so every declaration module says only
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

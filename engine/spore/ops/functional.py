@@ -1,15 +1,22 @@
 """MindSpore's functional op names (`ops.matmul`, `ops.relu`, ...), gathered from the declaration
 modules: every public function defined in one of them is exported here. Each is a thin wrapper
-over registered primitives.
+over registered primitives. A new declaration module is added to `DECLARATION_MODULES` below.
 """
 
 from __future__ import annotations
 
+import importlib
 import types
 
-from . import array, elementwise, linalg, reduction
-
-DECLARATION_MODULES: tuple[types.ModuleType, ...] = (array, elementwise, linalg, reduction)
+_MODULE_NAMES = (
+    "array", "elementwise", "linalg", "reduction",      # core (engine skeleton)
+    "math_ops", "activation", "comparison",             # elementwise math, activations, comparisons
+    "shape_ops", "indexing", "creation",                # movement, indexing, tensor creation
+    "conv_pool",                                        # conv / pooling (oneDNN kernels)
+    "norm", "loss_ops", "nn_misc",                      # batch/layer norm, losses, dropout/embedding
+)
+DECLARATION_MODULES: tuple[types.ModuleType, ...] = tuple(
+    importlib.import_module(f"{__package__}.{n}") for n in _MODULE_NAMES)
 
 
 def _public_functions(module: types.ModuleType) -> dict:
@@ -20,4 +27,4 @@ def _public_functions(module: types.ModuleType) -> dict:
 for _m in DECLARATION_MODULES:
     globals().update(_public_functions(_m))
 
-_binary = elementwise._binary
+_binary = importlib.import_module(f"{__package__}.elementwise")._binary

@@ -4,15 +4,13 @@ covers batched and broadcast products. Both run through a tuned BLAS.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
+from ..autodiff.tape import is_tracked
 from ..errors import ShapeError
 from ..tensor import Tensor, tensor_method
 from ._rules import broadcast_shapes, require_same_dtype
 from .primitive import Aval, primitive
-from ..autodiff.tape import is_tracked
 
 
 @primitive

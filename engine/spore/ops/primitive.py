@@ -28,8 +28,9 @@ vjp receives tuples. An optional ``onnx`` attribute holds the export mapping.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from ..autodiff import tape
 from ..common.dtype import DType

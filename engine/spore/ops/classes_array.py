@@ -1,0 +1,1 @@
+"""Class-form ops (being written)."""
