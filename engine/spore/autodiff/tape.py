@@ -106,6 +106,19 @@ class watching:
                 del STATE.leaves[id(t)]
 
 
+_F = None
+
+
+def _functional():
+    """spore.ops.functional, imported once on first use (ops import this module)."""
+    global _F
+    if _F is None:
+        from ..ops import functional
+
+        _F = functional
+    return _F
+
+
 def _toposort(roots: Sequence[Tensor], leaf_ids: set[int]) -> list[Node]:
     """Nodes reachable from the roots, outputs before inputs, not looking past the leaves."""
     order: list[Node] = []
@@ -134,8 +147,7 @@ def _toposort(roots: Sequence[Tensor], leaf_ids: set[int]) -> list[Node]:
 
 def backward(roots: Sequence[Tensor], sens: Sequence[Tensor], leaves: Sequence[Tensor]) -> list:
     """Reverse mode: cotangents of `leaves` given cotangents `sens` of `roots` (None = no path)."""
-    from ..ops import functional as F
-
+    F = _functional()
     leaf_ids = {id(t) for t in leaves}
     grads: dict[int, Tensor] = {}
 
