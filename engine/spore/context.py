@@ -61,11 +61,9 @@ def _check(key: str, value: Any) -> Any:
 
 def graph_mode_available() -> bool:
     """Whether this build has the Graph-mode compiler."""
-    try:
-        from . import compiler  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    import importlib.util
+
+    return importlib.util.find_spec("spore.compiler.frontend") is not None
 
 
 def set_context(**kwargs: Any) -> None:

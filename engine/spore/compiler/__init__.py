@@ -1,0 +1,1 @@
+"""Graph mode: compiles `construct` from its Python source. `support` is the table of what it accepts."""
