@@ -76,6 +76,18 @@ class Primitive:
 REGISTRY: dict[str, Primitive] = {}
 
 
+class _Tracing:
+    """Graph mode's hook: while `builder` is set, `bind` records into it instead of computing."""
+
+    __slots__ = ("builder",)
+
+    def __init__(self) -> None:
+        self.builder: Any = None
+
+
+TRACING = _Tracing()
+
+
 def primitive(cls: type) -> Primitive:
     """Class decorator: turn a declaration class into a registered `Primitive`."""
     name = cls.__name__
@@ -101,6 +113,9 @@ def bind(prim: Primitive, *inputs: Tensor, **attrs: Any) -> Any:
     Errors from the shape rule are re-raised with the user's line attached; the engine frames
     between the user's call and here are left out of the traceback.
     """
+    builder = TRACING.builder
+    if builder is not None:
+        return builder.bind(prim, inputs, attrs)
     try:
         prim.infer(*inputs, **attrs)
     except SporeError as err:

@@ -1,0 +1,142 @@
+"""Recording primitive applications into IR while the frontend walks a function's AST.
+
+While a `GraphBuilder` is active, `spore.ops.primitive.bind` hands every primitive application to
+it instead of running a kernel: the op's own `infer` rule gives the output avals, and the result is
+a `Tracer` — a Tensor subclass that stands for a Var. Everything the op wrappers do in Python
+(argument conversion, axis arithmetic on static shapes) still runs, once, at compile time; only
+tensor computations land in the graph. Parameters become graph inputs read at run time, other
+concrete tensors become constants.
+
+A Tracer refuses to become a Python value (`bool(t)`, `t.item()`, `float(t)`...): its value does not
+exist at compile time. The frontend turns those refusals into `GraphCompileError`s on the user's
+line, with the support table's hint.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..errors import SourceLoc, SporeError
+from ..ops.primitive import TRACING, Aval, Primitive
+from ..tensor import Parameter, Tensor
+from .ir import Atom, Const, Eqn, Graph, Param, Var
+
+
+class TracerValueError(SporeError, TypeError):
+    """A traced tensor was asked for a concrete Python value during compilation."""
+
+
+class Tracer(Tensor):
+    """A tensor inside a graph being compiled: has shape and dtype, no values."""
+
+    __slots__ = ("_var", "_builder")
+
+    def __init__(self, var: Var, builder: GraphBuilder) -> None:  # noqa: D107
+        aval = var.aval
+        self._data = np.broadcast_to(np.zeros((), aval.dtype.np), aval.shape)
+        self._node = None
+        self._out_index = 0
+        self._var = var
+        self._builder = builder
+
+    def _no_value(self, what: str) -> Any:
+        raise TracerValueError(f"{what} needs the tensor's value, which Graph mode only knows when the graph runs",
+                               hint="keep it a tensor (e.g. ops.where instead of an if on it), "
+                                    "or use ms.set_context(mode=ms.PYNATIVE_MODE)")
+
+    def asnumpy(self) -> np.ndarray:
+        return self._no_value("asnumpy()")
+
+    numpy = asnumpy
+
+    def item(self, *index: int) -> Any:
+        return self._no_value("item()")
+
+    def tolist(self) -> Any:
+        return self._no_value("tolist()")
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return self._no_value("converting to a NumPy array")
+
+    def __bool__(self) -> bool:
+        return self._no_value("using a tensor as a Python bool")
+
+    def __float__(self) -> float:
+        return self._no_value("float()")
+
+    def __int__(self) -> int:
+        return self._no_value("int()")
+
+    def __index__(self) -> int:
+        return self._no_value("using a tensor as an index")
+
+    def __repr__(self) -> str:
+        return f"Tracer({self._var!r}, shape={list(self.shape)}, dtype={self.dtype})"
+
+    __str__ = __repr__
+
+    def __deepcopy__(self, memo: dict) -> Tracer:
+        return self
+
+
+class GraphBuilder:
+    """Collects equations for one graph (or one control-flow branch, with `parent` set)."""
+
+    def __init__(self, name: str, parent: GraphBuilder | None = None) -> None:
+        self.name = name
+        self.parent = parent
+        self.eqns: list[Eqn] = []
+        self.params: dict[int, Param] = {} if parent is None else parent.params
+        self.inputs: list[Var] = []
+        self.loc: SourceLoc | None = parent.loc if parent else None
+        self.scope: str = parent.scope if parent else ""
+
+    def new_input(self, aval: Aval, hint: str = "") -> Tracer:
+        var = Var(aval, hint)
+        self.inputs.append(var)
+        return Tracer(var, self)
+
+    def atom(self, x: Any) -> Atom:
+        """The IR atom for a value the graph reads."""
+        if isinstance(x, Tracer):
+            return x._var
+        if isinstance(x, Parameter):
+            p = self.params.get(id(x))
+            if p is None:
+                p = Param(x, Var(Aval(tuple(x.shape), x.dtype), x.name))
+                self.params[id(x)] = p
+            return p.var
+        if isinstance(x, Tensor):
+            return Const(x._data)
+        return Const(np.asarray(x))
+
+    def bind(self, prim: Primitive, inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Any:
+        """Record `prim` applied to `inputs`; returns Tracer(s) typed by the op's infer rule."""
+        avals = prim.infer(*inputs, **attrs)
+        multi = prim.multi_output
+        outs = [Var(a) for a in (avals if multi else (avals,))]
+        self.eqns.append(Eqn(prim, [self.atom(i) for i in inputs], dict(attrs), outs, self.loc, self.scope))
+        tracers = tuple(Tracer(v, self) for v in outs)
+        return tracers if multi else tracers[0]
+
+    def finish(self, outputs: Sequence[Any], out_tree: Any = None) -> Graph:
+        return Graph(self.name, list(self.inputs), list(self.params.values()) if self.parent is None else [],
+                     self.eqns, [self.atom(o) for o in outputs], out_tree)
+
+
+class building:
+    """Context manager that makes `builder` the active one (nests: restores the previous)."""
+
+    def __init__(self, builder: GraphBuilder) -> None:
+        self.builder = builder
+        self.prev: GraphBuilder | None = None
+
+    def __enter__(self) -> GraphBuilder:
+        self.prev = TRACING.builder
+        TRACING.builder = self.builder
+        return self.builder
+
+    def __exit__(self, *exc: Any) -> None:
+        TRACING.builder = self.prev
