@@ -141,3 +141,54 @@ def located(err: SporeError) -> SporeError:
         err.loc = user_location()
         err.args = (err._render(),)
     return err
+
+
+class GraphCompileError(SporeError, RuntimeError):
+    """Graph mode cannot compile a construct. Carries the rule, the user's line and the fix."""
+
+    def __init__(self, reason: str, *, loc: SourceLoc | None = None, hint: str | None = None,
+                 scope: str = "", rule: str | None = None):
+        self.scope = scope
+        self.rule = rule
+        super().__init__(reason, loc=loc, hint=hint)
+
+    def _render(self) -> str:
+        head = f"Graph mode cannot compile {self.scope}: " if self.scope else "Graph mode: "
+        parts = [head + self.reason]
+        if self.loc is not None:
+            parts.append(f"  at {self.loc}")
+            frame = self.loc.frame_text()
+            if frame:
+                parts.append(frame)
+        if self.hint:
+            parts.append(f"  hint: {self.hint}")
+        return "\n".join(parts)
+
+    def to_dict(self) -> dict:
+        d = super().to_dict()
+        d.update(scope=self.scope, rule=self.rule)
+        return d
+
+
+def _raise(err: BaseException) -> None:
+    raise err
+
+
+def raise_at_user_line(err: SporeError) -> None:
+    """Raise `err` so that its traceback ends in a frame at the user's file and line.
+
+    The error is thrown from a copy of a one-line function whose code object claims the user's
+    file and line, so Python's traceback printer, pytest, IPython and debuggers all land on the
+    user's statement. Engine frames below the caller are dropped unless SPORE_TRACEBACK=full.
+    """
+    loc = err.loc
+    if loc is None or os.environ.get("SPORE_TRACEBACK", "") == "full":
+        raise err
+    code = _raise.__code__
+    offset = code.co_firstlineno + 1  # `raise err` is the line after `def`
+    fake = code.replace(co_filename=loc.file, co_firstlineno=loc.line - (offset - code.co_firstlineno),
+                        co_name=getattr(err, "scope", "") or "<spore>",
+                        co_qualname=getattr(err, "scope", "") or "<spore>")
+    import types
+
+    types.FunctionType(fake, {})(err.with_traceback(None))

@@ -92,6 +92,7 @@ class GraphBuilder:
         self.inputs: list[Var] = []
         self.loc: SourceLoc | None = parent.loc if parent else None
         self.scope: str = parent.scope if parent else ""
+        self.frontend: Any = parent.frontend if parent else None  # the Frontend interpreting into us
 
     def new_input(self, aval: Aval, hint: str = "") -> Tracer:
         var = Var(aval, hint)

@@ -14,6 +14,7 @@ _MODULE_NAMES = (
     "shape_ops", "indexing", "creation",                # movement, indexing, tensor creation
     "conv_pool",                                        # conv / pooling (oneDNN kernels)
     "norm", "loss_ops", "nn_misc",                      # batch/layer norm, losses, dropout/embedding
+    "state",                                            # in-place state updates (assign)
 )
 DECLARATION_MODULES: tuple[types.ModuleType, ...] = tuple(
     importlib.import_module(f"{__package__}.{n}") for n in _MODULE_NAMES)

@@ -23,7 +23,9 @@ mode and in the language server), so one rule serves eager checks, graph compile
 inference and ONNX export. `vjp` receives the output cotangent(s), the output(s), then the inputs
 and attributes, and returns one cotangent (or None) per tensor input. A primitive with several
 outputs sets ``multi_output = True``; its impl returns a tuple, its infer a tuple of Avals and its
-vjp receives tuples. An optional ``onnx`` attribute holds the export mapping.
+vjp receives tuples. ``nondiff = True`` marks outputs that carry no gradient by design;
+``side_effect = True`` marks ops that write state in place (`Assign`), which graph passes keep in
+program order; ``random = True`` marks ops that draw random numbers (never constant-folded or merged). An optional ``onnx`` attribute holds the export mapping.
 """
 
 from __future__ import annotations
@@ -53,10 +55,12 @@ class Aval:
 class Primitive:
     """A registered op: name, rules and docs. Calling it applies it (see `bind`)."""
 
-    __slots__ = ("name", "infer", "impl", "vjp", "doc", "onnx", "multi_output", "nondiff")
+    __slots__ = ("name", "infer", "impl", "vjp", "doc", "onnx", "multi_output", "nondiff", "side_effect",
+                 "random")
 
     def __init__(self, name: str, infer: Callable, impl: Callable, vjp: Callable | None,
-                 doc: str, onnx: Any = None, multi_output: bool = False, nondiff: bool = False):
+                 doc: str, onnx: Any = None, multi_output: bool = False, nondiff: bool = False,
+                 side_effect: bool = False, random: bool = False):
         self.name = name
         self.infer = infer
         self.impl = impl
@@ -65,6 +69,8 @@ class Primitive:
         self.onnx = onnx
         self.multi_output = multi_output
         self.nondiff = nondiff  # outputs carry no gradient by design (comparisons, argmax, ...)
+        self.side_effect = side_effect  # writes state (Assign): graph passes must keep and not merge it
+        self.random = random  # draws random numbers: never folded to a constant or merged with a twin
 
     def __call__(self, *inputs: Tensor, **attrs: Any) -> Any:
         return bind(self, *inputs, **attrs)
@@ -102,6 +108,8 @@ def primitive(cls: type) -> Primitive:
         onnx=cls.__dict__.get("onnx"),
         multi_output=cls.__dict__.get("multi_output", False),
         nondiff=cls.__dict__.get("nondiff", False),
+        side_effect=cls.__dict__.get("side_effect", False),
+        random=cls.__dict__.get("random", False),
     )
     REGISTRY[name] = prim
     return prim

@@ -33,3 +33,4 @@ SAMPLES = {
                                                           {"transpose_a": True, "transpose_b": True})],
     "ReduceSum": [Sample([f(3, 4, 2)], {"axis": (0, 2)}), Sample([f(3, 4)], {"axis": 1, "keep_dims": True})],
 }
+SAMPLES["Assign"] = [Sample([f(2, 3), f(2, 3)], grad=False, why="writes state in place; no gradient by design")]

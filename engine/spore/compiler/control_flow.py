@@ -1,0 +1,261 @@
+"""Tensor-dependent control flow: `if` and `while` on tensor values become `If` / `While` equations.
+
+`If(cond, then=Graph, else=Graph)` runs one branch; each branch is a sub-graph that may read the
+enclosing graph's values. The outputs are the variables either branch assigns (they must have the
+same shape and dtype on both sides). A `return` inside a branch is compiled by duplicating the rest
+of the function into both branches, so both end in a return and the If yields the return value.
+
+`While(*carried, cond=Graph, body=Graph)` loops over the variables the body reassigns: `cond` maps
+them to a scalar bool tensor, `body` to their next values (same shapes and dtypes).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..ops.primitive import Aval, Primitive
+from ..tensor import Tensor
+from .ir import Eqn, Graph, Var
+from .trace import GraphBuilder, Tracer, building
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .frontend import Frontend, _Scope
+
+
+def _outputs_infer(*_: Any, **attrs: Any) -> tuple[Aval, ...]:
+    g: Graph = attrs.get("then") or attrs["body"]
+    return tuple(a.aval for a in g.outputs)
+
+
+def _no_eager(*_: Any, **__: Any) -> Any:
+    raise TypeError("control-flow equations run only inside a compiled graph")
+
+
+IF = Primitive("If", _outputs_infer, _no_eager, None,
+               "Runs the `then` or the `else` sub-graph depending on a scalar boolean tensor.",
+               multi_output=True)
+WHILE = Primitive("While", _outputs_infer, _no_eager, None,
+                  "Repeats the `body` sub-graph on the loop-carried values while `cond` is true.",
+                  multi_output=True)
+
+
+def _assigned_names(stmts: list[ast.stmt]) -> list[str]:
+    names: list[str] = []
+    for stmt in stmts:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id not in names:
+                names.append(node.id)
+    return names
+
+
+def _has_exit(stmts: list[ast.stmt], kinds: tuple[type, ...]) -> bool:
+    for stmt in stmts:
+        for node in ast.walk(stmt):
+            if isinstance(node, kinds):
+                return True
+    return False
+
+
+def _scalar_cond(fe: Frontend, node: ast.AST, cond: Tracer) -> Tracer:
+    from ..common import dtype as mstype
+    from ..ops import functional as F
+
+    if cond.size != 1:
+        raise fe.error(node, f"an if/while on a tensor needs a single-element condition, got shape {tuple(cond.shape)}",
+                       "reduce it first (e.g. (x > 0).all()), or use ops.where for element-wise choices",
+                       "tensor_condition")
+    if cond.shape != ():
+        cond = F.reshape(cond, ())
+    return cond if cond.dtype is mstype.bool_ else F.cast(cond, mstype.bool_)
+
+
+def _run_branch(fe: Frontend, name: str, stmts: list[ast.stmt], scope: _Scope) -> tuple[GraphBuilder, Any, _Scope]:
+    parent = fe.builder
+    child = GraphBuilder(name, parent=parent)
+    sub_scope = scope.copy()
+    fe.builder = child
+    try:
+        with building(child):
+            signal = fe.exec_block(stmts, sub_scope)
+    finally:
+        fe.builder = parent
+    return child, signal, sub_scope
+
+
+def _as_tensor_value(fe: Frontend, node: ast.AST, name: str, value: Any) -> Tensor:
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, (bool, int, float, np.number, np.ndarray)):
+        return Tensor(value)
+    raise fe.error(node, f"'{name}' is a {type(value).__name__} set inside a tensor-dependent branch; "
+                         "only tensors and numbers can differ between branches", None, "tensor_if")
+
+
+def _emit(fe: Frontend, prim: Primitive, inputs: list[Any], attrs: dict, avals: list[Aval]) -> list[Tracer]:
+    b = fe.builder
+    outs = [Var(a) for a in avals]
+    b.eqns.append(Eqn(prim, [b.atom(i) for i in inputs], attrs, outs, b.loc, b.scope))
+    return [Tracer(v, b) for v in outs]
+
+
+def _check_same(fe: Frontend, node: ast.AST, name: str, a: Aval, b: Aval, where: str) -> None:
+    if tuple(a.shape) != tuple(b.shape) or a.dtype is not b.dtype:
+        raise fe.error(node, f"'{name}' is {tuple(a.shape)} {a.dtype} {where[0]} but {tuple(b.shape)} {b.dtype} "
+                             f"{where[1]}", "give it the same shape and dtype on both paths", "tensor_if")
+
+
+def tensor_if(fe: Frontend, stmt: ast.If, cond: Tracer, rest: list[ast.stmt], scope: _Scope) -> Any:
+    """Compile `if <tensor>:` (and the statements after it) into an If equation."""
+    cond = _scalar_cond(fe, stmt.test, cond)
+    if _has_exit(stmt.body + stmt.orelse, (ast.Break, ast.Continue)):
+        raise fe.rule_error(stmt, "tensor_break")
+    if _has_exit(stmt.body + stmt.orelse, (ast.Return,)):
+        return _if_with_return(fe, stmt, cond, rest, scope)
+    before = dict(scope.vars)
+    then_b, _, then_s = _run_branch(fe, "then", stmt.body, scope)
+    else_b, _, else_s = _run_branch(fe, "else", stmt.orelse, scope)
+    names = [n for n in _assigned_names(stmt.body + stmt.orelse)
+             if then_s.vars.get(n, before.get(n)) is not before.get(n, _MISSING)
+             or else_s.vars.get(n, before.get(n)) is not before.get(n, _MISSING)]
+    then_vals, else_vals, merged = [], [], []
+    for n in names:
+        if n not in then_s.vars or n not in else_s.vars:
+            raise fe.error(stmt, f"'{n}' is assigned in only one branch of a tensor-dependent if",
+                           f"give '{n}' a value before the if, or in both branches", "tensor_if")
+        tv, ev = then_s.vars[n], else_s.vars[n]
+        if not isinstance(tv, Tensor) and not isinstance(ev, Tensor) and _static_equal(tv, ev):
+            scope.vars[n] = tv
+            continue
+        tv, ev = _as_tensor_value(fe, stmt, n, tv), _as_tensor_value(fe, stmt, n, ev)
+        then_vals.append(tv)
+        else_vals.append(ev)
+        merged.append(n)
+    g_then = _finish(then_b, then_vals)
+    g_else = _finish(else_b, else_vals)
+    for n, a, b in zip(merged, g_then.outputs, g_else.outputs):
+        _check_same(fe, stmt, n, a.aval, b.aval, ("in the if branch", "in the else branch"))
+    fe.builder.loc = fe.loc(stmt)
+    outs = _emit(fe, IF, [cond], {"then": g_then, "else": g_else}, [a.aval for a in g_then.outputs])
+    for n, t in zip(merged, outs):
+        scope.vars[n] = t
+    return fe.exec_block(rest, scope)
+
+
+_MISSING = object()
+
+
+def _static_equal(a: Any, b: Any) -> bool:
+    try:
+        return a is b or bool(a == b)
+    except Exception:  # noqa: BLE001 - objects with odd __eq__ are simply not equal here
+        return False
+
+
+def _finish(b: GraphBuilder, outputs: list[Tensor]) -> Graph:
+    with building(b):
+        return b.finish(outputs)
+
+
+def _flatten(value: Any) -> tuple[list[Any], Any]:
+    if isinstance(value, (tuple, list)):
+        leaves: list[Any] = []
+        trees = []
+        for v in value:
+            lv, tv = _flatten(v)
+            leaves.extend(lv)
+            trees.append(tv)
+        return leaves, (type(value), trees)
+    if isinstance(value, Tensor):
+        return [value], "leaf"
+    return [], ("static", value)
+
+
+def unflatten(tree: Any, leaves: list[Any]) -> Any:
+    """Rebuild a nested tuple/list structure from `_flatten`'s tree and a list of leaves."""
+    it = iter(leaves)
+
+    def build(t: Any) -> Any:
+        if t == "leaf":
+            return next(it)
+        kind, payload = t
+        if kind == "static":
+            return payload
+        return kind(build(x) for x in payload)
+
+    return build(tree)
+
+
+def _if_with_return(fe: Frontend, stmt: ast.If, cond: Tracer, rest: list[ast.stmt], scope: _Scope) -> Any:
+    from .frontend import _Return
+
+    if fe.loop_depth:
+        raise fe.error(stmt, "a return inside a tensor-dependent if inside a loop is not supported",
+                       "assign the result to a variable and return after the loop", "tensor_if")
+    then_b, then_sig, _ = _run_branch(fe, "then", list(stmt.body) + list(rest), scope)
+    else_b, else_sig, _ = _run_branch(fe, "else", list(stmt.orelse) + list(rest), scope)
+    then_val = then_sig.value if isinstance(then_sig, _Return) else None
+    else_val = else_sig.value if isinstance(else_sig, _Return) else None
+    tl, tt = _flatten(then_val)
+    el, et = _flatten(else_val)
+    if _tree_shape(tt) != _tree_shape(et) or len(tl) != len(el):
+        raise fe.error(stmt, "the two paths of a tensor-dependent if return different structures",
+                       "return the same tuple layout of tensors on both paths", "tensor_if")
+    g_then, g_else = _finish(then_b, tl), _finish(else_b, el)
+    for i, (a, b) in enumerate(zip(g_then.outputs, g_else.outputs)):
+        _check_same(fe, stmt, f"return value {i}", a.aval, b.aval, ("on the if path", "on the else path"))
+    fe.builder.loc = fe.loc(stmt)
+    outs = _emit(fe, IF, [cond], {"then": g_then, "else": g_else}, [a.aval for a in g_then.outputs])
+    return _Return(unflatten(tt, outs))
+
+
+def _tree_shape(t: Any) -> Any:
+    if t == "leaf":
+        return "leaf"
+    kind, payload = t
+    if kind == "static":
+        return ("static", repr(payload))
+    return (kind, [_tree_shape(x) for x in payload])
+
+
+def tensor_while(fe: Frontend, stmt: ast.While, scope: _Scope) -> None:
+    """Compile `while <tensor>:` into a While equation over the variables the body reassigns."""
+    if _has_exit(stmt.body, (ast.Break, ast.Continue, ast.Return)):
+        raise fe.rule_error(stmt, "tensor_break", "break/continue/return in a while loop on a tensor")
+    carried = [n for n in _assigned_names(stmt.body) if n in scope.vars]
+    init = [_as_tensor_value(fe, stmt, n, scope.vars[n]) for n in carried]
+    parent = fe.builder
+
+    def sub(name: str) -> tuple[GraphBuilder, Any]:
+        b = GraphBuilder(name, parent=parent)
+        s = scope.copy()
+        for n, v in zip(carried, init):
+            s.vars[n] = b.new_input(Aval(tuple(v.shape), v.dtype), n)
+        return b, s
+
+    cond_b, cond_s = sub("cond")
+    fe.builder = cond_b
+    try:
+        with building(cond_b):
+            test = fe.eval(stmt.test, cond_s)
+            if not isinstance(test, Tracer):
+                raise fe.error(stmt.test, "the loop condition must stay a tensor", None, "tensor_while")
+            test = _scalar_cond(fe, stmt.test, test)
+        body_b, body_s = sub("body")
+        fe.builder = body_b
+        fe.loop_depth += 1
+        with building(body_b):
+            fe.exec_block(stmt.body, body_s)
+        fe.loop_depth -= 1
+    finally:
+        fe.builder = parent
+    nxt = [_as_tensor_value(fe, stmt, n, body_s.vars[n]) for n in carried]
+    g_cond, g_body = _finish(cond_b, [test]), _finish(body_b, nxt)
+    for n, v0, out in zip(carried, init, g_body.outputs):
+        _check_same(fe, stmt, n, Aval(tuple(v0.shape), v0.dtype), out.aval, ("before the loop", "after one iteration"))
+    fe.builder.loc = fe.loc(stmt)
+    outs = _emit(fe, WHILE, init, {"cond": g_cond, "body": g_body}, [Aval(tuple(v.shape), v.dtype) for v in init])
+    for n, t in zip(carried, outs):
+        scope.vars[n] = t

@@ -1,0 +1,628 @@
+"""Frontend: compiles a function's Python AST into IR by interpreting it over tracers.
+
+The frontend reads `construct` (or a `@jit` function) from its code object's source — so classes
+defined in a Jupyter cell compile too — checks it against the support table, then walks the AST
+statement by statement. Python values (shapes, flags, Cells, loop counters) are computed at compile
+time; tensor values are `Tracer`s, and every op applied to them is recorded by the active
+`GraphBuilder` with the statement's SourceLoc and Cell scope. Hence:
+
+- `if`/`for` over static values are resolved or unrolled at compile time;
+- `if` on a tensor becomes an `If` equation with one sub-graph per branch (only the taken branch
+  runs; both are differentiable); a `return` inside such a branch is handled by duplicating the
+  rest of the function into both branches;
+- `while` on a tensor becomes a `While` equation over the loop-carried variables;
+- anything with an effect PyNative would show and a graph would not (assignments to `self`,
+  mutation of outside containers, calls into time/random, ...) is refused with the rule's hint,
+  so a construct either compiles with PyNative's observable behaviour or not at all.
+
+Cells and functions that belong to Spore itself run directly over tracers (their code is written
+for Graph mode); user code is always interpreted.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import linecache
+import math
+import operator
+import textwrap
+import types
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from ..errors import GraphCompileError, ShapeError, SourceLoc, SporeError, is_engine_file
+from ..tensor import Tensor
+from . import support
+from .trace import GraphBuilder, Tracer, TracerValueError, building
+
+_BINOPS: dict[type, Callable] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow, ast.MatMult: operator.matmul,
+    ast.BitAnd: operator.and_, ast.BitOr: operator.or_, ast.BitXor: operator.xor,
+    ast.LShift: operator.lshift, ast.RShift: operator.rshift,
+}
+_CMPOPS: dict[type, Callable] = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+    ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+}
+_UNARY: dict[type, Callable] = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert,
+                                ast.Not: operator.not_}
+
+# Builtins Graph mode evaluates at compile time (on static values; tensors refuse where needed).
+_SAFE_BUILTINS = frozenset({
+    "len", "range", "isinstance", "issubclass", "int", "float", "bool", "str", "tuple", "list", "dict", "zip",
+    "enumerate", "min", "max", "abs", "sum", "all", "any", "reversed", "sorted", "getattr", "hasattr", "type",
+    "round", "divmod", "pow", "slice", "map", "filter", "set", "frozenset", "repr", "hash", "callable", "iter",
+    "next", "super",
+})
+_MAX_STATIC_WHILE = 100_000
+
+
+@dataclass
+class _Return:
+    value: Any
+
+
+class _Break:
+    pass
+
+
+class _Continue:
+    pass
+
+
+_BREAK, _CONTINUE = _Break(), _Continue()
+
+
+@dataclass
+class _FnInfo:
+    """A parsed function: its AST (line numbers in the real file) and the file it came from."""
+
+    node: ast.FunctionDef
+    file: str
+
+
+_AST_CACHE: dict[types.CodeType, _FnInfo] = {}
+
+
+def parse_function(fn: Callable) -> _FnInfo:
+    """The FunctionDef of `fn`, read from the source its code object names (works in Jupyter)."""
+    code = fn.__code__
+    info = _AST_CACHE.get(code)
+    if info is not None:
+        return info
+    file = code.co_filename
+    lines = linecache.getlines(file, fn.__globals__)
+    if not lines:
+        try:
+            lines = inspect.getsourcelines(fn)[0]
+            first = code.co_firstlineno
+        except (OSError, TypeError):
+            raise GraphCompileError(
+                f"the source of {fn.__qualname__} cannot be read, so it cannot be compiled",
+                loc=None, hint="define it in a file or a notebook cell; code made by exec() has no source",
+                rule="unsupported_call") from None
+    else:
+        first = code.co_firstlineno
+        lines = inspect.getblock(lines[first - 1:])
+    src = textwrap.dedent("".join(lines))
+    indent = len(lines[0]) - len(lines[0].lstrip())
+    tree = ast.parse(src)
+    ast.increment_lineno(tree, first - 1)
+    for node in ast.walk(tree):  # dedent moved every column left by `indent`
+        if hasattr(node, "col_offset"):
+            node.col_offset += indent
+            if getattr(node, "end_col_offset", None) is not None:
+                node.end_col_offset += indent
+    fdef = next(n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
+    info = _FnInfo(fdef, file)
+    _AST_CACHE[code] = info
+    return info
+
+
+def _is_spore_callable(obj: Any) -> bool:
+    mod = getattr(obj, "__module__", None) or ""
+    if mod == "spore" or mod.startswith("spore."):
+        return True
+    code = getattr(obj, "__code__", None)
+    return code is not None and is_engine_file(code.co_filename)
+
+
+class Frontend:
+    """Interprets user functions over tracers into the active GraphBuilder."""
+
+    def __init__(self, builder: GraphBuilder, cell_names: dict[int, str] | None = None) -> None:
+        self.builder = builder
+        builder.frontend = self
+        self.cell_names = cell_names or {}
+        self.file = ""
+        self.scope = builder.scope
+        self.fn_scope = ""
+        self.loop_depth = 0
+
+    # --- errors -------------------------------------------------------------------------------
+    def loc(self, node: ast.AST | None) -> SourceLoc | None:
+        if node is None:
+            return self.builder.loc
+        return SourceLoc(self.file, node.lineno, node.col_offset, getattr(node, "end_col_offset", None)
+                         if getattr(node, "end_lineno", node.lineno) == node.lineno else None)
+
+    def error(self, node: ast.AST | None, reason: str, hint: str | None = None,
+              rule: str | None = None) -> GraphCompileError:
+        return GraphCompileError(reason, loc=self.loc(node), hint=hint, scope=self.fn_scope, rule=rule)
+
+    def rule_error(self, node: ast.AST, rule_id: str, detail: str = "") -> GraphCompileError:
+        rule = support.RULES[rule_id]
+        reason = f"{rule.construct} is not supported: {rule.reason}" + (f" ({detail})" if detail else "")
+        return self.error(node, reason, rule.fix, rule_id)
+
+    # --- entry --------------------------------------------------------------------------------
+    def call_user_function(self, fn: Callable, args: tuple, kwargs: dict, scope_name: str,
+                           self_obj: Any = None) -> Any:
+        """Interpret `fn(*args, **kwargs)` (a method when `self_obj` is given)."""
+        info = parse_function(fn)
+        fdef = info.node
+        saved = (self.file, self.fn_scope, self.loop_depth)
+        self.file, self.fn_scope, self.loop_depth = info.file, scope_name, 0
+        try:
+            aliases = {k: v.__name__.split(".")[0] for k, v in fn.__globals__.items()
+                       if isinstance(v, types.ModuleType)}
+            findings = support.check_function(fdef, scope_name, aliases, is_method=self_obj is not None)
+            if findings:
+                f = findings[0]
+                raise GraphCompileError(f"{f.rule.construct} is not supported: {f.rule.reason}",
+                                        loc=SourceLoc(self.file, f.line, f.col,
+                                                      f.end_col if f.end_line == f.line else None),
+                                        hint=f.rule.fix, scope=scope_name, rule=f.rule.id)
+            sig = inspect.signature(fn)
+            bound = sig.bind(*((self_obj,) if self_obj is not None else ()), *args, **kwargs)
+            bound.apply_defaults()
+            env = dict(bound.arguments)
+            for p in sig.parameters.values():  # *args arrive as a tuple, **kwargs as a dict
+                if p.kind is p.VAR_POSITIONAL:
+                    env.setdefault(p.name, ())
+                elif p.kind is p.VAR_KEYWORD:
+                    env.setdefault(p.name, {})
+            scope = _Scope(env, fn)
+            result = self.exec_block(fdef.body, scope)
+            return result.value if isinstance(result, _Return) else None
+        finally:
+            self.file, self.fn_scope, self.loop_depth = saved
+
+    # --- statements ---------------------------------------------------------------------------
+    def exec_block(self, stmts: list[ast.stmt], scope: _Scope) -> Any:
+        """Run statements; returns _Return/_BREAK/_CONTINUE or None for falling through."""
+        i = 0
+        while i < len(stmts):
+            stmt = stmts[i]
+            self.builder.loc = self.loc(stmt)
+            if isinstance(stmt, ast.If):
+                test = self.eval(stmt.test, scope)
+                if isinstance(test, Tracer):
+                    return self.tensor_if(stmt, test, stmts[i + 1:], scope)
+                branch = stmt.body if self.truth(test, stmt.test) else stmt.orelse
+                stmts = list(branch) + list(stmts[i + 1:])  # splice the taken branch in place
+                i = 0
+                continue
+            signal = self.exec_stmt(stmt, scope)
+            if signal is not None:
+                return signal
+            i += 1
+        return None
+
+    def exec_stmt(self, stmt: ast.stmt, scope: _Scope) -> Any:
+        if isinstance(stmt, ast.Assign):
+            value = self.eval(stmt.value, scope)
+            for target in stmt.targets:
+                self.assign(target, value, scope)
+        elif isinstance(stmt, ast.AugAssign):
+            current = self.eval(_load(stmt.target), scope)
+            value = self.apply(stmt, _BINOPS[type(stmt.op)], current, self.eval(stmt.value, scope))
+            self.assign(stmt.target, value, scope)
+        elif isinstance(stmt, ast.AnnAssign):
+            if stmt.value is not None:
+                self.assign(stmt.target, self.eval(stmt.value, scope), scope)
+        elif isinstance(stmt, ast.Expr):
+            self.eval(stmt.value, scope)
+        elif isinstance(stmt, ast.Return):
+            return _Return(self.eval(stmt.value, scope) if stmt.value is not None else None)
+        elif isinstance(stmt, ast.For):
+            return self.exec_for(stmt, scope)
+        elif isinstance(stmt, ast.While):
+            return self.exec_while(stmt, scope)
+        elif isinstance(stmt, ast.Pass):
+            pass
+        elif isinstance(stmt, ast.Break):
+            return _BREAK
+        elif isinstance(stmt, ast.Continue):
+            return _CONTINUE
+        elif isinstance(stmt, ast.Assert):
+            self.exec_assert(stmt, scope)
+        elif isinstance(stmt, ast.Raise):
+            exc = self.eval(stmt.exc, scope) if stmt.exc is not None else RuntimeError("re-raise")
+            if isinstance(exc, type):
+                exc = exc()
+            raise self.error(stmt, f"construct raises {type(exc).__name__}: {exc}",
+                             "this raise is reached on every call with these input shapes/values", "raise") from exc
+        else:
+            raise self.rule_error(stmt, "unsupported_syntax", type(stmt).__name__)
+        return None
+
+    def exec_assert(self, stmt: ast.Assert, scope: _Scope) -> None:
+        test = self.eval(stmt.test, scope)
+        msg = self.eval(stmt.msg, scope) if stmt.msg is not None else "assertion failed"
+        if isinstance(test, Tracer):
+            from .runtime_ops import assert_all
+
+            assert_all(test, message=str(msg), where=str(self.loc(stmt)))
+        elif not self.truth(test, stmt.test):
+            raise self.error(stmt, f"assertion failed at compile time: {msg}", None, "assert")
+
+    def exec_for(self, stmt: ast.For, scope: _Scope) -> Any:
+        if stmt.orelse:
+            raise self.rule_error(stmt, "unsupported_syntax", "for ... else")
+        iterable = self.eval(stmt.iter, scope)
+        try:
+            items = list(iterable)
+        except TracerValueError as err:
+            raise self.error(stmt.iter, str(err.reason), err.hint, "python_value_of_tensor") from None
+        except TypeError as err:
+            raise self.error(stmt.iter, f"cannot iterate over {type(iterable).__name__}: {err}") from None
+        self.loop_depth += 1
+        try:
+            for item in items:
+                self.assign(stmt.target, item, scope)
+                signal = self.exec_block(stmt.body, scope)
+                if signal is _BREAK:
+                    break
+                if isinstance(signal, _Return):
+                    return signal
+        finally:
+            self.loop_depth -= 1
+        return None
+
+    def exec_while(self, stmt: ast.While, scope: _Scope) -> Any:
+        if stmt.orelse:
+            raise self.rule_error(stmt, "unsupported_syntax", "while ... else")
+        test = self.eval(stmt.test, scope)
+        if isinstance(test, Tracer):
+            from .control_flow import tensor_while
+
+            tensor_while(self, stmt, scope)
+            return None
+        self.loop_depth += 1
+        try:
+            for _ in range(_MAX_STATIC_WHILE):
+                if not self.truth(test, stmt.test):
+                    return None
+                signal = self.exec_block(stmt.body, scope)
+                if signal is _BREAK:
+                    return None
+                if isinstance(signal, _Return):
+                    return signal
+                test = self.eval(stmt.test, scope)
+                if isinstance(test, Tracer):
+                    raise self.error(stmt.test, "the loop condition became a tensor after the first iteration",
+                                     "make the condition a tensor from the start, or keep it a Python value")
+        finally:
+            self.loop_depth -= 1
+        raise self.error(stmt, f"a while loop on a Python condition ran {_MAX_STATIC_WHILE} times at compile time",
+                         "loops on Python values are unrolled; use a tensor condition for long loops")
+
+    def tensor_if(self, stmt: ast.If, cond: Tracer, rest: list[ast.stmt], scope: _Scope) -> Any:
+        from .control_flow import tensor_if
+
+        return tensor_if(self, stmt, cond, rest, scope)
+
+    def truth(self, value: Any, node: ast.AST) -> bool:
+        try:
+            return bool(value)
+        except TracerValueError as err:
+            raise self.error(node, str(err.reason), err.hint, "python_value_of_tensor") from None
+
+    def assign(self, target: ast.expr, value: Any, scope: _Scope) -> None:
+        if isinstance(target, ast.Name):
+            scope.vars[target.id] = value
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            if isinstance(value, Tracer):
+                value = list(value)
+            try:
+                values = list(value)
+            except TypeError:
+                raise self.error(target, f"cannot unpack {type(value).__name__}") from None
+            if len(values) != len(target.elts):
+                raise self.error(target, f"cannot unpack {len(values)} values into {len(target.elts)} names")
+            for t, v in zip(target.elts, values):
+                self.assign(t, v, scope)
+        elif isinstance(target, ast.Subscript):
+            obj = self.eval(target.value, scope)
+            index = self.eval(target.slice, scope)
+            if isinstance(obj, Tensor):
+                from ..ops import functional as F
+
+                F.setitem_(obj, index, value)  # tracers are updated in place, as tensors are in PyNative
+            else:
+                obj[index] = value
+        else:
+            raise self.rule_error(target, "self_assign" if isinstance(target, ast.Attribute) else "unsupported_syntax")
+
+    # --- expressions --------------------------------------------------------------------------
+    def eval(self, node: ast.expr, scope: _Scope) -> Any:
+        method = getattr(self, "eval_" + type(node).__name__, None)
+        if method is None:
+            raise self.rule_error(node, "unsupported_syntax", type(node).__name__)
+        return method(node, scope)
+
+    def eval_Constant(self, node: ast.Constant, scope: _Scope) -> Any:
+        return node.value
+
+    def eval_Name(self, node: ast.Name, scope: _Scope) -> Any:
+        found, value = scope.lookup(node.id)
+        if not found:
+            raise self.error(node, f"name '{node.id}' is not defined", None, "name")
+        return value
+
+    def eval_Attribute(self, node: ast.Attribute, scope: _Scope) -> Any:
+        obj = self.eval(node.value, scope)
+        try:
+            return getattr(obj, node.attr)
+        except TracerValueError as err:
+            raise self.error(node, str(err.reason), err.hint, "python_value_of_tensor") from None
+        except AttributeError as err:
+            raise self.error(node, str(err), None, "attribute") from None
+
+    def eval_Tuple(self, node: ast.Tuple, scope: _Scope) -> tuple:
+        return tuple(self._eval_elts(node.elts, scope))
+
+    def eval_List(self, node: ast.List, scope: _Scope) -> list:
+        return self._eval_elts(node.elts, scope)
+
+    def eval_Set(self, node: ast.Set, scope: _Scope) -> set:
+        return set(self._eval_elts(node.elts, scope))
+
+    def _eval_elts(self, elts: list[ast.expr], scope: _Scope) -> list:
+        out: list = []
+        for e in elts:
+            if isinstance(e, ast.Starred):
+                out.extend(self.eval(e.value, scope))
+            else:
+                out.append(self.eval(e, scope))
+        return out
+
+    def eval_Dict(self, node: ast.Dict, scope: _Scope) -> dict:
+        out: dict = {}
+        for k, v in zip(node.keys, node.values):
+            if k is None:
+                out.update(self.eval(v, scope))
+            else:
+                out[self.eval(k, scope)] = self.eval(v, scope)
+        return out
+
+    def eval_BinOp(self, node: ast.BinOp, scope: _Scope) -> Any:
+        return self.apply(node, _BINOPS[type(node.op)], self.eval(node.left, scope), self.eval(node.right, scope))
+
+    def eval_UnaryOp(self, node: ast.UnaryOp, scope: _Scope) -> Any:
+        operand = self.eval(node.operand, scope)
+        if isinstance(node.op, ast.Not):
+            if isinstance(operand, Tracer):
+                from ..ops import functional as F
+
+                return self.apply(node, F.logical_not, operand)
+            return not self.truth(operand, node.operand)
+        return self.apply(node, _UNARY[type(node.op)], operand)
+
+    def eval_BoolOp(self, node: ast.BoolOp, scope: _Scope) -> Any:
+        is_and = isinstance(node.op, ast.And)
+        value = self.eval(node.values[0], scope)
+        for nxt in node.values[1:]:
+            if isinstance(value, Tracer):
+                word = "and" if is_and else "or"
+                raise self.error(node, f"'{word}' needs a Python bool, but its operand is a tensor",
+                                 "use & / | (ops.logical_and / ops.logical_or) on tensors", "python_value_of_tensor")
+            if self.truth(value, node) != is_and:
+                return value
+            value = self.eval(nxt, scope)
+        return value
+
+    def eval_Compare(self, node: ast.Compare, scope: _Scope) -> Any:
+        left = self.eval(node.left, scope)
+        result: Any = True
+        for op, comp in zip(node.ops, node.comparators):
+            right = self.eval(comp, scope)
+            value = self.apply(node, _CMPOPS[type(op)], left, right)
+            if len(node.ops) == 1:
+                return value
+            if isinstance(value, Tracer) or isinstance(result, Tracer):
+                result = value if result is True else self.apply(node, operator.and_, result, value)
+            elif not value:
+                return False
+            left = right
+        return result
+
+    def eval_IfExp(self, node: ast.IfExp, scope: _Scope) -> Any:
+        test = self.eval(node.test, scope)
+        if isinstance(test, Tracer):
+            from ..ops import functional as F
+
+            body, orelse = self.eval(node.body, scope), self.eval(node.orelse, scope)
+            return self.apply(node, F.where, test, body, orelse)
+        return self.eval(node.body if self.truth(test, node.test) else node.orelse, scope)
+
+    def eval_Subscript(self, node: ast.Subscript, scope: _Scope) -> Any:
+        obj = self.eval(node.value, scope)
+        index = self.eval(node.slice, scope)
+        return self.apply(node, operator.getitem, obj, index)
+
+    def eval_Slice(self, node: ast.Slice, scope: _Scope) -> slice:
+        part = lambda n: self.eval(n, scope) if n is not None else None  # noqa: E731
+        return slice(part(node.lower), part(node.upper), part(node.step))
+
+    def eval_JoinedStr(self, node: ast.JoinedStr, scope: _Scope) -> str:
+        parts = []
+        for v in node.values:
+            value = self.eval(v.value, scope) if isinstance(v, ast.FormattedValue) else v.value
+            if isinstance(value, Tracer):
+                raise self.rule_error(v, "dynamic_raise", "a tensor inside an f-string")
+            if isinstance(v, ast.FormattedValue):
+                spec = self.eval(v.format_spec, scope) if v.format_spec is not None else ""
+                value = format(value, spec)
+            parts.append(str(value))
+        return "".join(parts)
+
+    def eval_ListComp(self, node: ast.ListComp, scope: _Scope) -> list:
+        out: list = []
+        inner = _Scope(dict(scope.vars), scope.fn)
+
+        def loop(k: int) -> None:
+            if k == len(node.generators):
+                out.append(self.eval(node.elt, inner))
+                return
+            gen = node.generators[k]
+            for item in list(self.eval(gen.iter, inner)):
+                self.assign(gen.target, item, inner)
+                if all(self.truth(self.eval(c, inner), c) for c in gen.ifs):
+                    loop(k + 1)
+
+        loop(0)
+        return out
+
+    def eval_Call(self, node: ast.Call, scope: _Scope) -> Any:
+        func = self.eval(node.func, scope)
+        args = self._eval_elts(node.args, scope)
+        kwargs: dict = {}
+        for kw in node.keywords:
+            if kw.arg is None:
+                kwargs.update(self.eval(kw.value, scope))
+            else:
+                kwargs[kw.arg] = self.eval(kw.value, scope)
+        attr_name = node.func.attr if isinstance(node.func, ast.Attribute) else None
+        return self.call(node, func, args, kwargs, attr_name)
+
+    # --- calls ----------------------------------------------------------------------------------
+    def call(self, node: ast.AST, func: Any, args: list, kwargs: dict, attr_name: str | None = None) -> Any:
+        from ..nn.cell import Cell
+
+        if isinstance(func, Cell):
+            return self.call_cell(node, func, args, kwargs, attr_name)
+        if isinstance(func, types.MethodType) and isinstance(func.__self__, Cell) and not _is_spore_callable(func):
+            return self.inline(node, func.__func__, args, kwargs, f"{self.fn_scope.rsplit('.', 1)[0]}."
+                               f"{func.__name__}", self_obj=func.__self__)
+        if isinstance(func, types.FunctionType) and not _is_spore_callable(func):
+            self.check_impure(node, func)
+            return self.inline(node, func, args, kwargs, func.__qualname__)
+        if func is print:
+            raise self.rule_error(node, "print")
+        if getattr(func, "__self__", None) is builtins or isinstance(func, types.BuiltinFunctionType) \
+                and getattr(func, "__module__", None) == "builtins":
+            if func.__name__ not in _SAFE_BUILTINS:
+                raise self.rule_error(node, "impure_call" if func.__name__ in support.IMPURE_BUILTINS
+                                      else "unsupported_call", f"{func.__name__}()")
+            return self.apply(node, func, *args, **kwargs)
+        if func is super:
+            raise self.rule_error(node, "unsupported_call", "super() inside construct")
+        self.check_impure(node, func)
+        if _is_spore_callable(func) or isinstance(func, type) and issubclass(func, (Tensor, Exception)) \
+                or func in (math.sqrt,) or _is_pure_library(func):
+            return self.apply(node, func, *args, **kwargs)
+        raise self.rule_error(node, "unsupported_call", f"{getattr(func, '__qualname__', type(func).__name__)}")
+
+    def check_impure(self, node: ast.AST, func: Any) -> None:
+        module = (getattr(func, "__module__", None) or "").split(".")[0]
+        if module in support.IMPURE_MODULES or (module == "numpy" and "random" in (func.__module__ or "")):
+            raise self.rule_error(node, "impure_call", f"{module}.{getattr(func, '__name__', '?')}()")
+
+    def inline(self, node: ast.AST, fn: Callable, args: list, kwargs: dict, scope_name: str,
+               self_obj: Any = None) -> Any:
+        saved_loc = self.builder.loc
+        try:
+            return self.call_user_function(fn, tuple(args), kwargs, scope_name, self_obj)
+        finally:
+            self.builder.loc = saved_loc
+
+    def call_cell(self, node: ast.AST, cell: Any, args: list, kwargs: dict, attr_name: str | None) -> Any:
+        name = self.cell_names.get(id(cell)) or attr_name or type(cell).__name__
+        saved_scope = self.builder.scope
+        self.builder.scope = name
+        try:
+            construct = type(cell).construct
+            if _is_spore_callable(construct):
+                return self.apply(node, cell._run_construct, *args, **kwargs)
+            return self.inline(node, construct, args, kwargs, f"{type(cell).__name__}.construct", self_obj=cell)
+        finally:
+            self.builder.scope = saved_scope
+
+    def apply(self, node: ast.AST, func: Callable, *args: Any, **kwargs: Any) -> Any:
+        """Call a Python callable at compile time; shape errors and tracer misuse land on `node`."""
+        try:
+            return func(*args, **kwargs)
+        except GraphCompileError:
+            raise
+        except TracerValueError as err:
+            raise self.error(node, str(err.reason), err.hint, "python_value_of_tensor") from None
+        except ShapeError as err:
+            raise GraphCompileError(err.reason, loc=self.loc(node), hint=err.hint, scope=self.fn_scope,
+                                    rule="shape") from None
+        except SporeError as err:
+            raise GraphCompileError(err.reason, loc=self.loc(node), hint=err.hint, scope=self.fn_scope,
+                                    rule=type(err).__name__) from None
+
+
+def _is_pure_library(func: Any) -> bool:
+    module = (getattr(func, "__module__", None) or getattr(type(func), "__module__", "") or "").split(".")[0]
+    return module in ("math", "numpy", "operator", "functools", "itertools", "collections", "typing")
+
+
+def _load(target: ast.expr) -> ast.expr:
+    """The same expression as a load (for augmented assignment)."""
+    node = ast.parse(ast.unparse(target), mode="eval").body
+    return ast.copy_location(node, target) if not hasattr(node, "lineno") else _relocate(node, target)
+
+
+def _relocate(node: ast.AST, like: ast.AST) -> ast.AST:
+    for n in ast.walk(node):
+        if hasattr(n, "lineno"):
+            n.lineno, n.col_offset = like.lineno, like.col_offset
+            n.end_lineno, n.end_col_offset = like.end_lineno, like.end_col_offset
+    return node
+
+
+class _Scope:
+    """Local variables of one interpreted function, with its globals, closure and builtins behind."""
+
+    def __init__(self, vars: dict[str, Any], fn: Callable) -> None:
+        self.vars = vars
+        self.fn = fn
+        code = fn.__code__
+        self.closure = dict(zip(code.co_freevars, (c.cell_contents for c in (fn.__closure__ or ())))) \
+            if fn.__closure__ else {}
+
+    def lookup(self, name: str) -> tuple[bool, Any]:
+        if name in self.vars:
+            return True, self.vars[name]
+        if name in self.closure:
+            return True, self.closure[name]
+        g = self.fn.__globals__
+        if name in g:
+            return True, g[name]
+        if hasattr(builtins, name):
+            return True, getattr(builtins, name)
+        return False, None
+
+    def copy(self) -> _Scope:
+        s = _Scope.__new__(_Scope)
+        s.vars, s.fn, s.closure = dict(self.vars), self.fn, self.closure
+        return s
+
+
+def trace(fn: Callable, args: tuple, kwargs: dict, name: str, self_obj: Any = None,
+          cell_names: dict[int, str] | None = None, builder: GraphBuilder | None = None) -> tuple[GraphBuilder, Any]:
+    """Interpret `fn` with `args` (Tensors already replaced by Tracers) in a new or given builder."""
+    builder = builder or GraphBuilder(name)
+    fe = Frontend(builder, cell_names)
+    with building(builder):
+        out = fe.call_user_function(fn, args, kwargs, name, self_obj)
+    return builder, out
+

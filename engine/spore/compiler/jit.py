@@ -1,0 +1,301 @@
+"""Entry points of Graph mode: `jit`, compiled Cells, the compile cache, and how compiled code
+meets PyNative autodiff.
+
+A `JitFunction` compiles its function once per input signature (shapes, dtypes, static
+arguments, Cell structure) and then runs the cached executable. Inside a PyNative
+`grad`/`value_and_grad`, a compiled call is one tape node (`GraphCall`): its forward executable
+also returns the residuals its backward graph needs, and its gradient runs that compiled backward
+graph. Inside another compilation, a jitted function is simply inlined.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..autodiff import tape
+from ..errors import GraphCompileError, raise_at_user_line
+from ..ops.primitive import TRACING, Aval, Primitive
+from ..tensor import Parameter, Tensor
+from .executor import Executable
+from .frontend import Frontend
+from .grad import backprop
+from .ir import Const, Graph, Var
+from .passes import optimize
+from .trace import GraphBuilder, building
+
+
+def flatten(value: Any) -> tuple[list[Tensor], Any]:
+    """Tensor leaves of nested tuples/lists/dicts, and a hashable description of the rest."""
+    if isinstance(value, Tensor):
+        return [value], ("T", tuple(value.shape), value.dtype.name)
+    if isinstance(value, (tuple, list)):
+        leaves: list[Tensor] = []
+        trees = []
+        for v in value:
+            lv, tv = flatten(v)
+            leaves.extend(lv)
+            trees.append(tv)
+        return leaves, (type(value).__name__, tuple(trees))
+    if isinstance(value, dict):
+        leaves = []
+        trees = []
+        for k in value:
+            lv, tv = flatten(value[k])
+            leaves.extend(lv)
+            trees.append((k, tv))
+        return leaves, ("dict", tuple(trees))
+    try:
+        hash(value)
+        return [], ("S", value)
+    except TypeError:
+        return [], ("S", repr(value))
+
+
+def rebuild(tree: Any, leaves: list[Any], make: Callable[[Any], Any]) -> Any:
+    """Inverse of `flatten` with new leaves (each passed through `make`)."""
+    it = iter(leaves)
+
+    def go(t: Any) -> Any:
+        kind = t[0]
+        if kind == "T":
+            return make(next(it))
+        if kind == "S":
+            return t[1]
+        if kind == "dict":
+            return {k: go(sub) for k, sub in t[1]}
+        items = [go(sub) for sub in t[1]]
+        return tuple(items) if kind == "tuple" else items
+
+    return go(tree)
+
+
+_STRUCTURE_VERSION = [0]
+
+
+def bump_structure_version() -> None:
+    """Called when a Cell's compile-relevant state changes (train/eval, casts, attributes)."""
+    _STRUCTURE_VERSION[0] += 1
+
+
+class CompiledEntry:
+    """One function compiled for one input signature."""
+
+    def __init__(self, name: str, graph: Graph, raw: Graph, out_tree: Any, n_in: int) -> None:
+        self.name = name
+        self.graph = graph          # optimized forward graph
+        self.raw = raw              # forward graph as traced (what the gradient differentiates)
+        self.out_tree = out_tree
+        self.n_in = n_in
+        self.executable = Executable(graph)
+        self._grad: tuple[Primitive, list[Parameter]] | None = None
+
+    def run(self, leaves: list[Tensor]) -> list[np.ndarray]:
+        return self.executable(*[t._data for t in leaves])
+
+    def grad_call(self) -> tuple[Primitive, list[Parameter]]:
+        """The `GraphCall` primitive for use on the PyNative tape (built on first use)."""
+        if self._grad is None:
+            self._grad = _build_graph_call(self)
+        return self._grad
+
+
+def _build_graph_call(entry: CompiledEntry) -> tuple[Primitive, list[Parameter]]:
+    raw = entry.raw
+    params = [p.param for p in raw.params]
+    joint = GraphBuilder(raw.name + "_grad")
+    joint.params = {id(p.param): p for p in raw.params}
+    joint.eqns = list(raw.eqns)
+    n_fwd = len(joint.eqns)
+    out_vars = [a for a in raw.outputs]
+    with building(joint):
+        cot_tracers = [joint.new_input(a.aval, "cot") for a in out_vars]
+    cot_vars = list(joint.inputs)
+    wrt = list(raw.inputs) + [p.var for p in raw.params]
+    grads = backprop(joint, joint.eqns[:n_fwd], out_vars, cot_tracers, wrt)
+    grad_atoms = [joint.atom(g) if g is not None else Const(np.zeros(v.aval.shape, v.aval.dtype.np))
+                  for g, v in zip(grads, wrt)]
+    bwd_eqns = joint.eqns[n_fwd:]
+    fwd_defined = {v.id for v in raw.inputs} | {e_out.id for e in raw.eqns for e_out in e.outputs}
+    reads: list[Var] = []
+    seen: set[int] = set()
+
+    def read(a: Any) -> None:
+        if isinstance(a, Var) and a.id in fwd_defined and a.id not in seen:
+            seen.add(a.id)
+            reads.append(a)
+
+    for e in bwd_eqns:
+        for a in e.inputs:
+            read(a)
+        for sub in (v for v in e.attrs.values() if isinstance(v, Graph)):
+            for vid in sub.free_uses():
+                if vid in fwd_defined and vid not in seen:
+                    var = _find_var(raw, vid)
+                    if var is not None:
+                        seen.add(vid)
+                        reads.append(var)
+    for a in grad_atoms:
+        read(a)
+    residuals = reads
+    fwd = Graph(raw.name + "_fwd", list(raw.inputs), list(raw.params), list(raw.eqns),
+                list(raw.outputs) + residuals)
+    bwd = Graph(raw.name + "_bwd", residuals + cot_vars, list(raw.params), bwd_eqns, grad_atoms)
+    fwd_exe, bwd_exe = Executable(optimize(fwd)), Executable(optimize(bwd))
+    n_out = len(raw.outputs)
+    out_avals = [a.aval for a in raw.outputs]
+    res_avals = [v.aval for v in residuals]
+    grad_avals = [Aval(tuple(v.aval.shape), v.aval.dtype) for v in wrt]
+
+    def bwd_impl(*arrays: np.ndarray) -> tuple:
+        return tuple(bwd_exe(*arrays))
+
+    backward = Primitive(f"GraphBackward[{raw.name}]", lambda *a, **k: tuple(grad_avals), bwd_impl, None,
+                         "The compiled backward graph of a compiled function.", multi_output=True)
+
+    def fwd_impl(*arrays: np.ndarray) -> tuple:
+        return tuple(fwd_exe(*arrays[:len(raw.inputs)]))
+
+    def vjp(cots: tuple, outs: tuple, *inputs: Tensor) -> tuple:
+        from ..ops import functional as F
+
+        res = list(outs[n_out:])
+        main_cots = [c if c is not None else F.zeros_like(o) for c, o in zip(cots[:n_out], outs[:n_out])]
+        return backward(*res, *main_cots)
+
+    call = Primitive(f"GraphCall[{raw.name}]", lambda *a, **k: tuple(out_avals + res_avals), fwd_impl, vjp,
+                     "A compiled function called from PyNative code.", multi_output=True)
+    return call, params
+
+
+def _find_var(g: Graph, vid: int) -> Var | None:
+    for v in g.inputs:
+        if v.id == vid:
+            return v
+    for e in g.eqns:
+        for o in e.outputs:
+            if o.id == vid:
+                return o
+    return None
+
+
+class JitFunction:
+    """A function (or a Cell's construct) compiled per input signature."""
+
+    def __init__(self, fn: Callable, self_obj: Any = None, fullgraph: bool = False, name: str | None = None) -> None:
+        self.fn = fn
+        self.self_obj = self_obj
+        self.fullgraph = fullgraph
+        self.name = name or getattr(fn, "__qualname__", "fn")
+        self.cache: dict[Any, CompiledEntry] = {}
+        self.fallback_reason: GraphCompileError | None = None
+        functools.update_wrapper(self, fn)
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        if obj is None:
+            return self
+        bound = obj.__dict__.get("_jit_bound", {})
+        jf = bound.get(id(self))
+        if jf is None:
+            jf = JitFunction(self.fn, obj, self.fullgraph, self.name)
+            bound[id(self)] = jf
+            try:
+                obj.__dict__["_jit_bound"] = bound
+            except (AttributeError, TypeError):
+                pass
+        return jf
+
+    def _call_python(self, args: tuple, kwargs: dict) -> Any:
+        if self.self_obj is not None:
+            return self.fn(self.self_obj, *args, **kwargs)
+        return self.fn(*args, **kwargs)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        builder = TRACING.builder
+        if builder is not None:  # inside another compilation: inline
+            fe: Frontend = builder.frontend
+            return fe.inline(None, self.fn, list(args), kwargs, self.name, self.self_obj)
+        if self.fallback_reason is not None:
+            return self._call_python(args, kwargs)
+        leaves, tree = flatten((args, kwargs))
+        key = (tree, _STRUCTURE_VERSION[0])
+        entry = self.cache.get(key)
+        if entry is None:
+            try:
+                entry = self.compile(args, kwargs, leaves)
+            except GraphCompileError as err:
+                if self.fullgraph:
+                    raise_at_user_line(err)
+                self.fallback_reason = err
+                warnings.warn(f"{err}\n  (running {self.name} in PyNative instead; fullgraph=True makes this an error)",
+                              GraphFallbackWarning, stacklevel=2)
+                return self._call_python(args, kwargs)
+            self.cache[key] = entry
+        return self.run(entry, leaves)
+
+    def compile(self, args: tuple, kwargs: dict, leaves: list[Tensor]) -> CompiledEntry:
+        from .. import context
+
+        builder = GraphBuilder(self.name)
+        with building(builder):
+            tracers = [builder.new_input(Aval(tuple(t.shape), t.dtype), f"in{i}") for i, t in enumerate(leaves)]
+        _, tree = flatten((args, kwargs))
+        t_args, t_kwargs = rebuild(tree, tracers, lambda x: x)
+        cell_names = _cell_names(self.self_obj)
+        fe = Frontend(builder, cell_names)
+        with building(builder):
+            out = fe.call_user_function(self.fn, tuple(t_args), t_kwargs, self.name, self.self_obj)
+            out_leaves, out_tree = flatten(out)
+            raw = builder.finish(out_leaves, out_tree)
+        graph = optimize(raw)
+        entry = CompiledEntry(self.name, graph, raw, out_tree, len(leaves))
+        if context.get_context("save_graphs"):
+            from .dump import save_graphs
+
+            save_graphs(raw, graph, context.get_context("save_graphs_path"))
+        return entry
+
+    def run(self, entry: CompiledEntry, leaves: list[Tensor]) -> Any:
+        if tape.STATE.depth and _any_tracked(leaves, entry):
+            call, params = entry.grad_call()
+            outs = call(*leaves, *params)
+            outs = outs[:len(entry.raw.outputs)]
+        else:
+            outs = [Tensor._wrap(a) for a in entry.run(leaves)]
+        return rebuild(entry.out_tree, list(outs), lambda x: x)
+
+
+def _any_tracked(leaves: list[Tensor], entry: CompiledEntry) -> bool:
+    return any(tape.is_tracked(t) for t in leaves) or any(tape.is_tracked(p.param) for p in entry.raw.params)
+
+
+def _cell_names(cell: Any) -> dict[int, str]:
+    if cell is None or not hasattr(cell, "cells_and_names"):
+        return {}
+    root = type(cell).__name__
+    return {id(c): (f"{root}.{n}" if n else root) for n, c in cell.cells_and_names()}
+
+
+class GraphFallbackWarning(UserWarning):
+    """A `jit` function with fullgraph=False could not be compiled and runs in PyNative."""
+
+
+def jit(function: Callable | None = None, *, capture_mode: str = "ast", jit_level: str = "O0", dynamic: int = 0,
+        fullgraph: bool = False, backend: str = "", **options: Any) -> Any:
+    """Compile `function` into a graph (MindSpore's `jit`; usable as `@jit` or `@jit(fullgraph=True)`).
+
+    With ``fullgraph=False`` (the default, as in MindSpore) a construct Graph mode cannot compile makes
+    the function run in PyNative with a one-time warning carrying the location, reason and hint;
+    with ``fullgraph=True`` it raises `GraphCompileError` at the user's line.
+    """
+    if capture_mode not in ("ast", "bytecode", "trace"):
+        raise ValueError(f"jit: capture_mode must be 'ast', 'bytecode' or 'trace', got {capture_mode!r}")
+
+    def wrap(fn: Callable) -> JitFunction:
+        return JitFunction(fn, fullgraph=fullgraph)
+
+    return wrap(function) if function is not None else wrap

@@ -1,0 +1,58 @@
+"""Common subexpression elimination: the same op on the same inputs with the same attributes is
+computed once. Random and state-writing ops are never merged (two dropouts differ)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..ir import Atom, Graph, Var
+from .rewrite import apply_subst, rename_eqn
+
+
+def _key_of(a: Atom) -> Any:
+    if isinstance(a, Var):
+        return ("v", a.id)
+    arr = np.asarray(a.value)
+    if arr.size > 64:
+        return ("c", id(a.value))
+    return ("c", arr.dtype.str, arr.shape, arr.tobytes())
+
+
+def _attr_key(v: Any) -> Any:
+    if isinstance(v, np.ndarray):
+        return ("arr", v.dtype.str, v.shape, v.tobytes())
+    if isinstance(v, (list, tuple)):
+        return tuple(_attr_key(x) for x in v)
+    if isinstance(v, dict):
+        return tuple(sorted((k, _attr_key(x)) for k, x in v.items()))
+    try:
+        hash(v)
+        return v
+    except TypeError:
+        return ("id", id(v))
+
+
+def eliminate_common_subexpressions(graph: Graph) -> Graph:
+    seen: dict[Any, list[Var]] = {}
+    subst: dict[int, Atom] = {}
+    kept = []
+    for e in graph.eqns:
+        e = rename_eqn(e, subst)
+        prim = e.prim
+        if prim.side_effect or prim.random or any(isinstance(v, Graph) for v in e.attrs.values()):
+            kept.append(e)
+            continue
+        key = (prim.name, tuple(_key_of(a) for a in e.inputs),
+               tuple(sorted((k, _attr_key(v)) for k, v in e.attrs.items())))
+        prev = seen.get(key)
+        if prev is not None:
+            for o, p in zip(e.outputs, prev):
+                subst[o.id] = p
+            continue
+        seen[key] = e.outputs
+        kept.append(e)
+    return apply_subst(graph, kept, subst)
+
+

@@ -1,0 +1,29 @@
+"""Dead code elimination: drop equations whose results nothing reads (state writes always stay)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..ir import Graph, Var
+
+
+def eliminate_dead_code(graph: Graph) -> Graph:
+    live: set[int] = {a.id for a in graph.outputs if isinstance(a, Var)}
+    live |= {v.id for _, v in graph.updates}
+    kept = []
+    for e in reversed(graph.eqns):
+        subs = [v for v in e.attrs.values() if isinstance(v, Graph)]
+        if not (e.prim.side_effect or any(o.id in live for o in e.outputs)):
+            continue
+        if subs:
+            e = replace(e, attrs={k: (_dce_sub(v) if isinstance(v, Graph) else v) for k, v in e.attrs.items()})
+            for sub in (v for v in e.attrs.values() if isinstance(v, Graph)):
+                live.update(sub.free_uses())
+        live.update(a.id for a in e.inputs if isinstance(a, Var))
+        kept.append(e)
+    kept.reverse()
+    return replace(graph, eqns=kept)
+
+
+def _dce_sub(g: Graph) -> Graph:
+    return eliminate_dead_code(g)

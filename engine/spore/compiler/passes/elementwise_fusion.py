@@ -1,0 +1,131 @@
+"""Elementwise fusion: a chain (or tree) of elementwise ops whose intermediates are read once and
+share the output's shape and dtype becomes one `FusedElementwise` equation.
+
+The fused kernel runs the chain as a little program over preallocated buffers — every step writes
+into a buffer with NumPy's `out=` — so an n-op chain allocates one output array instead of n, and
+makes one call from the executor instead of n.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...ops.primitive import Aval, Primitive
+from ..ir import Eqn, Graph, Var
+from .rewrite import apply_subst
+
+
+def _relu(a: np.ndarray, out: np.ndarray) -> np.ndarray:
+    return np.maximum(a, 0, out=out)
+
+
+def _sigmoid(a: np.ndarray, out: np.ndarray) -> np.ndarray:
+    np.negative(a, out=out)
+    np.exp(out, out=out)
+    np.add(out, 1, out=out)
+    return np.reciprocal(out, out=out)
+
+
+def _square(a: np.ndarray, out: np.ndarray) -> np.ndarray:
+    return np.multiply(a, a, out=out)
+
+
+UNARY = {"Neg": np.negative, "Exp": np.exp, "Log": np.log, "ReLU": _relu, "Sqrt": np.sqrt, "Square": _square,
+         "Tanh": np.tanh, "Sigmoid": _sigmoid, "Abs": np.abs, "Reciprocal": np.reciprocal, "Sin": np.sin,
+         "Cos": np.cos}
+BINARY = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "RealDiv": np.divide, "Maximum": np.maximum,
+          "Minimum": np.minimum}
+ELEMENTWISE = set(UNARY) | set(BINARY)
+
+
+def _fused_infer(*inputs: Any, program: tuple, shape: tuple, dtype: Any, names: tuple) -> Aval:
+    return Aval(shape, dtype)
+
+
+def _fused_impl(*inputs: np.ndarray, program: tuple, shape: tuple, dtype: Any, names: tuple) -> np.ndarray:
+    regs: list[np.ndarray] = []
+    pool: list[np.ndarray] = []  # every intermediate is read once, so its buffer is free right after
+    for op, args in program:
+        vals = [inputs[k] if kind == "in" else regs[k] for kind, k in args]
+        buf = pool.pop() if pool else np.empty(shape, dtype.np)
+        pool.extend(regs[k] for kind, k in args if kind == "reg")
+        if op in UNARY:
+            UNARY[op](vals[0], out=buf)
+        else:
+            BINARY[op](vals[0], vals[1], out=buf)
+        regs.append(buf)
+    return regs[-1]
+
+
+FUSED_ELEMENTWISE = Primitive("FusedElementwise", _fused_infer, _fused_impl, None,
+                              "A chain of elementwise ops run as one kernel call (made by the fusion pass).")
+
+
+def _candidate(e: Eqn) -> bool:
+    if e.prim.name not in ELEMENTWISE or len(e.outputs) != 1 or e.attrs:
+        return False
+    out = e.outputs[0].aval
+    return out.dtype.is_float and all(a.aval.dtype is out.dtype for a in e.inputs)
+
+
+def fuse_elementwise(graph: Graph) -> Graph:
+    uses = graph.uses()
+    eqns = list(graph.eqns)
+    group_of: dict[int, list[int]] = {}  # output var id -> indices of the eqns that make it
+    absorbed: set[int] = set()
+    groups: dict[int, list[int]] = {}   # index of a group's last eqn -> its members
+    for i, e in enumerate(eqns):
+        if not _candidate(e):
+            continue
+        shape = tuple(e.outputs[0].aval.shape)
+        members = [i]
+        for a in e.inputs:
+            if isinstance(a, Var) and a.id in group_of and uses.get(a.id, 0) == 1 \
+                    and tuple(a.aval.shape) == shape:
+                prev = group_of.pop(a.id)
+                members = prev + members
+                absorbed.update(prev)
+                groups.pop(prev[-1], None)
+        group_of[e.outputs[0].id] = members
+        if len(members) > 1:
+            groups[i] = members
+    if not groups:
+        return graph
+    replaced: dict[int, Eqn] = {}
+    for last, members in groups.items():
+        replaced[last] = _build(eqns, sorted(members))
+    kept = []
+    for i, e in enumerate(eqns):
+        if i in replaced:
+            kept.append(replaced[i])
+        elif i not in absorbed or i in groups:
+            kept.append(e)
+    return apply_subst(graph, kept, {})
+
+
+def _build(eqns: list[Eqn], members: list[int]) -> Eqn:
+    inputs: list[Any] = []
+    in_index: dict[Any, int] = {}
+    reg: dict[int, int] = {}
+    program = []
+    for idx in members:
+        e = eqns[idx]
+        args = []
+        for a in e.inputs:
+            if isinstance(a, Var) and a.id in reg:
+                args.append(("reg", reg[a.id]))
+            else:
+                key = a.id if isinstance(a, Var) else ("const", id(a))
+                if key not in in_index:
+                    in_index[key] = len(inputs)
+                    inputs.append(a)
+                args.append(("in", in_index[key]))
+        reg[e.outputs[0].id] = len(program)
+        program.append((e.prim.name, tuple(args)))
+    last = eqns[members[-1]]
+    out = last.outputs[0]
+    names = tuple(eqns[i].prim.name for i in members)
+    attrs = {"program": tuple(program), "shape": tuple(out.aval.shape), "dtype": out.aval.dtype, "names": names}
+    return Eqn(FUSED_ELEMENTWISE, inputs, attrs, [out], last.loc, last.scope, list(names))
