@@ -48,13 +48,13 @@ def _weights(weights: Any) -> tuple[list[Parameter], bool]:
     return ws, False
 
 
-def _flat_tensors(out: Any) -> list[Tensor]:
+def flat_tensors(out: Any) -> list[Tensor]:
     if isinstance(out, Tensor):
         return [out]
     if isinstance(out, (tuple, list)):
         res: list[Tensor] = []
         for o in out:
-            res.extend(_flat_tensors(o))
+            res.extend(flat_tensors(o))
         return res
     return []
 
@@ -93,21 +93,22 @@ def _run(fn: Callable, grad_position: Any, weights: Any, has_aux: bool, return_i
                 f"input {p} is a {type(args[p]).__name__}, not a Tensor: it has no gradient",
                 hint=f"wrap it as ms.Tensor(...) or leave position {p} out of grad_position"))
     leaves = [args[p] for p in positions or ()] + ws
+    from ..ops.primitive import TRACING
+
+    if TRACING.builder is not None:  # inside a compilation: differentiate the IR instead of the tape
+        from ..compiler.graph_grad import traced_grad
+
+        main, aux, grads = traced_grad(fn, args, kwargs, leaves, has_aux, sens)
+        return _package(main, aux, grads, leaves, positions, grad_position, ws, single_w, return_ids, has_aux)
     with tape.watching(leaves):
-        out = fn(*args, **kwargs)
-        if has_aux:
-            if not isinstance(out, tuple) or len(out) < 2:
-                raise located(GradError("has_aux=True needs the function to return (output, *aux)"))
-            main, aux = out[0], out[1:]
-        else:
-            main, aux = out, ()
-        roots = _flat_tensors(main)
+        main, aux = split_aux(fn(*args, **kwargs), has_aux)
+        roots = flat_tensors(main)
         if not roots:
             raise located(GradError(f"the function returned {type(main).__name__}; grad needs a Tensor output"))
         if sens is None:
             cot = [F.ones_like(r) for r in roots]
         else:
-            cot = _flat_tensors(sens)
+            cot = flat_tensors(sens)
             if len(cot) != len(roots):
                 raise located(GradError(f"sens has {len(cot)} tensors for {len(roots)} outputs"))
         tape.STATE.depth -= 1  # the backward pass is recorded only for an outer grad
@@ -115,6 +116,23 @@ def _run(fn: Callable, grad_position: Any, weights: Any, has_aux: bool, return_i
             grads = tape.backward(roots, cot, leaves)
         finally:
             tape.STATE.depth += 1
+    return _package(main, aux, grads, leaves, positions, grad_position, ws, single_w, return_ids, has_aux)
+
+
+def split_aux(out: Any, has_aux: bool) -> tuple[Any, tuple]:
+    """(differentiated output, aux outputs) of a function's result."""
+    if not has_aux:
+        return out, ()
+    if not isinstance(out, tuple) or len(out) < 2:
+        raise located(GradError("has_aux=True needs the function to return (output, *aux)"))
+    return out[0], out[1:]
+
+
+def _package(main: Any, aux: tuple, grads: list, leaves: list, positions: tuple[int, ...] | None,
+             grad_position: Any, ws: list, single_w: bool, return_ids: bool, has_aux: bool) -> tuple[Any, Any]:
+    """Arrange values and gradients the way MindSpore returns them."""
+    from ..ops import functional as F
+
     grads = [g if g is not None else F.zeros_like(leaf) for g, leaf in zip(grads, leaves)]
     n_pos = len(positions or ())
     pos_grads, w_grads = grads[:n_pos], grads[n_pos:]
