@@ -59,6 +59,7 @@ _SAFE_BUILTINS = frozenset({
     "next", "super",
 })
 _MAX_STATIC_WHILE = 100_000
+_CONTAINERS = (list, dict, tuple, set, str, frozenset)
 
 
 @dataclass
@@ -504,7 +505,10 @@ class Frontend:
     # --- calls ----------------------------------------------------------------------------------
     def call(self, node: ast.AST, func: Any, args: list, kwargs: dict, attr_name: str | None = None) -> Any:
         from ..nn.cell import Cell
+        from .jit import JitFunction
 
+        if isinstance(func, JitFunction):  # a jitted function called from compiled code is inlined
+            return self.inline(node, func.fn, args, kwargs, func.name, func.self_obj)
         if isinstance(func, Cell):
             return self.call_cell(node, func, args, kwargs, attr_name)
         if isinstance(func, types.MethodType) and isinstance(func.__self__, Cell) and not _is_spore_callable(func):
@@ -515,12 +519,14 @@ class Frontend:
             return self.inline(node, func, args, kwargs, func.__qualname__)
         if func is print:
             raise self.rule_error(node, "print")
-        if getattr(func, "__self__", None) is builtins or isinstance(func, types.BuiltinFunctionType) \
-                and getattr(func, "__module__", None) == "builtins":
-            if func.__name__ not in _SAFE_BUILTINS:
-                raise self.rule_error(node, "impure_call" if func.__name__ in support.IMPURE_BUILTINS
-                                      else "unsupported_call", f"{func.__name__}()")
+        name = getattr(func, "__name__", "")
+        if getattr(func, "__module__", None) == "builtins" and getattr(builtins, name, None) is func:
+            if name not in _SAFE_BUILTINS:
+                raise self.rule_error(node, "impure_call" if name in support.IMPURE_BUILTINS
+                                      else "unsupported_call", f"{name}()")
             return self.apply(node, func, *args, **kwargs)
+        if isinstance(func, types.BuiltinMethodType) and type(func.__self__) in _CONTAINERS:
+            return self.apply(node, func, *args, **kwargs)  # methods of local lists/dicts/strings
         if func is super:
             raise self.rule_error(node, "unsupported_call", "super() inside construct")
         self.check_impure(node, func)

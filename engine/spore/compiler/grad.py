@@ -5,8 +5,8 @@ wanted inputs to the outputs, calls the primitive's own `vjp` rule on tracers â€
 PyNative's tape uses emit the backward equations here, and the two modes cannot disagree. Each
 backward equation inherits the SourceLoc and scope of the forward one it differentiates.
 
-An `If` is differentiated into an `If` over the branches' gradient graphs (the taken branch's
-forward values are still in the executor's environment, so nothing is recomputed); a `While`
+An `If` is differentiated into an `If` over the branches' gradient graphs (each replays its branch's
+forward equations, so the backward graph stands on its own); a `While`
 into a `WhileGrad` that re-runs the loop keeping each iteration's carried values and then applies
 the body's gradient graph in reverse.
 """
@@ -122,7 +122,10 @@ def _branch_grad(env: _Env, g: Graph, cots: list[Tensor], wanted: list[Var], nam
     from ..ops import functional as F
 
     child = GraphBuilder(name, parent=env.builder)
-    grads = backprop(child, g.eqns, g.outputs, cots, wanted)
+    # Replay the branch's forward equations inside the gradient branch, so the backward graph does
+    # not depend on values that only existed inside the forward If (it may run in another executable).
+    child.eqns = list(g.eqns)
+    grads = backprop(child, list(g.eqns), g.outputs, cots, wanted)
     with building(child):
         outs = [gr if gr is not None else F.zeros(tuple(v.aval.shape), v.aval.dtype) for gr, v in zip(grads, wanted)]
         return child.finish(outs)

@@ -28,8 +28,8 @@ def _assert_impl(x: np.ndarray, message: str = "", where: str = "") -> np.ndarra
 
 
 ASSERT = Primitive("Assert", _assert_infer, _assert_impl, None,
-                   "Raises AssertionError when the tensor is not all true (a compiled `assert`).")
-SIDE_EFFECT_PRIMS = {"Assert"}
+                   "Raises AssertionError when the tensor is not all true (a compiled `assert`).",
+                   nondiff=True, side_effect=True)
 
 
 def assert_all(x: Tensor, message: str, where: str) -> None:
