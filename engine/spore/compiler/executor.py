@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..ops.primitive import TRACING
 from .control_flow import IF, WHILE
 from .grad import WHILE_GRAD
 from .ir import Const, Eqn, Graph, Var
@@ -96,7 +97,6 @@ class Executable:
             self.template[slot] = np.asarray(value)
         if free_dead:
             self._plan_frees()
-        self.profile: list[tuple[Eqn, float]] | None = None
 
     # --- scheduling ---------------------------------------------------------------------------
     def _schedule(self, eqns: list[Eqn]) -> tuple[list[Step], list[Eqn]]:
@@ -225,15 +225,18 @@ class Executable:
             env[s] = a
         for s, p in self.param_slots:
             env[s] = p._data
-        if self.profile is None:
+        profiler = TRACING.profiler
+        if profiler is None:
             for step in self.steps:
                 step(env)
         else:
             clock = time.perf_counter
+            timed = []
             for step, e in zip(self.steps, self.step_eqns):
                 t0 = clock()
                 step(env)
-                self.profile.append((e, clock() - t0))
+                timed.append((e, t0, clock() - t0))
+            profiler.record_graph_run(timed)
         for p, s in self.update_slots:
             np.copyto(p._data, env[s], casting="unsafe")
         return [env[s] for s in self.out_slots]

@@ -25,7 +25,8 @@ and attributes, and returns one cotangent (or None) per tensor input. A primitiv
 outputs sets ``multi_output = True``; its impl returns a tuple, its infer a tuple of Avals and its
 vjp receives tuples. ``nondiff = True`` marks outputs that carry no gradient by design;
 ``side_effect = True`` marks ops that write state in place (`Assign`), which graph passes keep in
-program order; ``random = True`` marks ops that draw random numbers (never constant-folded or merged). An optional ``onnx`` attribute holds the export mapping.
+program order; ``random = True`` marks ops that draw random numbers (never constant-folded or
+merged). An optional ``onnx`` attribute holds the export mapping.
 """
 
 from __future__ import annotations
@@ -83,12 +84,14 @@ REGISTRY: dict[str, Primitive] = {}
 
 
 class _Tracing:
-    """Graph mode's hook: while `builder` is set, `bind` records into it instead of computing."""
+    """Hooks into `bind`: while `builder` is set (Graph mode compiling), ops are recorded instead of
+    computed; while `profiler` is set, each eager kernel call is timed and reported to it."""
 
-    __slots__ = ("builder",)
+    __slots__ = ("builder", "profiler")
 
     def __init__(self) -> None:
         self.builder: Any = None
+        self.profiler: Any = None
 
 
 TRACING = _Tracing()
@@ -128,7 +131,10 @@ def bind(prim: Primitive, *inputs: Tensor, **attrs: Any) -> Any:
         prim.infer(*inputs, **attrs)
     except SporeError as err:
         raise located(err).with_traceback(None) from None
-    out = prim.impl(*[t._data for t in inputs], **attrs)
+    if TRACING.profiler is None:
+        out = prim.impl(*[t._data for t in inputs], **attrs)
+    else:
+        out = TRACING.profiler.time_eager(prim, [t._data for t in inputs], attrs)
     if prim.multi_output:
         outs = tuple(Tensor._wrap(o) for o in out)
         if tape.STATE.depth and not prim.nondiff:
