@@ -2,7 +2,9 @@
 
 Binary ops broadcast like NumPy; their wrappers convert Python numbers and promote mixed dtypes
 (bool < int < float) with explicit casts, so the primitives themselves always see one dtype and
-their gradients come back in each input's own dtype and shape.
+their gradients come back in each input's own dtype and shape. Transcendental functions (exp, log)
+compute in floating point: their wrappers turn integer and bool tensors into float32 first, so each
+primitive's rule stays "float in, the same float out".
 """
 
 from __future__ import annotations
@@ -11,8 +13,9 @@ from typing import Any
 
 import numpy as np
 
+from ..common import dtype as mstype
 from ..tensor import Tensor, tensor_method
-from ._rules import as_tensor, broadcast_shapes, promote, require_same_dtype
+from ._rules import as_tensor, broadcast_shapes, promote, require_float, require_same_dtype
 from .primitive import Aval, primitive
 
 
@@ -22,6 +25,21 @@ def _binary_infer(name: str):
         return Aval(broadcast_shapes(name, a.shape, b.shape), a.dtype)
 
     return infer
+
+
+def _float_infer(name: str):
+    """Shape rule of a float-only unary op: same shape and dtype, DTypeError on non-float input."""
+
+    def infer(a: Any) -> Aval:
+        require_float(name, a)
+        return Aval(a.shape, a.dtype)
+
+    return infer
+
+
+def _same_infer(a: Any) -> Aval:
+    """Shape rule of a unary op that keeps shape and dtype and accepts any dtype."""
+    return Aval(a.shape, a.dtype)
 
 
 @primitive
@@ -65,13 +83,19 @@ class Mul:
 
 @primitive
 class RealDiv:
-    """Divides the first tensor by the second element-wise (true division), with broadcasting."""
+    """Divides the first tensor by the second element-wise (true division), with broadcasting.
 
-    infer = _binary_infer("RealDiv")
+    Integer and bool inputs give a float32 result (true division), as in MindSpore.
+    """
+
+    def infer(a, b):
+        require_same_dtype("RealDiv", a, b)
+        return Aval(broadcast_shapes("RealDiv", a.shape, b.shape), a.dtype if a.dtype.is_float else mstype.float32)
 
     def impl(a, b):
-        return np.true_divide(a, b).astype(a.dtype, copy=False) if a.dtype.kind == "f" \
-            else np.true_divide(a, b).astype(np.float32)
+        if a.dtype.kind in "biu":
+            return np.true_divide(a, b).astype(np.float32)
+        return np.true_divide(a, b)
 
     def vjp(g, out, a, b):
         ga = div(g, b)
@@ -82,8 +106,7 @@ class RealDiv:
 class Neg:
     """Negates a tensor element-wise."""
 
-    def infer(a):
-        return Aval(a.shape, a.dtype)
+    infer = _same_infer
 
     def impl(a):
         return np.negative(a)
@@ -94,10 +117,9 @@ class Neg:
 
 @primitive
 class Exp:
-    """Computes e raised to each element."""
+    """Computes e raised to each element (float input)."""
 
-    def infer(a):
-        return Aval(a.shape, a.dtype)
+    infer = _float_infer("Exp")
 
     def impl(a):
         return np.exp(a)
@@ -108,10 +130,9 @@ class Exp:
 
 @primitive
 class Log:
-    """Computes the natural logarithm of each element."""
+    """Computes the natural logarithm of each element (float input; log(0) = -inf)."""
 
-    def infer(a):
-        return Aval(a.shape, a.dtype)
+    infer = _float_infer("Log")
 
     def impl(a):
         return np.log(a)
@@ -124,8 +145,7 @@ class Log:
 class ReLU:
     """Rectified linear unit: max(x, 0) element-wise."""
 
-    def infer(a):
-        return Aval(a.shape, a.dtype)
+    infer = _same_infer
 
     def impl(a):
         return np.maximum(a, 0)
@@ -148,17 +168,29 @@ class ReluGrad:
         return relu_grad(gg, out), None
 
 
-def _binary(prim, a: Any, b: Any) -> Tensor:
+def _as_float(x: Tensor) -> Tensor:
+    """Integer and bool tensors become float32 (what MindSpore's math functions compute in)."""
+    return x if x.dtype.is_float else cast(x, mstype.float32)
+
+
+def _promoted(a: Any, b: Any) -> tuple[Tensor, Tensor]:
+    """Both operands as Tensors of one dtype: Python numbers take the other side's dtype when the
+    kinds agree, then mixed dtypes promote (bool < int < float) with explicit casts."""
     if not isinstance(a, Tensor):
         a = as_tensor(a, b if isinstance(b, Tensor) else None)
     if not isinstance(b, Tensor):
         b = as_tensor(b, a)
     if a.dtype is not b.dtype:
-        from .array import cast
-
         dt = promote(a.dtype, b.dtype)
         a, b = cast(a, dt), cast(b, dt)
-    return prim(a, b)
+    return a, b
+
+
+def _binary(prim, a: Any, b: Any) -> Tensor:
+    """Apply a binary primitive after converting and promoting its operands (see `_promoted`)."""
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype:
+        return prim(a, b)  # fast path: the common case of two tensors of one dtype
+    return prim(*_promoted(a, b))
 
 
 @tensor_method("add")
@@ -179,10 +211,32 @@ def mul(input: Any, other: Any) -> Tensor:
     return _binary(Mul, input, other)
 
 
-@tensor_method("div", "divide", "true_divide")
-def div(input: Any, other: Any) -> Tensor:
-    """Divides `input` by `other` element-wise."""
-    return _binary(RealDiv, input, other)
+@tensor_method("div", "divide")
+def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+    """Divides `input` by `other` element-wise.
+
+    ``rounding_mode`` None is true division (integers give float32); ``'floor'`` rounds the
+    quotient down (as `floor_divide`); ``'trunc'`` rounds it toward zero.
+    """
+    if rounding_mode is None:
+        return _binary(RealDiv, input, other)
+    if rounding_mode == "floor":
+        from .math_ops import floor_divide
+
+        return floor_divide(input, other)
+    if rounding_mode == "trunc":
+        from .math_ops import trunc
+
+        a, b = _promoted(input, other)
+        out = trunc(RealDiv(a, b))
+        return out if a.dtype.is_float else cast(out, a.dtype)  # integer inputs stay integer
+    raise ValueError(f"div: rounding_mode must be None, 'floor' or 'trunc', got {rounding_mode!r}")
+
+
+@tensor_method("true_divide")
+def true_divide(dividend: Any, divisor: Any) -> Tensor:
+    """Divides `dividend` by `divisor` element-wise (true division)."""
+    return _binary(RealDiv, dividend, divisor)
 
 
 @tensor_method("neg", "negative")
@@ -194,13 +248,13 @@ def neg(input: Tensor) -> Tensor:
 @tensor_method("exp")
 def exp(input: Tensor) -> Tensor:
     """Computes exponential of the input tensor element-wise."""
-    return Exp(input)
+    return Exp(_as_float(input))
 
 
 @tensor_method("log")
 def log(input: Tensor) -> Tensor:
     """Computes the natural logarithm of the input tensor element-wise."""
-    return Log(input)
+    return Log(_as_float(input))
 
 
 @tensor_method("relu")
@@ -210,7 +264,8 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def relu_grad(g: Tensor, out: Tensor) -> Tensor:
+    """Gradient of ReLU given the output cotangent `g` and the ReLU output `out`."""
     return ReluGrad(g, out)
 
 
-from .array import sum_to  # noqa: E402  (array ops use the wrappers above)
+from .array import cast, sum_to  # noqa: E402  (array ops use the wrappers above)
