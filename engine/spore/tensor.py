@@ -18,7 +18,9 @@ from .common.dtype import DType
 
 
 def _infer_np(data: Any, dtype: DType | None) -> np.ndarray:
-    """Turn user input into an ndarray with MindSpore's default dtypes (float32 for Python floats)."""
+    """Turn user input into an ndarray with MindSpore's default dtypes: Python floats become
+    float32, Python ints int64, bools bool; NumPy data keeps its dtype; `dtype` casts. Strings,
+    ragged sequences, complex numbers and dtypes Spore lacks are refused with a clear error."""
     if isinstance(data, Tensor):
         arr = data._data
     elif isinstance(data, np.ndarray):
@@ -26,23 +28,37 @@ def _infer_np(data: Any, dtype: DType | None) -> np.ndarray:
     elif isinstance(data, np.generic):
         arr = np.asarray(data)
     else:
+        if isinstance(data, (str, bytes)):
+            raise TypeError(f"Tensor: cannot make a tensor from a {type(data).__name__} ({data!r})")
         if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flatten(data)):
             data = _to_nested(data)
-        arr = np.asarray(data)
+        try:
+            arr = np.asarray(data)
+        except ValueError:
+            raise ValueError("Tensor: input_data is a ragged nested sequence (its rows have different "
+                             "lengths); every row must have the same length") from None
         if dtype is None:
             if arr.dtype.kind == "f":
                 arr = arr.astype(np.float32)
             elif arr.dtype.kind in "iu":
                 arr = arr.astype(np.int64)
+    if arr.dtype.kind in "OUSVc" and arr.dtype not in mstype._BY_NP:
+        what = {"O": "Python objects", "U": "strings", "S": "bytes", "c": "complex numbers"}.get(
+            arr.dtype.kind, str(arr.dtype))
+        raise TypeError(f"Tensor: cannot make a tensor from {what} (NumPy dtype {arr.dtype}); "
+                        "Spore tensors hold bool, integer or floating-point numbers")
     if dtype is not None:
         dt = mstype.to_dtype(dtype).np
         if arr.dtype != dt:
             arr = arr.astype(dt)
     elif arr.dtype not in mstype._BY_NP:
-        if arr.dtype.kind in "OUS":
-            raise TypeError(f"Tensor: cannot make a tensor from {arr.dtype} data")
         mstype.from_numpy(arr.dtype)  # raises a clear TypeError
     return arr
+
+
+def _printable(arr: np.ndarray) -> np.ndarray:
+    """bfloat16 prints through float32 (NumPy would show it without a decimal point)."""
+    return arr.astype(np.float32) if arr.dtype.kind == "V" else arr
 
 
 def _flatten(seq: Any) -> Iterator[Any]:
@@ -166,8 +182,7 @@ class Tensor:
     def __iter__(self) -> Iterator[Tensor]:
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        for i in range(self._data.shape[0]):
-            yield self[i]
+        return (self[i] for i in range(self._data.shape[0]))
 
     def __bool__(self) -> bool:
         if self._data.size != 1:
@@ -189,13 +204,14 @@ class Tensor:
     __hash__ = object.__hash__
 
     def __repr__(self) -> str:
-        body = np.array2string(self._data, separator=", ", threshold=1000, edgeitems=3)
-        if self._data.ndim == 0:
-            return f"Tensor(shape=[], dtype={self.dtype}, value= {body})"
+        """MindSpore's layout: scalars and vectors inline, matrices from the next line."""
+        body = np.array2string(_printable(self._data), separator=", ", threshold=1000, edgeitems=3)
+        if self._data.ndim <= 1:
+            return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value= {body})"
         return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value=\n{body})"
 
     def __str__(self) -> str:
-        return np.array2string(self._data, separator=" ", threshold=1000, edgeitems=3)
+        return np.array2string(_printable(self._data), separator=" ", threshold=1000, edgeitems=3)
 
     def __format__(self, spec: str) -> str:
         if self._data.size == 1 and spec:
@@ -388,6 +404,8 @@ class Parameter(Tensor):
                              else np.int32)
         else:
             arr = _infer_np(default_input, None)
+            if isinstance(default_input, (Tensor, np.ndarray)):
+                arr = arr.copy()  # the Parameter owns its storage: in-place updates stay inside it
         self._data = arr
         self._node = None
         self._out_index = 0
@@ -421,6 +439,8 @@ class Parameter(Tensor):
     def __repr__(self) -> str:
         return f"Parameter (name={self.name}, shape={self.shape}, dtype={self.dtype}, " \
                f"requires_grad={self.requires_grad})"
+
+    __str__ = __repr__
 
     def __reduce__(self):
         return (Parameter, (self._data, self.name, self.requires_grad))

@@ -1,4 +1,10 @@
-"""Array primitives: dtype casts, reshapes, broadcasting and its adjoint, identity/stop-gradient."""
+"""Array primitives: dtype casts, reshapes, broadcasting and its adjoint, identity/stop-gradient;
+element-wise selection (where, masked_fill), one-hot encoding, and sorting (sort, top-k, unique,
+nonzero). Movement ops live in `shape_ops`, indexing, gathers and scatters in `indexing`.
+
+Data-dependent shapes (unique, nonzero) are known in PyNative because the values are: their `infer`
+reads the value when it is there and reports -1 for the dynamic dimension otherwise.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +15,9 @@ from typing import Any
 import numpy as np
 
 from ..common import dtype as mstype
-from ..errors import ShapeError
+from ..errors import DTypeError, ShapeError
 from ..tensor import Tensor, tensor_method
-from ._rules import broadcast_shapes
+from ._rules import as_tensor, broadcast_shapes, norm_axis, promote
 from .primitive import Aval, primitive
 
 
@@ -180,3 +186,252 @@ def ones_like(input: Tensor, *, dtype: Any = None) -> Tensor:
     """A tensor of ones with the shape (and dtype) of `input`."""
     dt = mstype.to_dtype(dtype).np if dtype is not None else input._data.dtype
     return Tensor._wrap(np.ones(input.shape, dt))
+
+
+def _require_int(op: str, t: Any, what: str = "indices") -> None:
+    if not t.dtype.is_int:
+        raise DTypeError(op, f"integer {what}", f"{t.dtype}")
+
+
+def _value(t: Any) -> np.ndarray | None:
+    """The concrete value behind an aval when there is one (PyNative), else None (Graph/LSP)."""
+    return getattr(t, "_data", None)
+
+
+# --- selection ------------------------------------------------------------------------------------
+@primitive
+class Select:
+    """Element-wise choice: `x` where `cond` is True, else `y` (all three broadcast)."""
+
+    def infer(cond, x, y):
+        if cond.dtype is not mstype.bool_:
+            raise DTypeError("Select", "a bool condition", f"{cond.dtype}")
+        if x.dtype is not y.dtype:
+            raise DTypeError("Select", "x and y of one dtype", f"{x.dtype} and {y.dtype}")
+        shape = broadcast_shapes("Select", broadcast_shapes("Select", cond.shape, x.shape), y.shape)
+        return Aval(shape, x.dtype)
+
+    def impl(cond, x, y):
+        return np.where(cond, x, y)
+
+    def vjp(g, out, cond, x, y):
+        zero = Tensor._wrap(np.zeros((), g._data.dtype))
+        return None, sum_to(Select(cond, g, zero), x.shape), sum_to(Select(cond, zero, g), y.shape)
+
+
+def _cond(c: Any) -> Tensor:
+    t = c if isinstance(c, Tensor) else Tensor(c)
+    return t if t.dtype is mstype.bool_ else cast(t, mstype.bool_)
+
+
+def where(condition: Any, input: Any, other: Any) -> Tensor:
+    """Elements of `input` where `condition` holds, else of `other` (broadcast; numbers welcome)."""
+    cond = _cond(condition)
+    if not isinstance(input, Tensor):
+        input = as_tensor(input, other if isinstance(other, Tensor) else None)
+    if not isinstance(other, Tensor):
+        other = as_tensor(other, input)
+    if input.dtype is not other.dtype:
+        dt = promote(input.dtype, other.dtype)
+        input, other = cast(input, dt), cast(other, dt)
+    return Select(cond, input, other)
+
+
+def select(cond: Any, x: Any, y: Any) -> Tensor:
+    """Same as `where(cond, x, y)`."""
+    return where(cond, x, y)
+
+
+@tensor_method("masked_fill")
+def masked_fill(input_x: Tensor, mask: Any, value: Any) -> Tensor:
+    """`input_x` with `value` where `mask` is True (mask broadcasts; value keeps input's dtype)."""
+    val = value if isinstance(value, Tensor) else as_tensor(value, input_x)
+    if val.dtype is not input_x.dtype:
+        val = cast(val, input_x.dtype)
+    return Select(_cond(mask), val, input_x)
+
+
+@tensor_method("masked_select")
+def masked_select(input: Tensor, mask: Any) -> Tensor:
+    """1-D tensor of the elements of `input` where the (broadcast) `mask` is True."""
+    from .indexing import getitem
+
+    m = _cond(mask)
+    shape = broadcast_shapes("masked_select", input.shape, m.shape)
+    x = broadcast_to(input, shape)
+    mk = np.broadcast_to(m._data, shape)
+    return getitem(reshape(x, (-1,)), mk.reshape(-1))
+
+
+# --- one-hot, sorting, unique, nonzero ------------------------------------------------------------
+@primitive
+class OneHot:
+    """One-hot encoding: a new `axis` of size `depth` holding `on_value` at each index, else
+    `off_value` (indices outside [0, depth) give all off)."""
+
+    nondiff = True
+
+    def infer(indices, depth, on_value=1, off_value=0, axis=-1, dtype=mstype.int64):
+        _require_int("OneHot", indices)
+        if depth < 0:
+            raise ShapeError("OneHot", "depth >= 0", f"depth={depth}")
+        ax = norm_axis("OneHot", axis, indices.ndim + 1)
+        shape = list(indices.shape)
+        shape.insert(ax, depth)
+        return Aval(tuple(shape), dtype)
+
+    def impl(indices, depth, on_value=1, off_value=0, axis=-1, dtype=mstype.int64):
+        ax = axis % (indices.ndim + 1)
+        hot = np.expand_dims(indices, ax) == np.arange(depth).reshape((-1,) + (1,) * (indices.ndim - ax))
+        return np.where(hot, np.asarray(on_value, dtype.np), np.asarray(off_value, dtype.np))
+
+
+def _scalar(v: Any) -> Any:
+    return v.item() if isinstance(v, Tensor) else v
+
+
+def one_hot(indices: Any, depth: int, on_value: Any = 1, off_value: Any = 0, axis: int = -1) -> Tensor:
+    """One-hot tensor: `on_value` where the new `axis` equals the index, `off_value` elsewhere.
+    The dtype is `on_value`'s (a Tensor's dtype, float32 for a float, int64 for an int)."""
+    from .indexing import _as_index
+
+    ind = _as_index(indices)
+    if isinstance(on_value, Tensor):
+        dt = on_value.dtype
+    else:
+        dt = mstype.float32 if isinstance(on_value, float) or isinstance(off_value, float) else mstype.int64
+    return OneHot(ind, depth=int(depth), on_value=_scalar(on_value), off_value=_scalar(off_value),
+                  axis=axis, dtype=dt)
+
+
+def _argsort(a: np.ndarray, axis: int, descending: bool) -> np.ndarray:
+    key = a.astype(np.float32) if a.dtype.kind == "V" else a.astype(np.int64) if a.dtype.kind in "bu" else a
+    return np.argsort(-key if descending else key, axis=axis, kind="stable")
+
+
+@primitive
+class Sort:
+    """Sorts along `axis`; returns (values, int32 indices). Ties keep their order (stable)."""
+
+    multi_output = True
+
+    def infer(a, axis=-1, descending=False):
+        norm_axis("Sort", axis, a.ndim)
+        return Aval(tuple(a.shape), a.dtype), Aval(tuple(a.shape), mstype.int32)
+
+    def impl(a, axis=-1, descending=False):
+        if a.ndim == 0:
+            return a.copy(), np.zeros((), np.int32)
+        idx = _argsort(a, axis, descending)
+        return np.take_along_axis(a, idx, axis), idx.astype(np.int32)
+
+    def vjp(gs, outs, a, axis=-1, descending=False):
+        if a.ndim == 0:
+            return (gs[0],)
+        from .indexing import GatherDGrad
+
+        return (GatherDGrad(gs[0], outs[1], dim=axis % a.ndim, shape=tuple(a.shape)),)
+
+
+@primitive
+class TopK:
+    """The `k` largest (or smallest) entries along `axis`, sorted; returns (values, int32 indices)."""
+
+    multi_output = True
+
+    def infer(a, k, axis=-1, largest=True):
+        ax = norm_axis("TopK", axis, a.ndim)
+        n = a.shape[ax] if a.ndim else 1
+        if not 0 <= k <= n:
+            raise ShapeError("TopK", f"k in [0, {n}] (axis {axis} of shape {tuple(a.shape)})", f"k={k}")
+        shape = list(a.shape)
+        if shape:
+            shape[ax] = k
+        return Aval(tuple(shape), a.dtype), Aval(tuple(shape), mstype.int32)
+
+    def impl(a, k, axis=-1, largest=True):
+        if a.ndim == 0:
+            return a.copy(), np.zeros((), np.int32)
+        idx = np.take(_argsort(a, axis, largest), np.arange(k), axis=axis)
+        return np.take_along_axis(a, idx, axis), idx.astype(np.int32)
+
+    def vjp(gs, outs, a, k, axis=-1, largest=True):
+        if a.ndim == 0:
+            return (gs[0],)
+        from .indexing import GatherDGrad
+
+        return (GatherDGrad(gs[0], outs[1], dim=axis % a.ndim, shape=tuple(a.shape)),)
+
+
+@primitive
+class Unique:
+    """The sorted unique elements of the (flattened) input, and for each input element the index
+    of its value in them. Not differentiable (the output's size depends on the values)."""
+
+    multi_output = True
+    nondiff = True
+
+    def infer(a):
+        v = _value(a)
+        n = -1 if v is None else int(np.unique(v).size)
+        idx_dt = mstype.int32 if a.dtype is mstype.int32 else mstype.int64
+        return Aval((n,), a.dtype), Aval(tuple(a.shape), idx_dt)
+
+    def impl(a):
+        y, inv = np.unique(a.ravel(), return_inverse=True)
+        return y, inv.reshape(a.shape).astype(np.int32 if a.dtype == np.int32 else np.int64)
+
+
+@primitive
+class NonZero:
+    """Coordinates of the nonzero elements, shape (count, ndim), int64, in row-major order."""
+
+    nondiff = True
+
+    def infer(a):
+        v = _value(a)
+        return Aval((-1 if v is None else int(np.count_nonzero(v)), a.ndim), mstype.int64)
+
+    def impl(a):
+        return np.argwhere(a).astype(np.int64)
+
+
+@tensor_method("sort")
+def sort(input_x: Tensor, axis: int = -1, descending: bool = False) -> tuple[Tensor, Tensor]:
+    """(sorted values, int32 indices) along `axis`; the values are differentiable."""
+    return Sort(input_x, axis=axis, descending=bool(descending))
+
+
+@tensor_method("argsort")
+def argsort(input: Tensor, axis: int = -1, descending: bool = False) -> Tensor:
+    """Indices (int32) that sort `input` along `axis`."""
+    return Sort(input, axis=axis, descending=bool(descending))[1]
+
+
+@tensor_method("topk")
+def topk(input: Tensor, k: int, dim: int | None = None, largest: bool = True,
+         sorted: bool = True) -> tuple[Tensor, Tensor]:
+    """(values, int32 indices) of the `k` largest (smallest if not `largest`) entries along `dim`
+    (the last when None). Results always come sorted."""
+    return TopK(input, k=int(k), axis=-1 if dim is None else dim, largest=bool(largest))
+
+
+@tensor_method("unique")
+def unique(input: Tensor) -> tuple[Tensor, Tensor]:
+    """(sorted unique values, index of each input element in them)."""
+    return Unique(input)
+
+
+@tensor_method("nonzero")
+def nonzero(input: Tensor, as_tuple: bool = False) -> Any:
+    """Coordinates of nonzero elements: a (count, ndim) int64 tensor, or a tuple of 1-D tensors."""
+    out = NonZero(input)
+    if not as_tuple:
+        return out
+    return tuple(Tensor._wrap(np.ascontiguousarray(out._data[:, d])) for d in range(input.ndim))
+
+
+@tensor_method("argwhere")
+def argwhere(input: Tensor) -> Tensor:
+    """Same as `nonzero(input)`."""
+    return NonZero(input)
