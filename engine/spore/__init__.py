@@ -9,7 +9,6 @@ __version__ = "0.1.0"
 
 from . import ops  # noqa: E402,F401
 from .autodiff.api import grad, value_and_grad, vjp  # noqa: E402,F401
-from .compiler.jit import jit  # noqa: E402,F401
 from .common import dtype  # noqa: E402
 from .common.dtype import (  # noqa: E402,F401
     bfloat16,
@@ -32,6 +31,7 @@ from .common.dtype import (  # noqa: E402,F401
 )
 from .common.initializer import initializer  # noqa: E402,F401
 from .common.seed import get_seed, set_seed  # noqa: E402,F401
+from .compiler.jit import jit  # noqa: E402,F401
 from .context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context, set_device  # noqa: E402,F401
 from .errors import DTypeError, GraphCompileError, ShapeError, SporeError  # noqa: E402,F401
 from .profiler import Profiler  # noqa: E402,F401

@@ -87,6 +87,7 @@ class Tensor:
 
     __slots__ = ("_data", "_node", "_out_index", "__weakref__", "__dict__")
     __array_priority__ = 100  # make numpy defer to Tensor's reflected operators
+    _version = 0  # bumped (per instance) by in-place writes, so the tape can refuse stale reads
 
     def __init__(self, input_data: Any = None, dtype: Any = None, shape: Any = None,
                  init: Any = None, const_arg: bool = False, device: Any = None) -> None:

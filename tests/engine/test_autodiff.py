@@ -159,3 +159,25 @@ def test_shape_error_inside_grad_still_points_at_user_code():
         ms.grad(loss)(t(3))
     assert info.value.loc.file == __file__
     assert "the culprit" in str(info.value)
+
+
+def test_in_place_write_after_a_read_is_refused_not_silently_wrong():
+    def f(x):
+        y = F.mul(x, 2.0)
+        z = F.mul(y, y)
+        y[0] = 5.0
+        return F.add(F.reduce_sum(z), F.reduce_sum(y))
+
+    with pytest.raises(GradError, match="modified in place"):
+        ms.grad(f)(t(4))
+
+
+def test_in_place_shift_gets_exact_gradient():
+    x = ms.Tensor(np.arange(4, dtype=np.float32))
+
+    def g(x):
+        y = F.mul(x, 2.0)
+        y[1:] = y[:-1]
+        return F.reduce_sum(F.mul(y, y))
+
+    np.testing.assert_allclose(ms.grad(g)(x).asnumpy(), [0.0, 8.0, 16.0, 0.0])

@@ -18,7 +18,7 @@ import weakref
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..errors import GradError
+from ..errors import GradError, located
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..ops.primitive import Primitive
@@ -42,11 +42,12 @@ STATE = _TapeState()
 class Node:
     """One recorded primitive application."""
 
-    __slots__ = ("prim", "inputs", "attrs", "out_refs", "out_arrays", "generation")
+    __slots__ = ("prim", "inputs", "versions", "attrs", "out_refs", "out_arrays", "generation")
 
     def __init__(self, prim: Primitive, inputs: tuple, attrs: dict, outputs: Sequence[Tensor]):
         self.prim = prim
         self.inputs = inputs
+        self.versions = tuple(t._version for t in inputs)  # in-place writes after this are detected
         self.attrs = attrs
         self.out_refs = tuple(weakref.ref(o) for o in outputs)
         self.out_arrays = tuple(o._data for o in outputs)
@@ -163,6 +164,12 @@ def backward(roots: Sequence[Tensor], sens: Sequence[Tensor], leaves: Sequence[T
         cots = [grads.pop(id(o), None) for o in outs]
         if all(c is None for c in cots):
             continue
+        for t, v in zip(node.inputs, node.versions):
+            if t._version != v:
+                raise located(GradError(
+                    f"a tensor read by {node.prim.name} was modified in place (x[...] = v) after it was read, "
+                    "so its gradient cannot be computed",
+                    hint="write into a copy instead (y = x.copy(); y[...] = v), or write before reading"))
         if node.prim.vjp is None:
             raise GradError(f"{node.prim.name} has no gradient rule; use ops.stop_gradient on its input "
                             "if no gradient is needed through it")

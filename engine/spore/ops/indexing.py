@@ -325,6 +325,7 @@ def setitem_(tensor: Tensor, index: Any, value: Any) -> Tensor:
         refs[tensor._out_index] = weakref.ref(snap)
         old.out_refs = tuple(refs)
     tensor._data, tensor._node, tensor._out_index = new._data, new._node, 0
+    tensor._version += 1
     if new._node is not None:
         new._node.out_refs = (weakref.ref(tensor),)
     return tensor
