@@ -53,3 +53,47 @@ def assign_sub(variable: Tensor, value: Any) -> Tensor:
     from .elementwise import sub
 
     return Assign(variable, sub(variable, as_tensor(value, variable)))
+
+
+def _format_for_print(template: tuple, arrays: tuple) -> str:
+    from ..common.dtype import from_numpy
+
+    parts, it = [], iter(arrays)
+    for item in template:
+        if item is None:
+            arr = next(it)
+            body = np.array2string(arr, separator=" ", threshold=1000)
+            parts.append(f"Tensor(shape={list(arr.shape)}, dtype={from_numpy(arr.dtype)}, value={body})")
+        else:
+            parts.append(item)
+    return "\n".join(parts)
+
+
+@primitive
+class Print:
+    """Prints strings and tensor values when it runs (in Graph mode: each time the graph runs)."""
+
+    nondiff = True
+    side_effect = True
+
+    def infer(*tensors, template=()):
+        from ..common.dtype import int32
+
+        return Aval((), int32)
+
+    def impl(*arrays, template=()):
+        print(_format_for_print(template, arrays), flush=True)
+        return np.zeros((), np.int32)
+
+
+def print_(*input_x: Any) -> None:
+    """Outputs the inputs (strings and tensors) to stdout, in PyNative at once and in Graph mode
+    every time the compiled graph runs (MindSpore's `ops.print_`)."""
+    tensors, template = [], []
+    for x in input_x:
+        if isinstance(x, Tensor):
+            tensors.append(x)
+            template.append(None)
+        else:
+            template.append(str(x))
+    Print(*tensors, template=tuple(template))

@@ -34,3 +34,4 @@ SAMPLES = {
     "ReduceSum": [Sample([f(3, 4, 2)], {"axis": (0, 2)}), Sample([f(3, 4)], {"axis": 1, "keep_dims": True})],
 }
 SAMPLES["Assign"] = [Sample([f(2, 3), f(2, 3)], grad=False, why="writes state in place; no gradient by design")]
+SAMPLES["Print"] = [Sample([f(2)], {"template": ("x:", None)}, grad=False, why="prints; no gradient by design")]
