@@ -16,6 +16,7 @@ import numpy as np
 from ..common import dtype as mstype
 from ..common.seed import rng
 from ..tensor import Tensor, tensor_method
+from .primitive import Aval, primitive
 
 
 def _size(op: str, size: Any) -> tuple[int, ...]:
@@ -162,22 +163,53 @@ def _gen(seed: Any) -> np.random.Generator:
     return rng() if seed is None else np.random.default_rng(int(seed))
 
 
+@primitive
+class RandomDraw:
+    """Draws random numbers of a shape: kind "uniform" ([0, 1)), "normal" (standard) or "integers".
+
+    A primitive (not a compile-time constant) so that Graph mode draws fresh numbers on every run,
+    as PyNative does; `random = True` keeps graph passes from folding or merging it.
+    """
+
+    nondiff = True
+    random = True
+
+    def infer(kind="uniform", shape=(), dtype=mstype.float32, seed=None, low=0, high=1):
+        if kind not in ("uniform", "normal", "integers"):
+            raise ValueError(f"RandomDraw: unknown kind {kind!r}")
+        return Aval(tuple(shape), dtype)
+
+    def impl(kind="uniform", shape=(), dtype=mstype.float32, seed=None, low=0, high=1):
+        g = _gen(seed)
+        if kind == "uniform":
+            out = g.random(shape)
+        elif kind == "normal":
+            out = g.standard_normal(shape)
+        else:
+            out = g.integers(low, high, shape)
+        return np.asarray(out).astype(dtype.np)
+
+
+def _draw(kind: str, shape: tuple[int, ...], dtype: mstype.DType, seed: Any, low: int = 0, high: int = 1) -> Tensor:
+    return RandomDraw(kind=kind, shape=tuple(shape), dtype=dtype, seed=None if seed is None else int(seed),
+                      low=int(low), high=int(high))
+
+
 def rand(*size: Any, dtype: Any = None, seed: Any = None) -> Tensor:
     """Uniform samples from [0, 1) of shape `size` (float32 unless `dtype`)."""
-    return Tensor._wrap(_gen(seed).random(_size("rand", size)).astype(_dt(dtype, mstype.float32)))
+    return _draw("uniform", _size("rand", size), mstype.to_dtype(dtype or mstype.float32), seed)
 
 
 def randn(*size: Any, dtype: Any = None, seed: Any = None) -> Tensor:
     """Standard normal samples of shape `size` (float32 unless `dtype`)."""
-    return Tensor._wrap(_gen(seed).standard_normal(_size("randn", size)).astype(_dt(dtype, mstype.float32)))
+    return _draw("normal", _size("randn", size), mstype.to_dtype(dtype or mstype.float32), seed)
 
 
 def randint(low: int, high: int, size: Any, seed: Any = None, *, dtype: Any = None) -> Tensor:
     """Integers drawn uniformly from [low, high) in shape `size` (int64 unless `dtype`)."""
     if high <= low:
         raise ValueError(f"randint: high ({high}) must be greater than low ({low})")
-    return Tensor._wrap(_gen(seed).integers(int(low), int(high), _size("randint", size))
-                        .astype(_dt(dtype, mstype.int64)))
+    return _draw("integers", _size("randint", size), mstype.to_dtype(dtype or mstype.int64), seed, low, high)
 
 
 def rand_like(input: Tensor, seed: Any = None, *, dtype: Any = None) -> Tensor:
@@ -197,23 +229,30 @@ def randint_like(input: Tensor, low: int, high: int, seed: Any = None, *, dtype:
 
 def uniform(shape: Any, minval: Any, maxval: Any, seed: Any = None, dtype: Any = mstype.float32) -> Tensor:
     """Samples uniform in [minval, maxval) (broadcast with `shape`); integer dtypes draw integers."""
-    lo, hi = np.asarray(_arr(minval)), np.asarray(_arr(maxval))
-    out_shape = np.broadcast_shapes(_size("uniform", shape), lo.shape, hi.shape)
+    from .elementwise import add, mul, sub
+
     dt = mstype.to_dtype(dtype)
+    lo, hi = _as_t(minval, dt), _as_t(maxval, dt)
+    out_shape = np.broadcast_shapes(_size("uniform", shape), lo.shape, hi.shape)
     if dt.is_int:
-        return Tensor._wrap(_gen(seed).integers(lo, hi, out_shape).astype(dt.np))
-    return Tensor._wrap(_gen(seed).uniform(lo, hi, out_shape).astype(dt.np))
+        if lo.size != 1 or hi.size != 1:
+            raise TypeError("uniform: integer draws take scalar bounds")
+        return _draw("integers", out_shape, dt, seed, int(lo.item()), int(hi.item()))
+    u = _draw("uniform", out_shape, dt, seed)
+    return add(mul(u, sub(hi, lo)), lo)
 
 
-def _arr(v: Any) -> Any:
-    return v._data if isinstance(v, Tensor) else v
+def _as_t(v: Any, dt: mstype.DType) -> Tensor:
+    return v if isinstance(v, Tensor) else Tensor._wrap(np.asarray(v, dt.np))
 
 
 def normal(shape: Any, mean: Any, stddev: Any, seed: Any = None) -> Tensor:
     """Normal samples with `mean` and `stddev` (broadcast with `shape`), float32."""
-    m, s = np.asarray(_arr(mean), np.float64), np.asarray(_arr(stddev), np.float64)
+    from .elementwise import add, mul
+
+    m, s = _as_t(mean, mstype.float32), _as_t(stddev, mstype.float32)
     out_shape = np.broadcast_shapes(_size("normal", shape), m.shape, s.shape)
-    return Tensor._wrap(_gen(seed).normal(m, s, out_shape).astype(np.float32))
+    return add(mul(_draw("normal", out_shape, mstype.float32, seed), s), m)
 
 
 def randperm(n: int, seed: int = 0, offset: int = 0, dtype: Any = mstype.int64) -> Tensor:

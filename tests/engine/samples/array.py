@@ -68,3 +68,12 @@ SAMPLES = {
                       why="output size depends on the values")],
     "NonZero": [Sample([np.array([[0.0, 1.5], [2.0, 0.0]])], grad=False, why="integer coordinates")],
 }
+
+import spore as _ms  # noqa: E402
+
+SAMPLES["RandomDraw"] = [
+    Sample([], {"kind": "uniform", "shape": (3, 2), "dtype": _ms.float32}, grad=False, why="random draw; no inputs"),
+    Sample([], {"kind": "normal", "shape": (4,), "dtype": _ms.float64, "seed": 3}, grad=False, why="random draw"),
+    Sample([], {"kind": "integers", "shape": (5,), "dtype": _ms.int64, "low": 2, "high": 9}, grad=False,
+           why="integer draw"),
+]
