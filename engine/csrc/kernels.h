@@ -18,5 +18,6 @@ void register_pool(py::module_& m);    // pool.cpp: max/avg pooling forward/back
 void register_norm(py::module_& m);    // norm.cpp: batch/layer norm forward/backward
 void register_loss(py::module_& m);    // loss.cpp: softmax cross-entropy forward/backward
 void register_optim(py::module_& m);   // optim.cpp: fused optimizer updates (Adam, Momentum, SGD)
+void register_fused(py::module_& m);   // fused.cpp: Graph mode's fused elementwise chains
 
 }  // namespace spore

@@ -14,4 +14,5 @@ PYBIND11_MODULE(_kernels, m) {
     spore::register_norm(m);
     spore::register_loss(m);
     spore::register_optim(m);
+    spore::register_fused(m);
 }

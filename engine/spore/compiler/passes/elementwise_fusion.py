@@ -40,11 +40,22 @@ BINARY = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "RealDiv": np.d
 ELEMENTWISE = set(UNARY) | set(BINARY)
 
 
-def _fused_infer(*inputs: Any, program: tuple, shape: tuple, dtype: Any, names: tuple) -> Aval:
+OPCODES = {"Add": 0, "Sub": 1, "Mul": 2, "RealDiv": 3, "Maximum": 4, "Minimum": 5, "Neg": 10, "Exp": 11,
+           "Log": 12, "ReLU": 13, "Sqrt": 14, "Square": 15, "Tanh": 16, "Sigmoid": 17, "Abs": 18, "Reciprocal": 19,
+           "Sin": 20, "Cos": 21}
+
+
+def _fused_infer(*inputs: Any, program: tuple, shape: tuple, dtype: Any, names: tuple, cpp: Any = None) -> Aval:
     return Aval(shape, dtype)
 
 
-def _fused_impl(*inputs: np.ndarray, program: tuple, shape: tuple, dtype: Any, names: tuple) -> np.ndarray:
+def _fused_impl(*inputs: np.ndarray, program: tuple, shape: tuple, dtype: Any, names: tuple,
+                cpp: Any = None) -> np.ndarray:
+    if cpp is not None:  # float32 with supported broadcasts: one C++ pass over the data
+        from ... import _kernels
+
+        codes, patterns = cpp
+        return _kernels.fused_elementwise(codes, list(inputs), patterns, list(shape))
     regs: list[np.ndarray] = []
     pool: list[np.ndarray] = []  # every intermediate is read once, so its buffer is free right after
     for op, args in program:
@@ -127,5 +138,37 @@ def _build(eqns: list[Eqn], members: list[int]) -> Eqn:
     last = eqns[members[-1]]
     out = last.outputs[0]
     names = tuple(eqns[i].prim.name for i in members)
-    attrs = {"program": tuple(program), "shape": tuple(out.aval.shape), "dtype": out.aval.dtype, "names": names}
+    attrs = {"program": tuple(program), "shape": tuple(out.aval.shape), "dtype": out.aval.dtype, "names": names,
+             "cpp": _cpp_form(program, inputs, tuple(out.aval.shape), out.aval.dtype)}
     return Eqn(FUSED_ELEMENTWISE, inputs, attrs, [out], last.loc, last.scope, list(names))
+
+
+def broadcast_pattern(in_shape: tuple, out_shape: tuple) -> tuple[int, int] | None:
+    """(inner, size) when `in_shape` broadcasts to `out_shape` as one contiguous block of dims
+    (element i of the output reads input element (i // inner) % size); None otherwise."""
+    s = (1,) * (len(out_shape) - len(in_shape)) + tuple(in_shape)
+    if len(s) != len(out_shape):
+        return None
+    block = [k for k, d in enumerate(s) if d != 1]
+    if not block:
+        return (1, 1)
+    lo, hi = block[0], block[-1]
+    if any(s[k] != out_shape[k] for k in range(lo, hi + 1)):
+        return None
+    return (int(np.prod(out_shape[hi + 1:], dtype=np.int64)), int(np.prod(s[lo:hi + 1], dtype=np.int64)))
+
+
+def _cpp_form(program: list, inputs: list, shape: tuple, dtype: Any) -> tuple | None:
+    from ...common.dtype import float32
+
+    if dtype is not float32 or any(a.aval.dtype is not float32 for a in inputs):
+        return None
+    patterns = [broadcast_pattern(tuple(a.aval.shape), shape) for a in inputs]
+    if any(p is None for p in patterns):
+        return None
+    codes = []
+    for op, args in program:
+        a = args[0]
+        b = args[1] if len(args) > 1 else ("in", 0)
+        codes.append([OPCODES[op], 1 if a[0] == "reg" else 0, a[1], 1 if b[0] == "reg" else 0, b[1]])
+    return (codes, patterns)
