@@ -7,7 +7,10 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from . import ops  # noqa: E402,F401
+from . import (
+    dataset,  # noqa: E402,F401
+    ops,  # noqa: E402,F401
+)
 from .autodiff.api import grad, value_and_grad, vjp  # noqa: E402,F401
 from .common import dtype  # noqa: E402
 from .common.dtype import (  # noqa: E402,F401

@@ -1,0 +1,38 @@
+"""``spore.dataset``: MindSpore's data pipeline (``import spore.dataset as ds``).
+
+Sources (GeneratorDataset, NumpySlicesDataset, ParquetDataset, ImageFolderDataset, MnistDataset,
+Cifar10Dataset), samplers, and the pipeline operations every dataset has (map, batch, shuffle,
+repeat, take, skip, zip, concat, split, rename, project, filter, prefetch), iterated as Tensors.
+Transforms live in ``spore.dataset.vision`` and ``spore.dataset.transforms``.
+"""
+
+from . import config, transforms, vision
+from .batch_op import BatchInfo
+from .core import Dataset
+from .errors import DatasetError, DatasetMapError
+from .samplers import (
+    DistributedSampler,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+    SubsetRandomSampler,
+    SubsetSampler,
+    WeightedRandomSampler,
+)
+from .sources import GeneratorDataset, NumpySlicesDataset
+from .tabular import ParquetDataset
+from .vision_folders import Cifar10Dataset, ImageFolderDataset, MnistDataset
+
+
+def zip(datasets):  # noqa: A001 - MindSpore's name
+    """Rows of ``datasets`` side by side (``ds.zip((ds1, ds2))``)."""
+    datasets = list(datasets)
+    if not datasets:
+        raise ValueError("zip: no datasets given")
+    return datasets[0].zip(datasets[1:])
+
+
+__all__ = ["BatchInfo", "Cifar10Dataset", "Dataset", "DatasetError", "DatasetMapError", "DistributedSampler",
+           "GeneratorDataset", "ImageFolderDataset", "MnistDataset", "NumpySlicesDataset", "ParquetDataset",
+           "RandomSampler", "Sampler", "SequentialSampler", "SubsetRandomSampler", "SubsetSampler",
+           "WeightedRandomSampler", "config", "transforms", "vision", "zip"]

@@ -1,0 +1,19 @@
+"""``spore.dataset.vision``: image transforms with MindSpore's names (``import spore.dataset.vision as vision``)."""
+
+from .transforms import (
+    HWC2CHW,
+    CenterCrop,
+    Decode,
+    Normalize,
+    Pad,
+    RandomCrop,
+    RandomHorizontalFlip,
+    RandomVerticalFlip,
+    Rescale,
+    Resize,
+    ToTensor,
+)
+from .utils import Border, Inter
+
+__all__ = ["Border", "CenterCrop", "Decode", "HWC2CHW", "Inter", "Normalize", "Pad", "RandomCrop",
+           "RandomHorizontalFlip", "RandomVerticalFlip", "Rescale", "Resize", "ToTensor"]
