@@ -1,1 +1,15 @@
-"""(being written)"""
+"""Optimizers with MindSpore's names, arguments and update formulas (`spore.nn.SGD`, `nn.Adam`, ...).
+
+Each optimizer updates its Parameters in place when called with a tuple of gradients in the order
+of ``optimizer.parameters``. SGD, Momentum, Adam and AdamWeightDecay run one fused C++ pass over all
+parameters per step (`spore._kernels.*_update_multi`); other dtypes and Adagrad/RMSProp use NumPy.
+"""
+
+from .ada_grad import Adagrad
+from .adam import Adam, AdamW, AdamWeightDecay
+from .momentum import Momentum
+from .optimizer import Optimizer
+from .rmsprop import RMSProp
+from .sgd import SGD
+
+__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamWeightDecay", "AdamW", "Adagrad", "RMSProp"]
