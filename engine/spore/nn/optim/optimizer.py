@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import ShapeError, located
+from ...ops.primitive import TRACING, Primitive
 from ...tensor import Parameter, ParameterTuple, Tensor
 from ..learning_rate_schedule import LearningRateSchedule
 from . import _fused
@@ -467,9 +468,11 @@ class Optimizer:
     # --- Cell-like conveniences ---------------------------------------------------------------
     def construct(self, gradients: tuple) -> Any:
         """Apply one update from `gradients` (in the order of `parameters`). Subclasses implement it."""
-        raise NotImplementedError(f"{self.cls_name} must implement construct(gradients)")
+        raise TypeError(f"{self.cls_name} must implement construct(gradients)")
 
     def __call__(self, gradients: tuple) -> Any:
+        if TRACING.builder is not None:  # inside a compiled training step: one graph equation
+            return _record_step(self, tuple(gradients))
         return self.construct(gradients)
 
     def _refresh_state_names(self) -> None:
@@ -532,3 +535,31 @@ def _centralize(g: np.ndarray) -> np.ndarray:
     if g.ndim < 2 or g.shape[1] % 16 != 0:
         return g
     return g - g.mean(axis=tuple(range(1, g.ndim)), keepdims=True)
+
+
+def _step_infer(*tensors: Any, optimizer: Any = None) -> Any:
+    from ...common.dtype import bool_
+    from ...ops.primitive import Aval
+
+    return Aval((), bool_)
+
+
+def _step_impl(*arrays: np.ndarray, optimizer: Any = None) -> np.ndarray:
+    n = len(optimizer._params)
+    optimizer.construct(tuple(Tensor._wrap(a) for a in arrays[:n]))
+    return np.asarray(True)
+
+
+# Graph mode's view of `optimizer(grads)`: a state-writing equation that runs the optimizer's own
+# (fused) update with the gradients the graph computed, each time the graph runs. The parameters
+# are inputs too, so the equation is ordered after every read of the old weights.
+_OPTIMIZER_STEP = Primitive("OptimizerStep", _step_infer, _step_impl, None,
+                            "Applies an optimizer update to its parameters (a compiled `optimizer(grads)`).",
+                            nondiff=True, side_effect=True)
+
+
+def _record_step(optimizer: Optimizer, gradients: tuple) -> Tensor:
+    if len(gradients) != len(optimizer._params):
+        raise located(ShapeError(optimizer.cls_name, f"{len(optimizer._params)} gradients (one per parameter)",
+                                 f"{len(gradients)}"))
+    return TRACING.builder.bind(_OPTIMIZER_STEP, list(gradients) + list(optimizer._params), {"optimizer": optimizer})
