@@ -32,6 +32,13 @@ _DEFAULTS: dict[str, Any] = {
     "precompile_only": False,
 }
 _CONTEXT: dict[str, Any] = dict(_DEFAULTS)
+# Compile-relevant structure of Cells (train/eval, casts, children) changes bump this, so compiled
+# graphs cached under an older value are not reused.
+STRUCTURE_VERSION = [0]
+
+
+def bump_structure_version() -> None:
+    STRUCTURE_VERSION[0] += 1
 _DEVICES = ("CPU",)
 
 
@@ -74,6 +81,8 @@ def set_context(**kwargs: Any) -> None:
                                        hint="known keys: " + ", ".join(sorted(_DEFAULTS))))
     checked = {k: _check(k, v) for k, v in kwargs.items()}
     _CONTEXT.update(checked)
+    if "mode" in checked:
+        _refresh_call_path()
 
 
 def get_context(attr_key: str) -> Any:
@@ -89,6 +98,13 @@ def set_device(device_target: str, device_id: int | None = None) -> None:
     set_context(device_target=device_target, **({"device_id": device_id} if device_id is not None else {}))
 
 
+def _refresh_call_path() -> None:
+    from .nn import cell
+
+    cell.refresh_call_path()
+
+
 def _reset_for_tests() -> None:
     _CONTEXT.clear()
     _CONTEXT.update(_DEFAULTS)
+    _refresh_call_path()

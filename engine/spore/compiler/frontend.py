@@ -548,15 +548,23 @@ class Frontend:
         finally:
             self.builder.loc = saved_loc
 
-    def call_cell(self, node: ast.AST, cell: Any, args: list, kwargs: dict, attr_name: str | None) -> Any:
+    def call_cell(self, node: ast.AST | None, cell: Any, args: list, kwargs: dict, attr_name: str | None) -> Any:
+        """A Cell called from compiled code: Spore's own layers run over tracers, user Cells are interpreted."""
+        from ..nn.cell import _cast_inputs, _engine_construct
+
+        d = cell.__dict__
+        if d["_forward_pre_hooks"] or d["_forward_hooks"]:
+            raise self.rule_error(node, "cell_hook", type(cell).__name__)
         name = self.cell_names.get(id(cell)) or attr_name or type(cell).__name__
         saved_scope = self.builder.scope
         self.builder.scope = name
         try:
-            construct = type(cell).construct
-            if _is_spore_callable(construct):
+            if _engine_construct(type(cell)):
                 return self.apply(node, cell._run_construct, *args, **kwargs)
-            return self.inline(node, construct, args, kwargs, f"{type(cell).__name__}.construct", self_obj=cell)
+            if d["_cast_type"] is not None:
+                args = list(_cast_inputs(tuple(args), d["_cast_type"]))
+            return self.inline(node, type(cell).construct, args, kwargs, f"{type(cell).__name__}.construct",
+                               self_obj=cell)
         finally:
             self.builder.scope = saved_scope
 

@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 
 from ..autodiff import tape
-from ..errors import GraphCompileError, raise_at_user_line
+from ..context import STRUCTURE_VERSION
+from ..errors import GraphCompileError, is_engine_file, raise_at_user_line
 from ..ops.primitive import TRACING, Aval, Primitive
 from ..tensor import Parameter, Tensor
 from .executor import Executable
@@ -72,14 +73,6 @@ def rebuild(tree: Any, leaves: list[Any], make: Callable[[Any], Any]) -> Any:
         return tuple(items) if kind == "tuple" else items
 
     return go(tree)
-
-
-_STRUCTURE_VERSION = [0]
-
-
-def bump_structure_version() -> None:
-    """Called when a Cell's compile-relevant state changes (train/eval, casts, attributes)."""
-    _STRUCTURE_VERSION[0] += 1
 
 
 class CompiledEntry:
@@ -222,7 +215,7 @@ class JitFunction:
         if self.fallback_reason is not None:
             return self._call_python(args, kwargs)
         leaves, tree = flatten((args, kwargs))
-        key = (tree, _STRUCTURE_VERSION[0])
+        key = (tree, STRUCTURE_VERSION[0])
         entry = self.cache.get(key)
         if entry is None:
             try:
@@ -248,7 +241,12 @@ class JitFunction:
         cell_names = _cell_names(self.self_obj)
         fe = Frontend(builder, cell_names)
         with building(builder):
-            out = fe.call_user_function(self.fn, tuple(t_args), t_kwargs, self.name, self.self_obj)
+            if is_engine_file(self.fn.__code__.co_filename):  # Spore's own construct: run it over tracers
+                builder.scope = cell_names.get(id(self.self_obj), "")
+                bound = (self.self_obj,) if self.self_obj is not None else ()
+                out = fe.apply(None, self.fn, *bound, *t_args, **t_kwargs)
+            else:
+                out = fe.call_user_function(self.fn, tuple(t_args), t_kwargs, self.name, self.self_obj)
             out_leaves, out_tree = flatten(out)
             raw = builder.finish(out_leaves, out_tree)
         graph = optimize(raw)

@@ -137,7 +137,15 @@ class building:
     def __enter__(self) -> GraphBuilder:
         self.prev = TRACING.builder
         TRACING.builder = self.builder
+        _refresh_cells()
         return self.builder
 
     def __exit__(self, *exc: Any) -> None:
         TRACING.builder = self.prev
+        _refresh_cells()
+
+
+def _refresh_cells() -> None:
+    from ..nn.cell import refresh_call_path
+
+    refresh_call_path()

@@ -17,11 +17,41 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from .. import context
 from ..common import dtype as mstype
+from ..errors import is_engine_file
+from ..ops.primitive import TRACING
 from ..tensor import Parameter, ParameterTuple, Tensor
 
 _DEFAULT_PARAM_NAME = "Parameter"
 _hook_ids = itertools.count()
+
+# True while Graph mode is on, a graph is being compiled, or a profiler runs: then `__call__` takes
+# the slow path that compiles, routes into the compiler, or records scopes. Kept as one flag so the
+# ordinary PyNative call pays a single test.
+_SPECIAL = [False]
+_SCOPES: list[str] = []
+_ENGINE_CONSTRUCT: dict[type, bool] = {}
+
+
+def refresh_call_path() -> None:
+    """Recompute `_SPECIAL` (called when the mode, the tracer or the profiler changes)."""
+    _SPECIAL[0] = (context._CONTEXT["mode"] == context.GRAPH_MODE or TRACING.builder is not None
+                   or TRACING.profiler is not None)
+
+
+def current_scope() -> str:
+    """Path of the Cell whose construct is running in PyNative (for the profiler); "" outside Cells."""
+    return _SCOPES[-1] if _SCOPES else ""
+
+
+def _engine_construct(cls: type) -> bool:
+    """Whether `cls.construct` is Spore's own code (run directly) rather than the user's (interpreted)."""
+    known = _ENGINE_CONSTRUCT.get(cls)
+    if known is None:
+        code = getattr(cls.construct, "__code__", None)
+        known = _ENGINE_CONSTRUCT[cls] = code is not None and is_engine_file(code.co_filename)
+    return known
 
 
 class HookHandle:
@@ -87,11 +117,48 @@ class Cell:
         raise NotImplementedError(f"{type(self).__name__} does not define construct()")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if _SPECIAL[0]:
+            return self._special_call(args, kwargs)
         if self.__dict__["_plain"]:
             return self.construct(*args, **kwargs)
         return self._call_with_extras(args, kwargs)
 
-    def _call_with_extras(self, args: tuple, kwargs: dict) -> Any:
+    def _run_construct(self, *args: Any, **kwargs: Any) -> Any:
+        """PyNative call without Graph-mode dispatch (hooks and to_float casts included)."""
+        if self.__dict__["_plain"]:
+            return self.construct(*args, **kwargs)
+        return self._call_with_extras(args, kwargs)
+
+    def _special_call(self, args: tuple, kwargs: dict) -> Any:
+        builder = TRACING.builder
+        if builder is not None:  # called while a graph is being compiled
+            frontend = builder.frontend
+            if frontend is not None and not _engine_construct(type(self)):
+                return frontend.call_cell(None, self, list(args), kwargs, None)
+            return self._run_construct(*args, **kwargs)
+        if context._CONTEXT["mode"] == context.GRAPH_MODE:
+            return self._graph_call(args, kwargs)
+        _SCOPES.append(self.__dict__["_name_prefix"].rstrip(".") or type(self).__name__)
+        try:
+            return self._run_construct(*args, **kwargs)
+        finally:
+            _SCOPES.pop()
+
+    def _graph_call(self, args: tuple, kwargs: dict) -> Any:
+        """Graph mode: run `construct` compiled (per input signature), hooks and casts around it."""
+        d = self.__dict__
+        jf = d.get("_graph_fn")
+        if jf is None:
+            from ..compiler.jit import JitFunction
+
+            jf = JitFunction(type(self).construct, self_obj=self, fullgraph=True,
+                             name=f"{type(self).__name__}.construct")
+            d["_graph_fn"] = jf
+        if d["_plain"]:
+            return jf(*args, **kwargs)
+        return self._call_with_extras(args, kwargs, body=jf)
+
+    def _call_with_extras(self, args: tuple, kwargs: dict, body: Callable | None = None) -> Any:
         """The slow path of __call__: forward pre-hooks, input casts of to_float, forward hooks."""
         d = self.__dict__
         for fn, with_kwargs in list(d["_forward_pre_hooks"].values()):
@@ -106,7 +173,7 @@ class Cell:
                     args = res if isinstance(res, tuple) else (res,)
         if d["_cast_type"] is not None:
             args = _cast_inputs(args, d["_cast_type"])
-        out = self.construct(*args, **kwargs)
+        out = (body or self.construct)(*args, **kwargs)
         for fn, with_kwargs in list(d["_forward_hooks"].values()):
             res = fn(self, args, kwargs, out) if with_kwargs else fn(self, args, out)
             if res is not None:
@@ -114,6 +181,7 @@ class Cell:
         return out
 
     def _refresh_plain(self) -> None:
+        context.bump_structure_version()
         d = self.__dict__
         d["_plain"] = not (d["_forward_pre_hooks"] or d["_forward_hooks"] or d["_cast_type"] is not None)
 
@@ -235,6 +303,7 @@ class Cell:
 
     def _attach(self, name: str, cell: Cell | None) -> None:
         """Register a child and, with auto_prefix, name its parameters under this cell's path."""
+        context.bump_structure_version()
         d = self.__dict__
         d["_cells"][name] = cell
         d[name] = cell
@@ -394,6 +463,7 @@ class Cell:
     # --- modes and flags ----------------------------------------------------------------------
     def set_train(self, mode: bool = True) -> Cell:
         """Training (True) or inference (False) mode for this cell and all below it."""
+        context.bump_structure_version()
         self.__dict__["_phase"] = "train" if mode else "predict"
         for _, cell in self.cells_and_names():
             cell.__dict__["training"] = bool(mode)
@@ -425,6 +495,7 @@ class Cell:
         the stored parameters keep their dtype and gradients flow back to them through the casts.
         """
         dst = mstype.to_dtype(dst_type)
+        context.bump_structure_version()
         if dst not in (mstype.float16, mstype.float32, mstype.bfloat16):
             raise ValueError(f"to_float: dst_type must be float16, bfloat16 or float32, got {dst}")
         for _, cell in self.cells_and_names():

@@ -22,10 +22,15 @@ from ..ops.primitive import TRACING
 
 def _current_scope() -> str:
     """The path of the Cell whose construct is running (empty outside Cells)."""
-    from ..nn import cell
+    from ..nn.cell import current_scope
 
-    scope_fn = getattr(cell, "current_scope", None)
-    return scope_fn() if scope_fn is not None else ""
+    return current_scope()
+
+
+def _refresh_cells() -> None:
+    from ..nn.cell import refresh_call_path
+
+    refresh_call_path()
 
 
 @dataclass
@@ -72,11 +77,13 @@ class Profiler:
         Profiler._active = self
         TRACING.profiler = self
         self._running = True
+        _refresh_cells()
 
     def stop(self) -> None:
         if Profiler._active is self:
             Profiler._active = None
             TRACING.profiler = None
+            _refresh_cells()
         self._running = False
 
     def __enter__(self) -> Profiler:
