@@ -7,9 +7,11 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from . import (
+from . import (  # noqa: E402,F401
     dataset,  # noqa: E402,F401
+    nn,
     ops,  # noqa: E402,F401
+    train,
 )
 from .autodiff.api import grad, value_and_grad, vjp  # noqa: E402,F401
 from .common import dtype  # noqa: E402
@@ -40,3 +42,4 @@ from .errors import DTypeError, GraphCompileError, ShapeError, SporeError  # noq
 from .profiler import Profiler  # noqa: E402,F401
 from .runcheck import run_check  # noqa: E402,F401
 from .tensor import Parameter, ParameterTuple, Tensor  # noqa: E402
+from .train.checkpoint import load_checkpoint, load_param_into_net, save_checkpoint  # noqa: E402,F401
