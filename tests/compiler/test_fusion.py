@@ -82,3 +82,25 @@ def test_cse_and_constant_folding():
     names = [n for e in opt.eqns for n in (e.fused or [e.prim.name])]
     assert names.count("Exp") == 1, "CSE keeps one Exp"
     assert len(opt.eqns) < len(raw.eqns)
+
+
+def test_dying_intermediate_is_reused_in_place_without_touching_inputs():
+    w = ms.Tensor(rng.standard_normal((4, 4)).astype(np.float32))
+    b2 = ms.Tensor(rng.standard_normal((3, 4)).astype(np.float32))
+
+    def f(x):
+        y = F.matmul(x, w)
+        z = y + b2                      # y dies here: its buffer can take z
+        kept = ms.ops.stop_gradient(z)  # same array object under two names: must not be overwritten
+        return z * 2.0 + kept, F.matmul(z, w) - 1.0
+
+    x = ms.Tensor(rng.standard_normal((3, 4)).astype(np.float32))
+    x_before = x.asnumpy().copy()
+    g = jit(f, fullgraph=True)
+    got = g(x)
+    exe = next(iter(g.cache.values())).executable
+    assert exe.inplace_ok, "at least one equation reuses its input's buffer"
+    for a, e in zip(got, f(x)):
+        np.testing.assert_allclose(a.asnumpy(), e.asnumpy(), rtol=1e-6)
+    np.testing.assert_array_equal(x.asnumpy(), x_before)
+    np.testing.assert_array_equal(b2.asnumpy(), b2.asnumpy())

@@ -13,6 +13,7 @@ checks or tape, which is where Graph mode's speed over PyNative comes from on sm
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -25,6 +26,41 @@ from .grad import WHILE_GRAD
 from .ir import Const, Eqn, Graph, Var
 
 Step = Callable[[list], None]
+
+
+def _relu_into(a: np.ndarray, out: np.ndarray) -> np.ndarray:
+    return np.maximum(a, 0, out=out)
+
+
+# Elementwise ops that may write their result over their first input when that input dies here.
+INPLACE = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "RealDiv": np.divide, "Neg": np.negative,
+           "Exp": np.exp, "Log": np.log, "ReLU": _relu_into, "Sqrt": np.sqrt, "Tanh": np.tanh}
+
+
+def _inplace_step(e: Eqn, ins: list[int], out: int) -> Step:
+    """Write into the first input's buffer when, at run time, nothing else can see it: it owns its
+    memory (not a view) and the environment slot is its only reference."""
+    ufunc, impl, attrs = INPLACE[e.prim.name], e.prim.impl, e.attrs
+    refcount = sys.getrefcount
+    if len(ins) == 1:
+        a_slot = ins[0]
+
+        def step1(env: list) -> None:
+            a = env[a_slot]
+            if refcount(a) <= 3 and a.base is None and a.flags.writeable:
+                env[out] = ufunc(a, out=a)
+            else:
+                env[out] = impl(a, **attrs)
+        return step1
+    a_slot, b_slot = ins
+
+    def step2(env: list) -> None:
+        a = env[a_slot]
+        if refcount(a) <= 3 and a.base is None and a.flags.writeable:
+            env[out] = ufunc(a, env[b_slot], out=a)
+        else:
+            env[out] = impl(a, env[b_slot], **attrs)
+    return step2
 
 
 class _Slots:
@@ -89,6 +125,7 @@ class Executable:
         self.slots = _Slots()
         self.in_slots = [self.slots.of(v) for v in graph.inputs]
         self.param_slots = [(self.slots.of(p.var), p.param) for p in graph.params]
+        self.inplace_ok = self._inplace_candidates(graph) if free_dead else set()
         self.steps, self.step_eqns = self._schedule(graph.eqns)
         self.out_slots = [self.slots.of(a) for a in graph.outputs]
         self.update_slots = [(p.param, self.slots.of(v)) for p, v in graph.updates]
@@ -110,6 +147,8 @@ class Executable:
                 steps.append(self._while_step(e, ins, outs))
             elif e.prim is WHILE_GRAD:
                 steps.append(self._while_grad_step(e, ins, outs))
+            elif id(e) in self.inplace_ok:
+                steps.append(_inplace_step(e, ins, outs[0]))
             else:
                 steps.append(_kernel_step(e, ins, outs))
         return steps, list(eqns)
@@ -195,6 +234,30 @@ class Executable:
                 aval = e.outputs[k].aval
                 env[o] = v if v is not None else np.zeros(aval.shape, aval.dtype.np)
         return step
+
+    def _inplace_candidates(self, graph: Graph) -> set[int]:
+        """Top-level elementwise equations whose first input is an intermediate read for the last time
+        there, with the output's shape and dtype: they may reuse that input's buffer."""
+        protected = {v.id for v in graph.inputs} | {p.var.id for p in graph.params}
+        protected |= {a.id for a in graph.outputs if isinstance(a, Var)} | {v.id for _, v in graph.updates}
+        last: dict[int, int] = {}
+        for i, e in enumerate(graph.eqns):
+            for a in e.inputs:
+                if isinstance(a, Var):
+                    last[a.id] = i
+            for sub in (v for v in e.attrs.values() if isinstance(v, Graph)):
+                for vid in sub.free_uses():
+                    last[vid] = i
+        ok: set[int] = set()
+        for i, e in enumerate(graph.eqns):
+            if e.prim.name not in INPLACE or len(e.outputs) != 1 or not e.inputs:
+                continue
+            a, out = e.inputs[0], e.outputs[0]
+            if (isinstance(a, Var) and a.id not in protected and last.get(a.id) == i
+                    and sum(1 for x in e.inputs if isinstance(x, Var) and x.id == a.id) == 1
+                    and tuple(a.aval.shape) == tuple(out.aval.shape) and a.aval.dtype is out.aval.dtype):
+                ok.add(id(e))
+        return ok
 
     def _plan_frees(self) -> None:
         """Drop each top-level buffer after its last reader (memory planning by live ranges)."""
