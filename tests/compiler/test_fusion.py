@@ -95,7 +95,7 @@ def test_dying_intermediate_is_reused_in_place_without_touching_inputs():
         return z * 2.0 + kept, F.matmul(z, w) - 1.0
 
     x = ms.Tensor(rng.standard_normal((3, 4)).astype(np.float32))
-    x_before = x.asnumpy().copy()
+    x_before, b_before = x.asnumpy().copy(), b2.asnumpy().copy()
     g = jit(f, fullgraph=True)
     got = g(x)
     exe = next(iter(g.cache.values())).executable
@@ -103,4 +103,4 @@ def test_dying_intermediate_is_reused_in_place_without_touching_inputs():
     for a, e in zip(got, f(x)):
         np.testing.assert_allclose(a.asnumpy(), e.asnumpy(), rtol=1e-6)
     np.testing.assert_array_equal(x.asnumpy(), x_before)
-    np.testing.assert_array_equal(b2.asnumpy(), b2.asnumpy())
+    np.testing.assert_array_equal(b2.asnumpy(), b_before)
