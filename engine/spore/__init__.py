@@ -42,4 +42,17 @@ from .errors import DTypeError, GraphCompileError, ShapeError, SporeError  # noq
 from .profiler import Profiler  # noqa: E402,F401
 from .runcheck import run_check  # noqa: E402,F401
 from .tensor import Parameter, ParameterTuple, Tensor  # noqa: E402
+from .train import (  # noqa: E402,F401
+    Callback,
+    CheckpointConfig,
+    EarlyStopping,
+    History,
+    LearningRateScheduler,
+    LossMonitor,
+    Model,
+    ModelCheckpoint,
+    RunContext,
+    SummaryCollector,
+    TimeMonitor,
+)
 from .train.checkpoint import load_checkpoint, load_param_into_net, save_checkpoint  # noqa: E402,F401

@@ -400,9 +400,9 @@ class Parameter(Tensor):
 
         if isinstance(default_input, Initializer):
             arr = default_input.to_tensor()._data
-        elif isinstance(default_input, numbers.Number) and not isinstance(default_input, bool):
-            arr = np.asarray(default_input, dtype=np.float32 if isinstance(default_input, float)
-                             else np.int32)
+        elif isinstance(default_input, numbers.Number) and not isinstance(default_input, (bool, np.bool_)):
+            real_float = isinstance(default_input, (float, np.floating))
+            arr = np.asarray(default_input, dtype=np.float32 if real_float else np.int32)
         else:
             arr = _infer_np(default_input, None)
             if isinstance(default_input, (Tensor, np.ndarray)):

@@ -4,6 +4,20 @@ Each feature lives in its own module and is re-exported here; add new ones as an
 line and extend ``__all__``.
 """
 
+from . import callback, metrics
+from .callback import (
+    Callback,
+    CheckpointConfig,
+    EarlyStopping,
+    History,
+    LearningRateScheduler,
+    LossMonitor,
+    ModelCheckpoint,
+    ProgressBar,
+    RunContext,
+    SummaryCollector,
+    TimeMonitor,
+)
 from .checkpoint import (
     CheckpointError,
     CheckpointMismatchError,
@@ -12,12 +26,30 @@ from .checkpoint import (
     load_param_into_net,
     save_checkpoint,
 )
+from .metrics import (
+    F1,
+    MAE,
+    MSE,
+    Accuracy,
+    Fbeta,
+    Loss,
+    Metric,
+    Precision,
+    Recall,
+    Top1CategoricalAccuracy,
+    Top5CategoricalAccuracy,
+    TopKCategoricalAccuracy,
+    get_metric_fn,
+    get_metrics,
+    names,
+    rearrange_inputs,
+)
+from .model import Model
 
 __all__ = [
-    "save_checkpoint",
-    "load_checkpoint",
-    "load_param_into_net",
-    "CheckpointError",
-    "CheckpointMismatchError",
-    "ParamMismatch",
+    "save_checkpoint", "load_checkpoint", "load_param_into_net", "CheckpointError", "CheckpointMismatchError",
+    "ParamMismatch", "Model", "Callback", "CheckpointConfig", "EarlyStopping", "History", "LearningRateScheduler",
+    "LossMonitor", "ModelCheckpoint", "ProgressBar", "RunContext", "SummaryCollector", "TimeMonitor", "F1", "MAE",
+    "MSE", "Accuracy", "Fbeta", "Loss", "Metric", "Precision", "Recall", "Top1CategoricalAccuracy",
+    "Top5CategoricalAccuracy", "TopKCategoricalAccuracy", "get_metric_fn", "get_metrics", "names", "rearrange_inputs",
 ]
