@@ -84,8 +84,11 @@ class SporeError(Exception):
         self.hint = hint
         super().__init__(self._render())
 
+    def _headline(self) -> str:
+        return self.reason
+
     def _render(self) -> str:
-        parts = [self.reason]
+        parts = [self._headline()]
         if self.loc is not None:
             parts.append(f"  at {self.loc}")
             frame = self.loc.frame_text()
@@ -152,17 +155,9 @@ class GraphCompileError(SporeError, RuntimeError):
         self.rule = rule
         super().__init__(reason, loc=loc, hint=hint)
 
-    def _render(self) -> str:
+    def _headline(self) -> str:
         head = f"Graph mode cannot compile {self.scope}: " if self.scope else "Graph mode: "
-        parts = [head + self.reason]
-        if self.loc is not None:
-            parts.append(f"  at {self.loc}")
-            frame = self.loc.frame_text()
-            if frame:
-                parts.append(frame)
-        if self.hint:
-            parts.append(f"  hint: {self.hint}")
-        return "\n".join(parts)
+        return head + self.reason
 
     def to_dict(self) -> dict:
         d = super().to_dict()
