@@ -2,6 +2,7 @@
 output, Parameter writes, local containers — run both ways and compared."""
 
 import numpy as np
+import pytest
 
 import spore as ms
 from spore.compiler.jit import jit
@@ -75,3 +76,45 @@ def test_random_draws_are_fresh_on_every_compiled_run():
     c = g(x).asnumpy()
     ms.set_seed(5)
     np.testing.assert_array_equal(g(x).asnumpy(), c)
+
+
+def test_tensor_if_whose_branch_only_writes_state_is_kept():
+    p = ms.Parameter(ms.Tensor(np.zeros(2, np.float32)), name="p")
+
+    @jit(fullgraph=True)
+    def f(x):
+        if F.reduce_sum(x) > 0:
+            ms.ops.assign(p, p + x)
+        return x
+
+    f(ms.Tensor(np.ones(2, np.float32)))
+    f(ms.Tensor(-np.ones(2, np.float32)))
+    np.testing.assert_array_equal(p.asnumpy(), [1.0, 1.0])
+
+
+def test_reads_after_a_write_see_the_new_value():
+    p = ms.Parameter(ms.Tensor(np.ones(2, np.float32)), name="p")
+
+    def f(x):
+        before = p * 2.0
+        ms.ops.assign(p, p + x)
+        after = p * 2.0
+        return before, after
+
+    e = f(ms.Tensor(np.ones(2, np.float32)))
+    p.set_data(ms.Tensor(np.ones(2, np.float32)))
+    c = jit(f, fullgraph=True)(ms.Tensor(np.ones(2, np.float32)))
+    for a, b in zip(c, e):
+        np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
+    np.testing.assert_array_equal(c[1].asnumpy(), [4.0, 4.0])
+
+
+def test_lambda_given_to_grad_inside_compiled_code_is_a_clear_error():
+    square_sum = lambda y: F.reduce_sum(y * y)  # noqa: E731  (defined outside the compiled code)
+
+    @jit(fullgraph=True)
+    def f(x):
+        return ms.grad(square_sum)(x)
+
+    with pytest.raises(ms.GraphCompileError, match="lambda"):
+        f(ms.Tensor(np.ones(2, np.float32)))

@@ -95,6 +95,10 @@ def parse_function(fn: Callable) -> _FnInfo:
     info = _AST_CACHE.get(code)
     if info is not None:
         return info
+    if code.co_name == "<lambda>":
+        rule = support.RULES["lambda"]
+        raise GraphCompileError(f"{rule.construct} is not supported: {rule.reason}",
+                                loc=SourceLoc(code.co_filename, code.co_firstlineno), hint=rule.fix, rule="lambda")
     file = code.co_filename
     lines = linecache.getlines(file, fn.__globals__)
     if not lines:

@@ -42,6 +42,8 @@ def eliminate_common_subexpressions(graph: Graph) -> Graph:
         e = rename_eqn(e, subst)
         prim = e.prim
         if prim.side_effect or prim.random or any(isinstance(v, Graph) for v in e.attrs.values()):
+            if prim.side_effect or any(isinstance(v, Graph) for v in e.attrs.values()):
+                seen.clear()  # state may have changed: a later read of it is not the same value
             kept.append(e)
             continue
         key = (prim.name, tuple(_key_of(a) for a in e.inputs),

@@ -13,7 +13,7 @@ def eliminate_dead_code(graph: Graph) -> Graph:
     kept = []
     for e in reversed(graph.eqns):
         subs = [v for v in e.attrs.values() if isinstance(v, Graph)]
-        if not (e.prim.side_effect or any(o.id in live for o in e.outputs)):
+        if not (_has_effect(e) or any(o.id in live for o in e.outputs)):
             continue
         if subs:
             e = replace(e, attrs={k: (_dce_sub(v) if isinstance(v, Graph) else v) for k, v in e.attrs.items()})
@@ -27,3 +27,10 @@ def eliminate_dead_code(graph: Graph) -> Graph:
 
 def _dce_sub(g: Graph) -> Graph:
     return eliminate_dead_code(g)
+
+
+def _has_effect(e) -> bool:
+    """A state write, or control flow whose branches/body write state (`if finite: opt(grads)`)."""
+    if e.prim.side_effect:
+        return True
+    return any(_has_effect(inner) for sub in e.attrs.values() if isinstance(sub, Graph) for inner in sub.eqns)
