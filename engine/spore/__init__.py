@@ -8,6 +8,7 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from . import (  # noqa: E402,F401
+    amp,
     dataset,  # noqa: E402,F401
     nn,
     ops,  # noqa: E402,F401
