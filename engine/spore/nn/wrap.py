@@ -45,8 +45,9 @@ class WithEvalCell(Cell):
 
     def construct(self, data: Tensor, label: Tensor) -> tuple[Tensor, Tensor, Tensor]:
         outputs = self._network(data)
-        if self.add_cast_fp32:
-            label = F.cast(label, mstype.float32)
+        if self.add_cast_fp32:  # MindSpore's mixed_precision_cast: floating tensors only, class ids stay ints
+            if label.dtype.is_float:
+                label = F.cast(label, mstype.float32)
             outputs = F.cast(outputs, mstype.float32)
         loss = self._loss_fn(outputs, label)
         return loss, outputs, label
