@@ -241,8 +241,8 @@ class JitFunction:
         cell_names = _cell_names(self.self_obj)
         fe = Frontend(builder, cell_names)
         with building(builder):
+            builder.scope = cell_names.get(id(self.self_obj), "")  # the root Cell's own ops carry its name
             if is_engine_file(self.fn.__code__.co_filename):  # Spore's own construct: run it over tracers
-                builder.scope = cell_names.get(id(self.self_obj), "")
                 bound = (self.self_obj,) if self.self_obj is not None else ()
                 out = fe.apply(None, self.fn, *bound, *t_args, **t_kwargs)
             else:
