@@ -1,0 +1,50 @@
+"""Hook Spore's views into IPython's display machinery.
+
+Tensors, Parameters and Cells get a mimebundle formatter, so every way a notebook shows a value —
+a cell's last expression, `display(x)`, a data viewer asking for HTML — goes through the same
+views. A view that raises must never cost the user their output: `guarded` logs the error and
+returns None, and IPython then falls back to the object's plain repr.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from . import cell_view, tensor_view
+
+log = logging.getLogger("spore_kernel")
+
+
+def guarded(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """Wrap a formatter so that an exception in it yields None (the default repr) instead of a traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(obj: Any) -> Any:
+        try:
+            return fn(obj)
+        except Exception:  # noqa: BLE001 - display must never break the output
+            log.warning("spore display of %s failed; showing its repr", type(obj).__name__, exc_info=True)
+            return None
+
+    return wrapper
+
+
+def tensor_bundle(t: Any) -> dict[str, Any]:
+    return tensor_view.bundle(t)  # looked up per call: a view replaced at run time takes effect
+
+
+def cell_bundle(c: Any) -> dict[str, Any]:
+    return cell_view.bundle(c)
+
+
+def register(shell: Any) -> None:
+    """Register the formatters on an IPython shell's display formatter."""
+    from spore import Tensor
+    from spore.nn import Cell
+
+    mb = shell.display_formatter.mimebundle_formatter
+    mb.for_type(Tensor, guarded(tensor_bundle))
+    mb.for_type(Cell, guarded(cell_bundle))

@@ -1,0 +1,26 @@
+"""spore_viz: views of Spore graphs and tensors.
+
+- `render_html(graph, out_path=None)`: one self-contained interactive page (layered layout, Cell
+  scopes as collapsible boxes, fused-op badges, control-flow branches, search, details with source).
+- `render_svg(graph, out_path=None)`: the same layout as a static SVG.
+- `render_png(graph, out_path)`: the same layout drawn with matplotlib (for reports without a browser).
+- `iframe(graph)`: the page wrapped in an isolated <iframe srcdoc> (notebook outputs, other HTML hosts).
+- `spore_viz.plots`: matplotlib tensor and training views (heatmap, histogram, channel grid, curves).
+
+`graph` is a "spore.graph/1" dict (`spore.compiler.printer.graph_to_json`), a path to the JSON
+that `set_context(save_graphs=True)` writes, or a compiled spore `Graph`.
+"""
+
+from .html_view import iframe, render_html
+from .model import SCHEMA, build_model, load_graph
+from .svg_view import render_svg
+
+
+def render_png(graph, out_path, **kw):
+    """PNG of the graph layout (matplotlib; imported lazily so the HTML/SVG views never need it)."""
+    from .png_view import render_png as _render_png
+
+    return _render_png(graph, out_path, **kw)
+
+
+__all__ = ["SCHEMA", "build_model", "iframe", "load_graph", "render_html", "render_png", "render_svg"]
