@@ -110,3 +110,25 @@ def test_clicks_expand_collapse_and_select_and_search_highlights(big_html, tmp_p
     assert "scope" in out["details"] and "synthetic.py:" in out["details"]
     assert out["collapsed"] < out["expanded"]
     assert out["results"] > 0 and out["hits"] > 0  # matches listed and their boxes highlighted
+
+
+def test_screenshot_of_the_real_graph_shows_its_nodes(resmlp_paths, tmp_path):
+    """A real screenshot: the page paints fused nodes (amber badges/borders) and dense stripes (violet)."""
+    from PIL import Image
+
+    page = tmp_path / "graph.html"
+    render_html(str(resmlp_paths[1]), str(page))
+    shot = tmp_path / "shot.png"
+    proc = subprocess.run([CHROMIUM, *FLAGS, f"--screenshot={shot}", page.resolve().as_uri() + "#expand=all"],
+                          capture_output=True, text=True, timeout=90)
+    assert proc.returncode == 0 and shot.exists(), proc.stderr[-2000:]
+    import numpy as np
+
+    img = Image.open(shot).convert("RGB")
+    assert img.size == (1400, 900)
+    pixels = [tuple(p) for p in np.asarray(img).reshape(-1, 3).tolist()]
+    amber = sum(1 for p in pixels if p == (0xF5, 0x9E, 0x0B))   # fused-node badges and borders
+    violet = sum(1 for p in pixels if p == (0x7C, 0x3A, 0xED))  # the stripe of dense (MatMul) nodes
+    background = sum(1 for p in pixels if p == (0xFA, 0xFB, 0xFC))
+    assert amber > 100 and violet > 100, f"nodes not visible: amber={amber} violet={violet}"
+    assert background < len(pixels), "the page is not blank"
