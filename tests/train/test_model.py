@@ -249,11 +249,8 @@ def test_mixed_precision_builds_through_spore_amp(monkeypatch):
     assert calls["keep_batchnorm_fp32"] is True
 
 
-def test_mixed_precision_without_spore_amp_is_a_clear_error(monkeypatch):
-    monkeypatch.setitem(sys.modules, "spore.amp", None)  # makes `import spore.amp` fail
+def test_mixed_precision_needs_an_optimizer():
     net = nn.Dense(4, 3)
-    with pytest.raises(NotImplementedError, match="amp_level='O2'.*spore.amp"):
-        Model(net, nn.MSELoss(), nn.SGD(net.trainable_params()), amp_level="O2")
     with pytest.raises(ValueError, match="optimizer"):
         Model(net, nn.MSELoss(), amp_level="O2")
 

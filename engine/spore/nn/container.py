@@ -152,7 +152,7 @@ class CellList(_ListLike):
         return self.extend(cells)
 
     def construct(self, *inputs: Any) -> Any:
-        raise NotImplementedError("CellList only holds cells; iterate over it in your construct to run them")
+        raise TypeError("CellList only holds cells; iterate over it in your construct to run them")
 
 
 class CellDict(Cell):
@@ -215,4 +215,4 @@ class CellDict(Cell):
             self[pair[0]] = pair[1]
 
     def construct(self, *inputs: Any) -> Any:
-        raise NotImplementedError("CellDict only holds cells; call them by name in your construct")
+        raise TypeError("CellDict only holds cells; call them by name in your construct")

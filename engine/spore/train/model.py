@@ -20,7 +20,6 @@ itself does on CPU. `sink_size` is likewise ignored.
 
 from __future__ import annotations
 
-import importlib
 import logging
 from collections.abc import Iterable, Iterator
 from contextlib import closing
@@ -182,18 +181,11 @@ class Model:
                                        "keep_batchnorm_fp32": self._keep_bn_fp32}
             if self._loss_scale_manager_set:
                 options["loss_scale_manager"] = self._loss_scale_manager
-            return self._amp().build_train_network(self._network, self._optimizer, self._loss_fn, **options)
+            from ..amp import build_train_network
+
+            return build_train_network(self._network, self._optimizer, self._loss_fn, **options)
         network = WithLossCell(self._network, self._loss_fn) if self._loss_fn is not None else self._network
         return TrainOneStepCell(network, self._optimizer)
-
-    def _amp(self) -> Any:
-        try:
-            return importlib.import_module("spore.amp")
-        except ImportError:
-            what = (f"amp_level={self._amp_level!r}" if self._amp_level != "O0" else "loss_scale_manager")
-            raise NotImplementedError(f"Model({what}) needs mixed precision (spore.amp.build_train_network), which "
-                                      "this build of Spore does not have yet; use amp_level='O0' without a "
-                                      "loss_scale_manager.") from None
 
     def _build_eval_network(self, eval_network: Any, eval_indexes: list[int] | None) -> None:
         from ..nn.wrap import WithEvalCell
