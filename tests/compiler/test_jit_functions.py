@@ -234,3 +234,29 @@ def test_shape_error_during_compile_names_op_and_line():
         jit(f, fullgraph=True)(t(2, 3))
     assert "MatMul" in str(info.value) and "(2, 3)" in str(info.value)
     assert "F.matmul(x, x)" in str(info.value)
+
+
+def test_jit_on_a_cell_method_compiles_that_method_only():
+    from spore import nn
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Dense(4, 3)
+
+        @jit(fullgraph=True)
+        def head(self, x):
+            return F.relu(self.fc(x)) * 2.0
+
+        def construct(self, x):
+            return self.head(x) + 1.0  # PyNative around a compiled method
+
+    net = Net()
+    x = t(2, 4)
+    out = net(x)
+    expected = np.maximum(x.asnumpy() @ net.fc.weight.asnumpy().T + net.fc.bias.asnumpy(), 0) * 2.0 + 1.0
+    np.testing.assert_allclose(out.asnumpy(), expected, rtol=1e-5)
+    bound = net.head
+    assert len(bound.cache) == 1
+    g = ms.grad(lambda x: F.reduce_sum(net(x)), None, net.trainable_params())(x)
+    assert all(np.abs(gi.asnumpy()).sum() > 0 for gi in g)
