@@ -176,6 +176,7 @@ def raise_at_user_line(err: SporeError) -> None:
     file and line, so Python's traceback printer, pytest, IPython and debuggers all land on the
     user's statement. Engine frames below the caller are dropped unless SPORE_TRACEBACK=full.
     """
+    __tracebackhide__ = True
     loc = err.loc
     if loc is None or os.environ.get("SPORE_TRACEBACK", "") == "full":
         raise err

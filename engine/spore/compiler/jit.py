@@ -208,6 +208,7 @@ class JitFunction:
         return self.fn(*args, **kwargs)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        __tracebackhide__ = True  # pytest and IPython show the user's frames only
         builder = TRACING.builder
         if builder is not None:  # inside another compilation: inline
             fe: Frontend = builder.frontend

@@ -130,6 +130,7 @@ class Cell:
         return self._call_with_extras(args, kwargs)
 
     def _special_call(self, args: tuple, kwargs: dict) -> Any:
+        __tracebackhide__ = True  # pytest and IPython hide engine frames from compile errors
         builder = TRACING.builder
         if builder is not None:  # called while a graph is being compiled
             frontend = builder.frontend
@@ -146,6 +147,7 @@ class Cell:
 
     def _graph_call(self, args: tuple, kwargs: dict) -> Any:
         """Graph mode: run `construct` compiled (per input signature), hooks and casts around it."""
+        __tracebackhide__ = True
         d = self.__dict__
         jf = d.get("_graph_fn")
         if jf is None:
