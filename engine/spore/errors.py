@@ -11,6 +11,7 @@ from __future__ import annotations
 import linecache
 import os
 import sys
+import types
 from dataclasses import dataclass
 from types import FrameType
 
@@ -165,26 +166,60 @@ class GraphCompileError(SporeError, RuntimeError):
         return d
 
 
-def _raise(err: BaseException) -> None:
-    raise err
+def _raise_source(loc: SourceLoc) -> str:
+    """`raise _e` placed on the user's line, at its indentation and as wide as its text.
+
+    A constant template: only newlines, spaces and `if 1:` vary, never user text (the user's file
+    name is only metadata of the compiled code object). Matching the statement's width to the
+    user's line keeps tracebacks from drawing carets that belong to this template.
+    """
+    text = linecache.getline(loc.file, loc.line).rstrip("\n")
+    indent = len(text) - len(text.lstrip())
+    width = len(text.strip())
+    stmt = "raise" + " " * max(1, width - 7) + "_e"
+    if indent and loc.line > 1:
+        return "\n" * (loc.line - 2) + "if 1:\n" + " " * indent + stmt
+    return "\n" * (loc.line - 1) + stmt
 
 
 def raise_at_user_line(err: SporeError) -> None:
     """Raise `err` so that its traceback ends in a frame at the user's file and line.
 
-    The error is thrown from a copy of a one-line function whose code object claims the user's
-    file and line, so Python's traceback printer, pytest, IPython and debuggers all land on the
-    user's statement. Engine frames below the caller are dropped unless SPORE_TRACEBACK=full.
+    The error is thrown by a one-statement code object compiled under the user's file name with the
+    `raise` on the user's line number, so Python's traceback printer, pytest, IPython and debuggers
+    all land on the user's statement (and show its source). Engine frames between the user's call
+    and here are marked hidden for pytest/IPython unless SPORE_TRACEBACK=full.
     """
     __tracebackhide__ = True
     loc = err.loc
     if loc is None or os.environ.get("SPORE_TRACEBACK", "") == "full":
         raise err
-    code = _raise.__code__
-    offset = code.co_firstlineno + 1  # `raise err` is the line after `def`
-    fake = code.replace(co_filename=loc.file, co_firstlineno=loc.line - (offset - code.co_firstlineno),
-                        co_name=getattr(err, "scope", "") or "<spore>",
-                        co_qualname=getattr(err, "scope", "") or "<spore>")
-    import types
+    scope = getattr(err, "scope", "") or "<spore>"
+    code = compile(_raise_source(loc), loc.file, "exec")
+    code = code.replace(co_name=scope, co_qualname=scope)
+    exec(code, {"_e": err.with_traceback(None)})
 
-    types.FunctionType(fake, {})(err.with_traceback(None))
+
+def without_engine_frames(tb: types.TracebackType | None) -> types.TracebackType | None:
+    """A copy of a traceback chain without Spore's own frames (the user's frames stay in order)."""
+    kept = []
+    while tb is not None:
+        if not is_engine_file(tb.tb_frame.f_code.co_filename):
+            kept.append((tb.tb_frame, tb.tb_lasti, tb.tb_lineno))
+        tb = tb.tb_next
+    out = None
+    for frame, lasti, lineno in reversed(kept):
+        out = types.TracebackType(out, frame, lasti, lineno)
+    return out
+
+
+def _excepthook(etype: type, value: BaseException, tb: types.TracebackType | None) -> None:
+    if isinstance(value, SporeError) and os.environ.get("SPORE_TRACEBACK", "") != "full":
+        tb = without_engine_frames(tb) or tb
+        value = value.with_traceback(tb)  # the printer reads the exception's own traceback
+    _PREVIOUS_HOOK(etype, value, tb)
+
+
+_PREVIOUS_HOOK = sys.excepthook
+if sys.excepthook is sys.__excepthook__:  # plain Python: show Spore errors from the user's frames only
+    sys.excepthook = _excepthook

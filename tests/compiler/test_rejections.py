@@ -206,3 +206,46 @@ def test_same_cells_run_in_pynative():
     for cls in (SelfAssign, ContainerMutation, Hooked):
         out = cls()(ms.Tensor(np.ones(2, np.float32)))
         np.testing.assert_array_equal(out.asnumpy(), [1.0, 1.0])
+
+
+SCRIPT = '''import numpy as np
+import spore as ms
+from spore import nn
+
+
+class Net(nn.Cell):
+    def construct(self, x):
+        y = x + 1.0
+        self.last = y
+        return y
+
+
+ms.set_context(mode=ms.GRAPH_MODE)
+Net()(ms.Tensor(np.ones(2, np.float32)))
+'''
+
+
+def _run_script(tmp_path, env_extra):
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "user_script.py"
+    script.write_text(SCRIPT)
+    env = dict(os.environ, **env_extra)
+    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_plain_python_traceback_shows_only_the_users_frames(tmp_path):
+    proc = _run_script(tmp_path, {"SPORE_TRACEBACK": ""})
+    assert proc.returncode == 1
+    frames = [ln.strip() for ln in proc.stderr.splitlines() if ln.strip().startswith('File "')]
+    assert len(frames) == 2 and all("user_script.py" in f for f in frames), proc.stderr
+    assert frames[-1].endswith("line 9, in Net.construct"), proc.stderr
+    assert "hint: return the value from construct" in proc.stderr
+
+
+def test_spore_traceback_full_keeps_engine_frames(tmp_path):
+    proc = _run_script(tmp_path, {"SPORE_TRACEBACK": "full"})
+    assert proc.returncode == 1
+    assert "engine/spore" in proc.stderr or "spore/compiler" in proc.stderr
