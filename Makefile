@@ -17,7 +17,7 @@ APT_PKGS := libdnnl-dev ccache chromium
 demo: $(SO)
 	$(PY) -m spore_kernel install --sys-prefix
 	$(THREADS1) $(PY) examples/train_digits.py
-	$(THREADS1) $(PY) examples/train_digits_model.py --epochs 20
+	$(THREADS1) $(PY) examples/run_quickstart.py
 
 test: $(SO)
 	$(PY) -m ruff check .

@@ -91,3 +91,26 @@ def test_mlp_training_step_lowers_the_loss_on_a_fixed_batch():
     x, y = train_batch("mlp")
     losses = [step(x, y) for _ in range(5)]
     assert losses[-1] < losses[0] - 0.5, losses
+
+
+def test_lenet5_backward_matches_finite_differences(rng):
+    """LeNet-5's hand-chained backward (two convs, two pools, three Dense layers), on sampled entries."""
+    from bench.cases import train_params
+
+    p = {k: v.astype(np.float64) for k, v in train_params("lenet").items()}
+    model = R.LeNet5(p)
+    x, y = rng.standard_normal((2, 1, 28, 28)), np.array([3, 7])
+    _, grads = model.loss_and_grads(x, y)
+    loss = lambda: model.loss_and_grads(x, y)[0]
+    eps = 1e-6
+    for name, w in p.items():
+        flat = w.reshape(-1)  # a view: perturbing it perturbs the model's parameter
+        for i in rng.choice(flat.size, size=min(6, flat.size), replace=False):
+            old = flat[i]
+            flat[i] = old + eps
+            hi = loss()
+            flat[i] = old - eps
+            lo = loss()
+            flat[i] = old
+            np.testing.assert_allclose(grads[name].reshape(-1)[i], (hi - lo) / (2 * eps), rtol=1e-5, atol=1e-8,
+                                       err_msg=f"{name}[{i}]")
