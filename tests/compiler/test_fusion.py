@@ -104,3 +104,45 @@ def test_dying_intermediate_is_reused_in_place_without_touching_inputs():
         np.testing.assert_allclose(a.asnumpy(), e.asnumpy(), rtol=1e-6)
     np.testing.assert_array_equal(x.asnumpy(), x_before)
     np.testing.assert_array_equal(b2.asnumpy(), b_before)
+
+
+def test_conv_batchnorm_relu_fuse_in_inference_and_follow_weight_updates():
+    from spore import nn
+
+    class Block(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 8, 3, has_bias=True)
+            self.bn = nn.BatchNorm2d(8)
+            self.relu = nn.ReLU()
+
+        def construct(self, x):
+            return self.relu(self.bn(self.conv(x)))
+
+    ms.set_seed(3)
+    net = Block()
+    net.bn.moving_mean.set_data(ms.Tensor(rng.standard_normal(8).astype(np.float32)))
+    net.bn.moving_variance.set_data(ms.Tensor(rng.uniform(0.5, 2.0, 8).astype(np.float32)))
+    net.set_train(False)
+    x = ms.Tensor(rng.standard_normal((2, 3, 6, 6)).astype(np.float32))
+    eager = net(x).asnumpy()
+    ms.set_context(mode=ms.GRAPH_MODE)
+    np.testing.assert_allclose(net(x).asnumpy(), eager, rtol=1e-5, atol=1e-5)
+    graph = compiled_graph(net.__dict__["_graph_fn"])
+    fused = [e for e in graph.eqns if e.prim.name == "FusedConvBN"]
+    assert len(fused) == 1 and fused[0].fused == ["Conv2D", "BatchNorm", "ReLU"]
+    net.conv.weight.set_data(ms.Tensor(net.conv.weight.asnumpy() * 0.5))  # folded at run time, not frozen
+    compiled = net(x).asnumpy()
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    np.testing.assert_allclose(compiled, net(x).asnumpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_training_batchnorm_is_not_folded():
+    from spore import nn
+
+    net = nn.SequentialCell(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4))
+    net.set_train(True)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net(ms.Tensor(rng.standard_normal((2, 3, 5, 5)).astype(np.float32)))
+    names = [e.prim.name for e in compiled_graph(net.__dict__["_graph_fn"]).eqns]
+    assert "FusedConvBN" not in names and "BatchNorm" in names

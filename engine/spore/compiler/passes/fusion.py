@@ -1,6 +1,8 @@
 """Fusion: merge chains of equations into single kernel calls.
 
 - MatMul (x @ W^T) + Add(bias) [+ ReLU]  ->  `FusedDense`: one GEMM and an in-place epilogue;
+- Conv2D + BatchNorm (inference) [+ ReLU]  ->  `FusedConvBN`: the BatchNorm folded into the conv's
+  weights and bias at run time (so later weight updates are seen), one conv call, ReLU in place;
 - chains of elementwise ops on one shape  ->  `FusedElementwise`: the whole chain in one call that
   reuses its own buffers (see `elementwise_fusion`).
 
@@ -46,8 +48,78 @@ FUSED_DENSE = _fused_dense_prim()
 
 
 def fuse(graph: Graph) -> Graph:
+    graph = _fuse_conv_bn(graph)
     graph = _fuse_dense(graph)
     return fuse_elementwise(graph)
+
+
+def _fused_conv_bn_impl(x: np.ndarray, w: np.ndarray, *rest: np.ndarray, has_bias: bool = False,
+                        epsilon: float = 1e-5, relu: bool = False, conv: Callable | None = None,
+                        conv_attrs: tuple = ()) -> np.ndarray:
+    b = rest[0] if has_bias else None
+    gamma, beta, mean, var = rest[1:] if has_bias else rest
+    scale = gamma.astype(np.float64) / np.sqrt(var.astype(np.float64) + epsilon)
+    w2 = (w * scale.reshape((-1,) + (1,) * (w.ndim - 1))).astype(w.dtype)
+    b2 = ((b if b is not None else 0.0) - mean) * scale + beta
+    out = conv(x, w2, b2.astype(w.dtype), **dict(conv_attrs))
+    if relu:
+        if not out.flags.writeable or out.base is not None:
+            out = np.array(out)
+        np.maximum(out, 0, out=out)
+    return out
+
+
+def _fused_conv_bn_prim():
+    from ...ops.primitive import Primitive
+
+    def infer(x, w, *rest, has_bias=False, epsilon=1e-5, relu=False, conv=None, conv_attrs=()):
+        raise TypeError("FusedConvBN is made by the fusion pass with its output aval already known")
+
+    return Primitive("FusedConvBN", infer, _fused_conv_bn_impl, None,
+                     "Conv2D + BatchNorm (inference) (+ ReLU) with the norm folded into the conv (fusion pass).")
+
+
+FUSED_CONV_BN = _fused_conv_bn_prim()
+
+
+def _fuse_conv_bn(graph: Graph) -> Graph:
+    uses = graph.uses()
+    eqns = list(graph.eqns)
+    producer = {o.id: i for i, e in enumerate(eqns) for o in e.outputs}
+    consumers: dict[int, list[int]] = {}
+    for i, e in enumerate(eqns):
+        for a in e.inputs:
+            if isinstance(a, Var):
+                consumers.setdefault(a.id, []).append(i)
+    dead: set[int] = set()
+    for i, e in enumerate(eqns):
+        if e.prim.name != "BatchNorm" or e.attrs.get("is_training") or e.attrs.get("data_format", "NCHW") != "NCHW":
+            continue
+        x = e.inputs[0]
+        ci = producer.get(x.id) if isinstance(x, Var) else None
+        if ci is None or ci in dead or eqns[ci].prim.name != "Conv2D" or uses.get(x.id, 0) != 1:
+            continue
+        if any(uses.get(o.id, 0) for o in e.outputs[1:]):
+            continue  # the batch statistics are read elsewhere
+        conv = eqns[ci]
+        out = e.outputs[0]
+        relu = False
+        names = ["Conv2D", "BatchNorm"]
+        nxt = consumers.get(out.id, [])
+        if uses.get(out.id, 0) == 1 and len(nxt) == 1 and eqns[nxt[0]].prim.name == "ReLU":
+            relu = True
+            names.append("ReLU")
+            dead.add(nxt[0])
+            out = eqns[nxt[0]].outputs[0]
+        has_bias = len(conv.inputs) > 2
+        attrs = {"has_bias": has_bias, "epsilon": e.attrs.get("epsilon", 1e-5), "relu": relu, "conv": conv.prim.impl,
+                 "conv_attrs": tuple(sorted(conv.attrs.items()))}
+        loc = eqns[nxt[0]].loc if relu else e.loc
+        eqns[i] = Eqn(FUSED_CONV_BN, list(conv.inputs) + list(e.inputs[1:]), attrs, [out], loc, e.scope, names)
+        dead.add(ci)
+    if not dead:
+        return graph
+    return apply_subst(graph, [e for k, e in enumerate(eqns) if k not in dead], {})
 
 
 def _fuse_dense(graph: Graph) -> Graph:
