@@ -29,7 +29,11 @@ class OpCase:
 
 @dataclass(frozen=True)
 class TrainCase:
-    """One training-step throughput measurement (Adam, lr 1e-3, mean sparse softmax cross-entropy)."""
+    """One training-step throughput measurement (Adam, lr 1e-3, mean sparse softmax cross-entropy).
+
+    LeNet-5 is the classic MNIST variant: conv 5x5 (pad 2) 1->6, ReLU, maxpool 2, conv 5x5 6->16,
+    ReLU, maxpool 2, Dense 400-120-84-10 with ReLUs; convolutions without bias (MindSpore's default).
+    """
 
     name: str
     label: str
@@ -48,6 +52,7 @@ OP_CASES: tuple[OpCase, ...] = (
 TRAIN_CASES: tuple[TrainCase, ...] = (
     TrainCase("mlp", "MLP 784-256-128-10 b64", 64),
     TrainCase("simplecnn", "SimpleCNN b32", 32),
+    TrainCase("lenet", "LeNet-5 b64 1x28x28", 64),
 )
 
 
@@ -94,6 +99,12 @@ def train_params(name: str) -> dict[str, np.ndarray]:
     if name == "simplecnn":
         return {"conv1.weight": _uniform(rng, (16, 3, 3, 3), 27),
                 "fc.weight": _uniform(rng, (10, 4096), 4096), "fc.bias": _uniform(rng, (10,), 4096)}
+    if name == "lenet":
+        p = {"conv1.weight": _uniform(rng, (6, 1, 5, 5), 25), "conv2.weight": _uniform(rng, (16, 6, 5, 5), 150)}
+        for i, (fi, fo) in enumerate(((400, 120), (120, 84), (84, 10)), start=1):
+            p[f"fc{i}.weight"] = _uniform(rng, (fo, fi), fi)
+            p[f"fc{i}.bias"] = _uniform(rng, (fo,), fi)
+        return p
     raise KeyError(f"unknown training case {name!r}")
 
 
@@ -104,6 +115,8 @@ def train_batch(name: str) -> tuple[np.ndarray, np.ndarray]:
         return rng.standard_normal((64, 784)).astype(F32), rng.integers(0, 10, 64).astype(np.int32)
     if name == "simplecnn":
         return rng.standard_normal((32, 3, 32, 32)).astype(F32), rng.integers(0, 10, 32).astype(np.int32)
+    if name == "lenet":
+        return rng.standard_normal((64, 1, 28, 28)).astype(F32), rng.integers(0, 10, 64).astype(np.int32)
     raise KeyError(f"unknown training case {name!r}")
 
 

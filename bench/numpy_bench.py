@@ -77,7 +77,7 @@ def build_train(case: TrainCase, params: dict[str, np.ndarray], x: np.ndarray,
                 y: np.ndarray) -> Callable[[], Any]:
     """An Adam training step of the hand-written model over the fixed batch."""
     p = {k: v.copy() for k, v in params.items()}
-    model = R.MLP(p) if case.name == "mlp" else R.SimpleCNN(p)
+    model = {"mlp": R.MLP, "simplecnn": R.SimpleCNN, "lenet": R.LeNet5}[case.name](p)
     step = R.TrainStep(model, lr=1e-3)
     return lambda: step(x, y)
 

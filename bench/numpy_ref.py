@@ -263,10 +263,47 @@ class SimpleCNN:
         return float(loss), g
 
 
+class LeNet5:
+    """LeNet-5 on 1x28x28: conv5x5 p2 (1->6) -> ReLU -> pool -> conv5x5 (6->16) -> ReLU -> pool -> 400-120-84-10.
+
+    Convolutions without bias (MindSpore's ``nn.Conv2d`` default), Dense layers with bias and ReLU.
+    """
+
+    def __init__(self, params: Params) -> None:
+        self.p = params
+
+    def loss_and_grads(self, x: np.ndarray, y: np.ndarray) -> tuple[float, dict[str, np.ndarray]]:
+        """Forward, mean softmax cross-entropy, and the backward pass of every parameter."""
+        p = self.p
+        h1, cc1 = conv2d_forward(x, p["conv1.weight"], None, stride=1, pad=2)
+        a1, r1 = relu_forward(h1)
+        m1, cp1 = maxpool2x2_forward(a1)
+        h2, cc2 = conv2d_forward(m1, p["conv2.weight"], None, stride=1, pad=0)
+        a2, r2 = relu_forward(h2)
+        m2, cp2 = maxpool2x2_forward(a2)
+        flat = m2.reshape(m2.shape[0], -1)
+        f1, cf1 = dense_forward(flat, p["fc1.weight"], p["fc1.bias"])
+        g1, rf1 = relu_forward(f1)
+        f2, cf2 = dense_forward(g1, p["fc2.weight"], p["fc2.bias"])
+        g2, rf2 = relu_forward(f2)
+        logits, cf3 = dense_forward(g2, p["fc3.weight"], p["fc3.bias"])
+        loss, cl = softmax_xent_forward(logits, y)
+        g: dict[str, np.ndarray] = {}
+        d = softmax_xent_backward(np.asarray(1.0, dtype=logits.dtype), cl)
+        d, g["fc3.weight"], g["fc3.bias"] = dense_backward(d, cf3)
+        d, g["fc2.weight"], g["fc2.bias"] = dense_backward(relu_backward(d, rf2), cf2)
+        d, g["fc1.weight"], g["fc1.bias"] = dense_backward(relu_backward(d, rf1), cf1)
+        d = maxpool2x2_backward(d.reshape(m2.shape), cp2)
+        d, g["conv2.weight"], _ = conv2d_backward(relu_backward(d, r2), cc2)
+        d = maxpool2x2_backward(d, cp1)
+        _, g["conv1.weight"], _ = conv2d_backward(relu_backward(d, r1), cc1, need_dx=False)
+        return float(loss), g
+
+
 class TrainStep:
     """One Adam training step of a model over a fixed batch, as a callable returning the loss."""
 
-    def __init__(self, model: MLP | SimpleCNN, lr: float = 1e-3) -> None:
+    def __init__(self, model: MLP | SimpleCNN | LeNet5, lr: float = 1e-3) -> None:
         self.model = model
         self.opt = Adam(model.p, lr=lr)
 

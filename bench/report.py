@@ -1,13 +1,15 @@
 """Plain-text tables of the bench results, and the cross-backend correctness check.
 
-Rows are (case, Spore mode): when Graph mode lands, its rows appear under the PyNative ones with the
-same numpy/PyTorch columns, so every ratio compares like with like.
+Rows of tables (a) and (b) are (case, Spore mode): Graph mode's rows sit under the PyNative ones with
+the same numpy/PyTorch columns, so every ratio compares like with like. Table (c) restates the
+training steps as Graph mode's speed-ups (the form the issue's targets take), (d) is compile time,
+and `targets` checks the issue's goals against the measured numbers.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,9 @@ from .cases import OP_CASES, TRAIN_CASES
 
 REF = ("numpy", "ref")
 TORCH = ("torch", "eager")
+TORCH_COMPILE = ("torch", "compile")
+PYNATIVE = ("spore", "pynative")
+GRAPH = ("spore", "graph")
 RTOL_OP = 1e-3    # float32 outputs and gradients, relative to the reference's largest magnitude
 TOL_LOSS = 1e-3   # absolute difference of the first training losses
 
@@ -171,3 +176,128 @@ def load_note(records: list[dict[str, Any]], threads: int, cores: int) -> str:
         text += (f"\n  WARNING: the machine was busy (load {busy:.1f} on {cores} cores): {threads}-thread timings "
                  "are unreliable; rerun on an idle machine for numbers worth comparing.")
     return text
+
+
+def _rate(rec: dict[str, Any] | None) -> float | None:
+    """Steps per second of a training record (None if it failed or is missing)."""
+    return 1.0 / rec["median_s"] if rec and "median_s" in rec else None
+
+
+def _speedup(a: float | None, b: float | None) -> str:
+    return f"{a / b:.2f}x" if a and b else "n/a"
+
+
+def _loss_diff(a: dict[str, Any] | None, b: dict[str, Any] | None) -> str:
+    """'ok <err>' / 'BAD <err>': the largest difference of the first training losses of two runs."""
+    if not a or not b or "losses" not in a or "losses" not in b:
+        return "n/a"
+    err = float(np.abs(np.asarray(a["losses"]) - np.asarray(b["losses"])).max())
+    return f"{'ok' if err < TOL_LOSS else 'BAD'} {err:.0e}"
+
+
+def render_graph(records: list[dict[str, Any]], threads: int,
+                 checks: dict[tuple[str, str], dict[str, str]]) -> str:
+    """Table (c): Graph mode's training-step speed-up over PyNative and PyTorch eager, with the loss checks."""
+    idx = _index(records)
+    rows = []
+    for tc in TRAIN_CASES:
+        g, p, t = (idx.get(("train", tc.name, *be, threads)) for be in (GRAPH, PYNATIVE, TORCH))
+        if g is None and p is None:
+            continue
+        gs, ps, ts = _rate(g), _rate(p), _rate(t)
+        rows.append([tc.label, _num(ps, 1), _num(gs, 1), _num(ts, 1), _speedup(gs, ps), _speedup(gs, ts),
+                     str(g.get("graphs", "n/a")) if g else "n/a", _loss_diff(g, p),
+                     checks.get(GRAPH, {}).get(tc.name, "")])
+    head = (f"(c) Graph vs PyNative, training step (TrainOneStepCell: forward + backward + Adam), {threads} thread(s): "
+            "steps/s\n    ratio = Graph steps/s / other steps/s, i.e. Graph's speed-up (> 1 means Graph is faster); "
+            "graphs = graphs compiled\n    for the step (1 = the whole step is one graph); losses = first 3 steps")
+    return head + "\n" + table(["model", "PyNative st/s", "Graph st/s", "PyTorch st/s", "Graph/PyNative",
+                                 "Graph/PyTorch", "graphs", "loss vs PyNative", "loss vs ref"], rows, "lrrrrrrll")
+
+
+def render_compile(records: list[dict[str, Any]], threads: int) -> str:
+    """Table (d): compile time per network, Spore Graph mode next to torch.compile, with the compiled step rate."""
+    idx = _index(records)
+    rows = []
+    for tc in TRAIN_CASES:
+        s, t = (idx.get(("compile", tc.name, *be, threads)) for be in (GRAPH, TORCH_COMPILE))
+        if s is None and t is None:
+            continue
+        ms = lambda r, k: _num(r[k] * 1e3, 1) if r and k in r else "n/a"
+        short = lambda v: f"{v * 1e3:.1f}" if v < 0.01 else f"{v * 1e3:.0f}"
+        warm = lambda r: (f"{_num(r['median_s'] * 1e3, 1)} ({', '.join(short(w) for w in r['warm_s'])})"
+                          if r and "warm_s" in r else "n/a")
+        rate = lambda r: _num(1.0 / r["step_s"], 1) if r and "step_s" in r else "n/a"
+        rows.append([tc.label, ms(s, "cold_s"), warm(s), rate(s), ms(t, "cold_s"), warm(t), rate(t)])
+    head = (f"(d) compile time, {threads} thread(s): first step of a fresh network minus its steady-state step, ms; "
+            "cold = the network's first\n    compile in a fresh process (the first row's also pays one-time imports; "
+            "torch.compile: Inductor's on-disk cache as found,\n    see torch[compile] above), warm = median (each) "
+            "of the fresh networks built after it; st/s = the compiled step's steps/s")
+    return head + "\n" + table(["model", "Spore cold ms", "Spore warm ms", "Graph st/s", "torch.compile cold ms",
+                                 "torch.compile warm ms", "torch.compile st/s"], rows, "lrrrrrr")
+
+
+def targets(records: list[dict[str, Any]], thread_counts: Sequence[int]) -> str:
+    """The issue's goals, each with this run's numbers per thread count and met / MISSED."""
+    idx = _index(records)
+    rate = lambda case, be, t: _rate(idx.get(("train", case, *be, t)))
+    lines = []
+
+    def verdict(oks: list[bool | None]) -> str:
+        if any(o is None for o in oks) or not oks:
+            return "n/a"
+        return "met" if all(oks) else "MISSED"
+
+    def per_thread(fmt: Callable[[int], tuple[str, bool | None]]) -> tuple[str, str]:
+        parts, oks = [], []
+        for t in thread_counts:
+            text, ok = fmt(t)
+            parts.append(f"{t} thr: {text}")
+            oks.append(ok)
+        return "; ".join(parts), verdict(oks)
+
+    def num(v: float | None) -> str:
+        return "n/a" if v is None else f"{v:.0f}"
+
+    def mlp(t: int) -> tuple[str, bool | None]:
+        g = rate("mlp", GRAPH, t)
+        tc = idx.get(("compile", "mlp", *TORCH_COMPILE, t))
+        tcr = 1.0 / tc["step_s"] if tc and "step_s" in tc else None
+        ok = None if g is None else g > 1700 and g > 1400 and (tcr is None or g > tcr)
+        return f"Graph {num(g)} st/s" + (f" vs torch.compile here {num(tcr)}" if tcr else ""), ok
+
+    text, v = per_thread(mlp)
+    lines.append(f"  [{v}] Graph MLP step > MindSpore 2.10 Graph (~1,700 st/s) and torch.compile (~1,400 st/s, and "
+                 f"this machine's): {text}")
+
+    def cnn(t: int) -> tuple[str, bool | None]:
+        g, e = rate("simplecnn", GRAPH, t), rate("simplecnn", TORCH, t)
+        ok = None if g is None else g > 220 and (e is None or g > e)
+        return f"Graph {num(g)} vs PyTorch eager {num(e)} st/s", ok
+
+    text, v = per_thread(cnn)
+    lines.append(f"  [{v}] Graph SimpleCNN step > PyTorch eager (~220 st/s, and this machine's): {text}")
+    for tc in TRAIN_CASES:
+        def sp(t: int, name: str = tc.name) -> tuple[str, bool | None]:
+            g, p = rate(name, GRAPH, t), rate(name, PYNATIVE, t)
+            return (f"{g / p:.2f}x", g / p >= 1.5) if g and p else ("n/a", None)
+
+        text, v = per_thread(sp)
+        lines.append(f"  [{v}] Graph >= 1.5x PyNative, {tc.label}: {text}")
+
+    def lenet(t: int) -> tuple[str, bool | None]:
+        r = idx.get(("compile", "lenet", *GRAPH, t))
+        tc = idx.get(("compile", "lenet", *TORCH_COMPILE, t))
+        if not r or "median_s" not in r:
+            return "not measured", None
+        extra = f" (torch.compile here {tc['median_s']:.2f} s warm)" if tc and "median_s" in tc else ""
+        return f"warm {r['median_s'] * 1e3:.1f} ms, cold {r['cold_s'] * 1e3:.1f} ms{extra}", r["median_s"] < 0.1
+    measured = [t for t in thread_counts if ("compile", "lenet", *GRAPH, t) in idx]
+    parts, oks = [], []
+    for t in measured:
+        text, ok = lenet(t)
+        parts.append(f"{t} thr: {text}")
+        oks.append(ok)
+    lines.append(f"  [{verdict(oks)}] LeNet compile < 100 ms (MindSpore 0.26-0.5 s, torch.compile 1.2-2 s warm): "
+                 + ("; ".join(parts) or "not measured"))
+    return "Targets (from the issue; reference figures are the issue's, measured elsewhere):\n" + "\n".join(lines)

@@ -1,8 +1,14 @@
-"""Spore vs a numpy reference vs PyTorch eager: per-op forward+backward and training-step throughput.
+"""Spore (PyNative and Graph mode) vs a numpy reference vs PyTorch: per-op forward+backward,
+training-step throughput, compile time, and the dataset pipeline's parallel map.
 
-    .venv/bin/python bench/run.py                 # what `make bench` runs (~2 minutes)
-    .venv/bin/python bench/run.py --quick         # shorter timings, for a smoke run
+    .venv/bin/python bench/run.py                 # what `make bench` runs (~3-4 minutes on 2 cores)
+    .venv/bin/python bench/run.py --quick         # shorter timings, for a smoke run (~1 minute)
     SPORE_BENCH_TORCH_PYTHON=/path/to/python bench/run.py   # PyTorch from another interpreter
+
+Sections: (a) ops and (b) training steps in both Spore modes beside numpy and PyTorch eager, (c) Graph
+mode's speed-up per network, per thread count; (d) compile time (Spore Graph mode, and torch.compile
+when it works here: a cold compile over --torch-compile-limit seconds or a failure prints n/a with the
+reason); the issue's targets; (e) bench/bench_dataset.py's table (map with 1 vs 2 workers).
 
 Each (backend, mode, thread count) is measured in its own subprocess with OMP_NUM_THREADS,
 OPENBLAS_NUM_THREADS and MKL_NUM_THREADS set (and torch.set_num_threads): thread pools are sized at
@@ -21,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,10 +36,11 @@ if str(ROOT) not in sys.path:  # run as a script: make `bench` importable as a p
     sys.path.insert(0, str(ROOT))
 
 from bench import report  # noqa: E402
+from bench.cases import TRAIN_CASES  # noqa: E402
 
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 INFO_VARS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
-SPORE_MODES = ("pynative",)  # add "graph" here (and in spore_bench.MODES) when Graph mode lands
+SPORE_MODES = ("pynative", "graph")  # as spore_bench.MODES
 
 
 def cpu_model() -> str:
@@ -90,14 +98,15 @@ def header(torch_python: str, torch_info: dict[str, Any] | None, thread_counts: 
                     "OMP/OPENBLAS/MKL_NUM_THREADS=N and torch.set_num_threads(N)"),
         ("this shell", inherited),
         ("timing", "median of repeated calls after warm-up, best median of the rounds; "
-                   "ratios are Spore time / other time"),
+                   "ratios in (a), (b) are Spore time / other time, in (c) Graph's speed-up"),
     ]
     lines = ["Spore benchmark"] + [f"  {k:<18}: {v}" for k, v in facts]
     return "\n".join(lines)
 
 
 def run_worker(python: str, backend: str, mode: str, threads: int, budget: float, check_dir: Path | None,
-               only: str) -> dict[str, Any]:
+               only: str, task: str = "measure", extra: Sequence[str] = (),
+               timeout: float | None = None) -> dict[str, Any]:
     """One measurement set in a subprocess; a crash becomes an error record per case, not a dead bench."""
     env = dict(os.environ)
     env.update({v: str(threads) for v in THREAD_VARS})
@@ -109,23 +118,50 @@ def run_worker(python: str, backend: str, mode: str, threads: int, budget: float
         cmd += ["--check-dir", str(check_dir)]
     if only:
         cmd += ["--only", only]
+    cmd += ["--task", task, *extra]
+    label = f"{backend}[{mode}]" + (" compile" if task == "compile" else "")
     t0, load0 = time.perf_counter(), os.getloadavg()[0]
-    p = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
-    dt, load1 = time.perf_counter() - t0, os.getloadavg()[0]
     try:
+        p = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
         res = json.loads(out.read_text()) if p.returncode == 0 else None
+        tail = "" if res else (p.stderr.strip().splitlines() or ["no output"])[-1]
+    except subprocess.TimeoutExpired:
+        res, tail = None, f"timed out after {timeout:.0f} s"
     finally:
         out.unlink(missing_ok=True)
+    dt, load1 = time.perf_counter() - t0, os.getloadavg()[0]
     if res is None:
-        tail = (p.stderr.strip().splitlines() or ["no output"])[-1]
-        print(f"  {backend}[{mode}] x{threads}: worker failed ({tail})", file=sys.stderr)
+        print(f"  {label} x{threads}: worker failed ({tail})", file=sys.stderr)
         return {"info": {}, "records": [], "failed": tail}
     for r in res["records"]:
         r["load"] = [round(load0, 2), round(load1, 2)]  # 1-min load average before/after: the noise gauge
     n_err = sum("error" in r for r in res["records"])
-    print(f"  {backend}[{mode}] x{threads}: {len(res['records'])} cases in {dt:.1f}s"
+    print(f"  {label} x{threads}: {len(res['records'])} cases in {dt:.1f}s"
           + (f", {n_err} n/a" if n_err else ""), file=sys.stderr)
     return res
+
+
+def compile_failure_records(backend: str, mode: str, threads: int, reason: str, only: str) -> list[dict[str, Any]]:
+    """A compile worker that crashed or timed out: one error record per training case, so (d) says why."""
+    names = [tc.name for tc in TRAIN_CASES if not only or tc.name in only.split(",")]
+    return [{"backend": backend, "mode": mode, "threads": threads, "kind": "compile", "case": n,
+             "error": f"torch.compile worker: {reason}" if backend == "torch" else reason} for n in names]
+
+
+def run_dataset_bench(quick: bool) -> str:
+    """bench/bench_dataset.py in its own process (it spawns map workers and pins BLAS to 1 thread): its table."""
+    cmd = [sys.executable, str(ROOT / "bench" / "bench_dataset.py")]
+    if quick:
+        cmd += ["--samples", "32", "--repeats", "2"]
+    t0 = time.perf_counter()
+    try:
+        p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        return "n/a: bench_dataset.py timed out after 300 s"
+    print(f"  dataset bench: {time.perf_counter() - t0:.1f}s", file=sys.stderr)
+    if p.returncode != 0:
+        return "n/a: bench_dataset.py failed: " + (p.stderr.strip().splitlines() or ["no output"])[-1]
+    return p.stdout.rstrip()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -133,11 +169,15 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--threads", default="1,2", help="comma-separated thread counts (default 1,2)")
     ap.add_argument("--budget", type=float, default=0.4, help="seconds of timed calls per measurement")
-    ap.add_argument("--rounds", type=int, default=3,
-                    help="repeat every set this many times and keep each case's fastest median (default 3)")
+    ap.add_argument("--rounds", type=int, default=4,
+                    help="repeat every set this many times and keep each case's fastest median "
+                         "(default 4: each of the two alternating set orders twice)")
     ap.add_argument("--quick", action="store_true", help="budget 0.15 s, 1 round: a fast, noisier smoke run")
     ap.add_argument("--only", default="", help="comma-separated case names (e.g. matmul,mlp)")
     ap.add_argument("--no-torch", action="store_true", help="skip PyTorch even if it is importable")
+    ap.add_argument("--torch-compile-limit", type=float, default=60.0,
+                    help="seconds a torch.compile first step may take before it is reported n/a (0: skip it)")
+    ap.add_argument("--no-dataset", action="store_true", help="skip the dataset (parallel map) table")
     ap.add_argument("--json", type=Path, default=None, help="also write raw results here (e.g. bench/results.json)")
     a = ap.parse_args(argv)
     budget = 0.15 if a.quick else a.budget
@@ -158,6 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     results: list[dict[str, Any]] = []
     infos: dict[str, Any] = {}
     failures: list[str] = []
+    t_compile = thread_counts[0]  # compile time hardly depends on threads: measured at the first count only
     with tempfile.TemporaryDirectory(prefix="spore-bench-") as tmp:
         check_dir = Path(tmp)
         for rnd in range(a.rounds):
@@ -173,6 +214,24 @@ def main(argv: list[str] | None = None) -> int:
                     if "failed" in res:
                         failures.append(f"  {backend}[{mode}] x{threads} worker crashed: {res['failed']}")
                     infos[f"{backend}[{mode}]"] = res["info"] or infos.get(f"{backend}[{mode}]", {})
+            if "graph" in SPORE_MODES:  # Graph mode's compile time, best of the rounds like every other number
+                res = run_worker(sys.executable, "spore", "graph", t_compile, budget / 2, None, a.only, "compile")
+                results.extend(res["records"] or compile_failure_records("spore", "graph", t_compile,
+                                                                         res.get("failed", "no records"), a.only))
+        if not torch_info:
+            failures.append(f"  n/a: PyTorch and torch.compile columns: torch not importable from {torch_python}"
+                            + (" (--no-torch)" if a.no_torch else ""))
+        elif a.torch_compile_limit <= 0:
+            failures.append("  n/a: torch.compile columns: skipped (--torch-compile-limit 0)")
+        if torch_info and a.torch_compile_limit > 0:
+            # once, after the rounds: a cold Inductor compile is slow and leaves compiler processes behind
+            res = run_worker(torch_python, "torch", "compile", t_compile, budget / 2, None, a.only, "compile",
+                             ["--fresh", "2", "--limit", str(a.torch_compile_limit)],
+                             timeout=2 * a.torch_compile_limit + 30)
+            results.extend(res["records"] or compile_failure_records("torch", "compile", t_compile,
+                                                                     res.get("failed", "no records"), a.only))
+            infos["torch[compile]"] = res["info"]
+        dataset_table = "" if a.no_dataset else run_dataset_bench(a.quick)
         results = report.best_of_rounds(results)
         checks = {(b, m): report.check_dir_errors(check_dir, b, m) for _, b, m in sets if b != "numpy"}
 
@@ -185,7 +244,20 @@ def main(argv: list[str] | None = None) -> int:
         print()
         print(f"=== {threads} thread(s) ===")
         print(report.render(results, threads, SPORE_MODES, checks))
+        if "graph" in SPORE_MODES:
+            print()
+            print(report.render_graph(results, threads, checks))
         print(report.load_note(results, threads, os.cpu_count() or 1))
+    if any(r["kind"] == "compile" for r in results):
+        print()
+        print("=== compile time ===")
+        print(report.render_compile(results, t_compile))
+        print()
+        print(report.targets(results, thread_counts))
+    if dataset_table:
+        print()
+        print("=== (e) dataset: map(num_parallel_workers=1 vs 2), bench/bench_dataset.py ===")
+        print(dataset_table)
     n = "\n".join([*dict.fromkeys(failures), report.notes(results, checks)]).strip("\n")
     if n:
         print()
@@ -193,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
         print(n)
     print(f"\nTotal bench time {time.perf_counter() - t_start:.0f}s.")
     if a.json:
-        a.json.write_text(json.dumps({"header": head, "infos": infos, "records": results,
+        a.json.write_text(json.dumps({"header": head, "infos": infos, "records": results, "dataset": dataset_table,
                                       "checks": {f"{b}[{m}]": c for (b, m), c in checks.items()}}, indent=1))
     return 0
 

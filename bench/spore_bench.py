@@ -2,12 +2,16 @@
 
 Same protocol as `numpy_bench`. Op gradients go through the public autodiff API
 (``ms.value_and_grad(..., sens_param=True)`` with the same upstream gradient as the other backends),
-training through the seeds' loop: ``value_and_grad(forward_fn, None, optimizer.parameters,
-has_aux=True)`` then ``optimizer(grads)``.
+training through the Cells users run: ``nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn), optimizer)``
+called on the batch (forward, backward and Adam update).
 
-Modes: ``pynative`` now. Graph mode is a later issue: add ``"graph"`` to `MODES`, make `setup` switch
-the context, and let `_compile` wrap the differentiated functions (e.g. with ``ms.jit``); `run.py`
-then adds rows with mode ``graph`` without other changes.
+Modes: ``pynative`` and ``graph``. The same program runs in both; `setup` only switches the context
+(``ms.set_context(mode=ms.GRAPH_MODE)``), so in Graph mode the TrainOneStepCell call compiles the whole
+step into one graph (cached per input signature in the Cell's ``_graph_fn``), and `_compile` wraps each
+op case's differentiated function in ``ms.jit(fullgraph=True)`` (a failure to compile is an error in
+the table, never a silent PyNative fallback). In PyNative the seeds' functional loop
+(``value_and_grad(forward_fn, None, optimizer.parameters, has_aux=True)`` then ``optimizer(grads)``)
+measures the same as TrainOneStepCell within noise, so the Graph/PyNative ratio compares one program.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ import numpy as np
 
 from .cases import OpCase, TrainCase
 
-MODES = ("pynative",)
+MODES = ("pynative", "graph")
 ms: Any = None
 nn: Any = None
 ops: Any = None
@@ -63,29 +67,45 @@ def setup(threads: int, mode: str) -> dict[str, Any]:
 
 
 def _compile(fn: Callable) -> Callable:
-    """Hook for Graph mode (wrap in ``ms.jit``); PyNative runs the function as written."""
+    """Graph mode compiles `fn` with ``ms.jit(fullgraph=True)``; PyNative runs the function as written."""
+    if ms.get_context("mode") == ms.GRAPH_MODE:
+        return ms.jit(fn, fullgraph=True)
     return fn
 
 
 def _op_fn(case: OpCase, d: dict[str, np.ndarray]) -> Callable:
-    """The differentiated function of an op case; its positional inputs are `case.grads` in order."""
+    """The differentiated function of an op case; its positional inputs are `case.grads` in order.
+
+    Named functions, not lambdas: Graph mode compiles them (it refuses lambdas, as MindSpore does).
+    """
     name = case.name
     if name == "matmul":
-        return lambda a, b: ops.matmul(a, b)
+        def matmul(a: Any, b: Any) -> Any:
+            return ops.matmul(a, b)
+        return matmul
     if name.startswith("conv"):
-        return lambda x, w: ops.conv2d(x, w, None, stride=1, pad_mode="pad", padding=1)
+        def conv(x: Any, w: Any) -> Any:
+            return ops.conv2d(x, w, None, stride=1, pad_mode="pad", padding=1)
+        return conv
     if name == "maxpool":
-        return lambda x: ops.max_pool2d(x, kernel_size=2, stride=2)
+        def maxpool(x: Any) -> Any:
+            return ops.max_pool2d(x, kernel_size=2, stride=2)
+        return maxpool
     if name == "softmax_xent":
         labels = ms.Tensor(d["labels"])
         loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-        return lambda logits: loss_fn(logits, labels)
+
+        def xent(logits: Any) -> Any:
+            return loss_fn(logits, labels)
+        return xent
     if name == "batchnorm":
         rm = ms.Parameter(ms.Tensor(d["running_mean"]), name="running_mean", requires_grad=False)
         rv = ms.Parameter(ms.Tensor(d["running_var"]), name="running_var", requires_grad=False)
-        f = lambda x, gamma, beta: ops.batch_norm(x, rm, rv, gamma, beta, training=True, momentum=0.1, eps=1e-5)
-        f.state = lambda: {"running_mean": rm, "running_var": rv}
-        return f
+
+        def batchnorm(x: Any, gamma: Any, beta: Any) -> Any:
+            return ops.batch_norm(x, rm, rv, gamma, beta, training=True, momentum=0.1, eps=1e-5)
+        batchnorm.state = lambda: {"running_mean": rm, "running_var": rv}  # type: ignore[attr-defined]
+        return batchnorm
     raise KeyError(name)
 
 
@@ -135,7 +155,26 @@ def _models() -> dict[str, type]:
         def construct(self, x: Any) -> Any:
             return self.fc(self.flatten(self.pool(self.relu(self.conv1(x)))))
 
-    return {"mlp": MLP, "simplecnn": SimpleCNN}
+    class LeNet5(nn.Cell):
+        """LeNet-5 on 1x28x28 (conv1 padded by 2, so fc1 sees 16x5x5 as in the 32x32 original)."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.conv1 = nn.Conv2d(1, 6, 5, pad_mode="pad", padding=2)
+            self.conv2 = nn.Conv2d(6, 16, 5, pad_mode="valid")
+            self.pool = nn.MaxPool2d(kernel_size=2, stride=2)
+            self.relu = nn.ReLU()
+            self.flatten = nn.Flatten()
+            self.fc1 = nn.Dense(16 * 5 * 5, 120)
+            self.fc2 = nn.Dense(120, 84)
+            self.fc3 = nn.Dense(84, 10)
+
+        def construct(self, x: Any) -> Any:
+            x = self.pool(self.relu(self.conv1(x)))
+            x = self.flatten(self.pool(self.relu(self.conv2(x))))
+            return self.fc3(self.relu(self.fc2(self.relu(self.fc1(x)))))
+
+    return {"mlp": MLP, "simplecnn": SimpleCNN, "lenet": LeNet5}
 
 
 def _load(net: Any, params: dict[str, np.ndarray]) -> None:
@@ -151,26 +190,34 @@ def _load(net: Any, params: dict[str, np.ndarray]) -> None:
 
 def build_train(case: TrainCase, params: dict[str, np.ndarray], x: np.ndarray,
                 y: np.ndarray) -> Callable[[], Any]:
-    """The seeds' custom training loop, one step per call."""
+    """A fresh network and ``TrainOneStepCell``, one step per call (in Graph mode the first call compiles)."""
     net = _models()[case.name]()
     _load(net, params)
     loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     optimizer = nn.Adam(params=net.trainable_params(), learning_rate=0.001)
-
-    def forward_fn(data: Any, label: Any) -> tuple[Any, Any]:
-        logits = net(data)
-        loss = loss_fn(logits, label)
-        return loss, logits
-
-    grad_fn = _compile(ms.value_and_grad(forward_fn, None, optimizer.parameters, has_aux=True))
+    train_step = nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn), optimizer)
+    train_step.set_train()
     data, label = ms.Tensor(x), ms.Tensor(y)
 
     def step() -> Any:
-        (loss, _), grads = grad_fn(data, label)
-        optimizer(grads)
-        return loss
+        return train_step(data, label)
 
+    step.cell = train_step  # type: ignore[attr-defined]  # for checks: Graph mode's compile cache lives here
     return step
+
+
+def describe_train(step: Callable[[], Any]) -> dict[str, Any]:
+    """Graph mode: how many graphs the training step's Cell compiled (1 = one graph for the whole step).
+
+    Read after the checked steps, from the compile cache in ``cell.__dict__["_graph_fn"].cache``; a
+    step that never compiled raises, so a Graph row cannot silently measure PyNative.
+    """
+    if ms.get_context("mode") != ms.GRAPH_MODE:
+        return {}
+    jf = step.cell.__dict__.get("_graph_fn")  # type: ignore[attr-defined]
+    if jf is None or not jf.cache:
+        raise RuntimeError("GRAPH_MODE training step did not compile (no entry in TrainOneStepCell's _graph_fn cache)")
+    return {"graphs": len(jf.cache)}
 
 
 def to_numpy(obj: Any) -> np.ndarray:
