@@ -6,6 +6,8 @@ import pytest
 import spore as ms
 from spore import nn, ops
 
+from ..nets import SimpleCNN
+
 rng = np.random.default_rng(0)
 
 
@@ -36,23 +38,6 @@ class LeNet(nn.Cell):
         x = self.pool(self.relu(self.conv1(x)))
         x = self.pool(self.relu(self.conv2(x)))
         return self.fc2(self.relu(self.fc1(self.flatten(x))))
-
-
-class SimpleCNN(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.conv1 = nn.Conv2d(3, 16, 3, pad_mode="pad", padding=1)
-        self.pool = nn.MaxPool2d(kernel_size=2, stride=2)
-        self.fc = nn.Dense(16 * 16 * 16, 10)
-        self.relu = nn.ReLU()
-        self.flatten = nn.Flatten()
-
-    def construct(self, x):
-        x = self.conv1(x)
-        x = self.relu(x)
-        x = self.pool(x)
-        x = self.flatten(x)
-        return self.fc(x)
 
 
 class ShapeIf(nn.Cell):

@@ -11,6 +11,8 @@ import spore as ms
 import spore.nn as nn
 from spore import Tensor
 
+from ..nets import SimpleCNN
+
 RNG = np.random.default_rng(0)
 
 
@@ -383,25 +385,6 @@ def test_batchnorm_parameters_and_use_batch_statistics():
 
 
 # --- a whole CNN --------------------------------------------------------------------------------
-class SimpleCNN(nn.Cell):
-    """The seeds' network, unchanged."""
-
-    def __init__(self):
-        super().__init__()
-        self.conv1 = nn.Conv2d(3, 16, 3, pad_mode='pad', padding=1)
-        self.pool = nn.MaxPool2d(kernel_size=2, stride=2)
-        self.fc = nn.Dense(16 * 16 * 16, 10)
-        self.relu = nn.ReLU()
-        self.flatten = nn.Flatten()
-
-    def construct(self, x):
-        x = self.conv1(x)
-        x = self.relu(x)
-        x = self.pool(x)
-        x = self.flatten(x)
-        return self.fc(x)
-
-
 def test_seed_simple_cnn_parameters_output_and_repr():
     net = SimpleCNN()
     # MindSpore's Conv2d has no bias by default, so the seed network has three parameters
@@ -463,5 +446,5 @@ def test_shape_error_inside_a_network_points_at_the_construct_line():
     fc_line = start + next(i for i, text in enumerate(lines) if "self.fc(x)" in text)
     with pytest.raises(ms.ShapeError) as info:
         SimpleCNN()(Tensor(np.zeros((2, 3, 28, 28), np.float32)))  # 28x28 images: 3136 features, not 4096
-    assert (info.value.loc.file, info.value.loc.line) == (__file__, fc_line)
+    assert (info.value.loc.file, info.value.loc.line) == (inspect.getsourcefile(SimpleCNN), fc_line)
     assert "got shape (2, 3136)" in str(info.value) and "return self.fc(x)" in str(info.value)

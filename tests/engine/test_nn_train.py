@@ -8,6 +8,8 @@ import spore as ms
 import spore.nn as nn
 from spore import ParameterTuple, Tensor
 
+from ..nets import SimpleCNN
+
 
 class TinySGD:
     """Just what TrainOneStepCell needs from an optimizer: `parameters` and `__call__(grads)`."""
@@ -124,25 +126,6 @@ def test_with_eval_cell_returns_loss_outputs_and_labels():
 def test_train_one_step_needs_an_optimizer_with_parameters():
     with pytest.raises(TypeError, match="parameters"):
         nn.TrainOneStepCell(nn.Dense(1, 1), object())
-
-
-class SimpleCNN(nn.Cell):
-    """The seeds' network, unchanged."""
-
-    def __init__(self):
-        super().__init__()
-        self.conv1 = nn.Conv2d(3, 16, 3, pad_mode='pad', padding=1)
-        self.pool = nn.MaxPool2d(kernel_size=2, stride=2)
-        self.fc = nn.Dense(16 * 16 * 16, 10)
-        self.relu = nn.ReLU()
-        self.flatten = nn.Flatten()
-
-    def construct(self, x):
-        x = self.conv1(x)
-        x = self.relu(x)
-        x = self.pool(x)
-        x = self.flatten(x)
-        return self.fc(x)
 
 
 def image_batch(seed=0, n=8):
