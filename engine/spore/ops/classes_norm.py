@@ -12,14 +12,11 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
-
-# `from .norm import ...` (not `from . import norm`): the package attribute `spore.ops.norm` is the
-# `ops.norm` function (vector norms), while the import system resolves the submodule itself.
 from . import loss_ops as _L
 from . import nn_misc as _M
-from .norm import BatchNorm as _BatchNormPrim
-from .norm import LayerNorm as _LayerNormPrim
-from .norm import _update_running_stats
+from .normalization import BatchNorm as _BatchNormPrim
+from .normalization import LayerNorm as _LayerNormPrim
+from .normalization import _update_running_stats
 from .operation import Operation
 
 

@@ -13,7 +13,7 @@ _MODULE_NAMES = (
     "math_ops", "activation", "comparison",             # elementwise math, activations, comparisons
     "shape_ops", "indexing", "creation",                # movement, indexing, tensor creation
     "conv_pool",                                        # conv / pooling (oneDNN kernels)
-    "norm", "loss_ops", "nn_misc",                      # batch/layer norm, losses, dropout/embedding
+    "normalization", "loss_ops", "nn_misc",             # batch/layer norm, losses, dropout/embedding
     "state",                                            # in-place state updates (assign)
 )
 DECLARATION_MODULES: tuple[types.ModuleType, ...] = tuple(

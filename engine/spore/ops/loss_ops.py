@@ -23,7 +23,7 @@ from ..autodiff.tape import is_tracked
 from ..errors import DTypeError, ShapeError, located
 from ..tensor import Tensor
 from ._rules import broadcast_shapes, require_same_dtype
-from .norm import _as, _f32, _kernel_ok, _require_float
+from .normalization import _as, _f32, _kernel_ok, _require_float
 from .primitive import Aval, primitive
 
 _REDUCTIONS = ("none", "mean", "sum")

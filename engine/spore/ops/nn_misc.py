@@ -20,7 +20,7 @@ from ..autodiff.tape import is_tracked
 from ..common.seed import rng
 from ..errors import DTypeError, ShapeError, located
 from ..tensor import Tensor
-from .norm import _f32, _require_float
+from .normalization import _f32, _require_float
 from .primitive import Aval, primitive
 
 # --- dropout -----------------------------------------------------------------------------------

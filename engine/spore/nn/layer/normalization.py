@@ -12,7 +12,7 @@ from typing import Any
 
 from ...common import dtype as mstype
 from ...ops import functional as F
-from ...ops.norm import LayerNorm as _LayerNormPrim
+from ...ops.normalization import LayerNorm as _LayerNormPrim
 from ...tensor import Tensor
 from ..cell import Cell
 from ._common import check_bool, check_int, make_param, shape_error
