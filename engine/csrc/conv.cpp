@@ -22,7 +22,6 @@
 #include <pybind11/stl.h>
 
 #ifdef __GLIBC__
-#include <malloc.h>
 #endif
 
 #include <algorithm>
@@ -430,30 +429,9 @@ py::dict conv2d_impl_info(Quad x_shape, Quad w_shape, Pair stride, Quad pad, Pai
     return d;
 }
 
-// Process-wide allocator policy, set once at import. Every op returns fresh NumPy arrays the size of
-// an activation (MBs); glibc serves those by mmap and returns them to the OS on free (and trims the
-// heap top), so each training step page-faults its whole working set back in. In a VM a fault is
-// expensive: SimpleCNN (batch 32, one thread) ran 12-21 ms per step with glibc's defaults and 5.3-6.4
-// with freed memory kept for reuse. Opt out with SPORE_MALLOC_DEFAULTS=1; a user who tuned malloc
-// through the environment keeps their settings.
-bool keep_freed_memory() {
-#ifdef __GLIBC__
-    if (std::getenv("SPORE_MALLOC_DEFAULTS") || std::getenv("MALLOC_MMAP_THRESHOLD_") ||
-        std::getenv("MALLOC_TRIM_THRESHOLD_"))
-        return false;
-    const char* tunables = std::getenv("GLIBC_TUNABLES");
-    if (tunables && std::strstr(tunables, "glibc.malloc")) return false;
-    return mallopt(M_MMAP_THRESHOLD, 32 << 20) == 1 && mallopt(M_TRIM_THRESHOLD, 512 << 20) == 1;
-#else
-    return false;
-#endif
-}
-
 }  // namespace
 
 void register_conv(py::module_& m) {
-    // (lives here until module.cpp, which owns process-wide setup, takes it over)
-    m.attr("malloc_tuned") = keep_freed_memory();
     m.def("conv2d_forward", &conv2d_forward, py::arg("x"), py::arg("w"), py::arg("b"), py::arg("stride"),
           py::arg("pad"), py::arg("dilation"), py::arg("groups"),
           "float32 NCHW convolution y = conv(x, w) (+ b); pad = (top, bottom, left, right)");
