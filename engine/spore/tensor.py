@@ -172,9 +172,6 @@ class Tensor:
     def tolist(self) -> Any:
         return self._data.tolist()
 
-    def asnumpy_copy(self) -> np.ndarray:
-        return self._data.copy()
-
     def __len__(self) -> int:
         if self._data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")

@@ -23,7 +23,7 @@ import numpy as np
 from ..ops.primitive import TRACING
 from .control_flow import IF, WHILE
 from .grad import WHILE_GRAD
-from .ir import Const, Eqn, Graph, Var
+from .ir import Const, Eqn, Graph, Var, subgraphs
 
 Step = Callable[[list], None]
 
@@ -245,7 +245,7 @@ class Executable:
             for a in e.inputs:
                 if isinstance(a, Var):
                     last[a.id] = i
-            for sub in (v for v in e.attrs.values() if isinstance(v, Graph)):
+            for sub in subgraphs(e):
                 for vid in sub.free_uses():
                     last[vid] = i
         ok: set[int] = set()
@@ -268,7 +268,7 @@ class Executable:
             for a in e.inputs:
                 if isinstance(a, Var):
                     last[self.slots.of(a)] = i
-            for sub in (v for v in e.attrs.values() if isinstance(v, Graph)):
+            for sub in subgraphs(e):
                 for vid in sub.free_uses():
                     slot = self.slots.index.get(vid)
                     if slot is not None:

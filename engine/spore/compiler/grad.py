@@ -23,7 +23,7 @@ from ..errors import GradError
 from ..ops.primitive import Aval, Primitive
 from ..tensor import Tensor
 from .control_flow import IF, WHILE
-from .ir import Const, Eqn, Graph, Var
+from .ir import Const, Eqn, Graph, Var, subgraphs
 from .trace import GraphBuilder, Tracer, building
 
 
@@ -57,7 +57,7 @@ def _needs(eqns: Sequence[Eqn], wrt_ids: set[int]) -> set[int]:
         if e.prim.nondiff or e.prim.side_effect:
             continue
         reads = {a.id for a in e.inputs if isinstance(a, Var)}
-        for sub in (v for v in e.attrs.values() if isinstance(v, Graph)):
+        for sub in subgraphs(e):
             reads |= set(sub.free_uses())
         if reads & needs:
             needs.update(o.id for o in e.outputs)
@@ -143,13 +143,13 @@ def _var_index(env: _Env, e: Eqn) -> dict[int, Var]:
             for a in eq.inputs:
                 if isinstance(a, Var) and a.id not in inner:
                     found.setdefault(a.id, a)
-            for sub in (v for v in eq.attrs.values() if isinstance(v, Graph)):
+            for sub in subgraphs(eq):
                 scan(sub)
         for a in g.outputs:
             if isinstance(a, Var) and a.id not in inner:
                 found.setdefault(a.id, a)
 
-    for sub in (v for v in e.attrs.values() if isinstance(v, Graph)):
+    for sub in subgraphs(e):
         scan(sub)
     return found
 

@@ -109,9 +109,6 @@ class Graph:
     # parameter updates a training step performs: (Param, Var holding the new value)
     updates: list[tuple[Param, Var]] = field(default_factory=list)
 
-    def param_vars(self) -> list[Var]:
-        return [p.var for p in self.params]
-
     def uses(self) -> dict[int, int]:
         """How many times each Var id is read (by equations, outputs and parameter updates)."""
         counts: dict[int, int] = {}
@@ -119,7 +116,7 @@ class Graph:
             for a in e.inputs:
                 if isinstance(a, Var):
                     counts[a.id] = counts.get(a.id, 0) + 1
-            for sub in _subgraphs(e):
+            for sub in subgraphs(e):
                 for vid, n in sub.free_uses().items():
                     counts[vid] = counts.get(vid, 0) + n
         for a in self.outputs:
@@ -142,10 +139,6 @@ class Graph:
         return format_graph(self)
 
 
-def _subgraphs(e: Eqn) -> list[Graph]:
-    return [v for v in e.attrs.values() if isinstance(v, Graph)]
-
-
 def subgraphs(e: Eqn) -> list[Graph]:
     """Sub-graphs held by a control-flow equation (empty for ordinary ops)."""
-    return _subgraphs(e)
+    return [v for v in e.attrs.values() if isinstance(v, Graph)]

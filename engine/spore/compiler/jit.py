@@ -25,7 +25,7 @@ from ..tensor import Parameter, Tensor
 from .executor import Executable
 from .frontend import Frontend
 from .grad import backprop
-from .ir import Const, Graph, Var
+from .ir import Const, Graph, Var, subgraphs
 from .passes import optimize
 from .trace import GraphBuilder, building
 
@@ -125,7 +125,7 @@ def _build_graph_call(entry: CompiledEntry) -> tuple[Primitive, list[Parameter]]
     for e in bwd_eqns:
         for a in e.inputs:
             read(a)
-        for sub in (v for v in e.attrs.values() if isinstance(v, Graph)):
+        for sub in subgraphs(e):
             for vid in sub.free_uses():
                 if vid in fwd_defined and vid not in seen:
                     var = _find_var(raw, vid)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..ir import Graph, Var
+from ..ir import Graph, Var, subgraphs
 
 
 def eliminate_dead_code(graph: Graph) -> Graph:
@@ -12,12 +12,12 @@ def eliminate_dead_code(graph: Graph) -> Graph:
     live |= {v.id for _, v in graph.updates}
     kept = []
     for e in reversed(graph.eqns):
-        subs = [v for v in e.attrs.values() if isinstance(v, Graph)]
+        subs = subgraphs(e)
         if not (_has_effect(e) or any(o.id in live for o in e.outputs)):
             continue
         if subs:
             e = replace(e, attrs={k: (_dce_sub(v) if isinstance(v, Graph) else v) for k, v in e.attrs.items()})
-            for sub in (v for v in e.attrs.values() if isinstance(v, Graph)):
+            for sub in subgraphs(e):
                 live.update(sub.free_uses())
         live.update(a.id for a in e.inputs if isinstance(a, Var))
         kept.append(e)
