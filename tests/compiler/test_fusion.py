@@ -146,3 +146,48 @@ def test_training_batchnorm_is_not_folded():
     net(ms.Tensor(rng.standard_normal((2, 3, 5, 5)).astype(np.float32)))
     names = [e.prim.name for e in compiled_graph(net.__dict__["_graph_fn"]).eqns]
     assert "FusedConvBN" not in names and "BatchNorm" in names
+
+
+def _cnn_step_pair():
+    from spore import nn
+
+    from ..nets import SimpleCNN
+
+    ms.set_seed(11)
+    net_a = SimpleCNN()
+    ms.set_seed(11)
+    net_b = SimpleCNN()
+    make = lambda net: nn.TrainOneStepCell(  # noqa: E731
+        nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")),
+        nn.Adam(net.trainable_params(), learning_rate=0.01))
+    return net_a, make(net_a), net_b, make(net_b)
+
+
+def test_relu_runs_after_max_pooling_in_a_compiled_training_step():
+    net_e, step_e, net_g, step_g = _cnn_step_pair()
+    x = ms.Tensor(rng.standard_normal((4, 3, 32, 32)).astype(np.float32))
+    y = ms.Tensor(rng.integers(0, 10, 4).astype(np.int32))
+    step_e.set_train()
+    step_g.set_train()
+    eager = [float(step_e(x, y).asnumpy()) for _ in range(3)]
+    ms.set_context(mode=ms.GRAPH_MODE)
+    compiled = [float(step_g(x, y).asnumpy()) for _ in range(3)]
+    np.testing.assert_allclose(compiled, eager, rtol=1e-5)
+    for (n, a), (_, b) in zip(net_e.parameters_and_names(), net_g.parameters_and_names()):
+        np.testing.assert_allclose(b.asnumpy(), a.asnumpy(), rtol=1e-4, atol=1e-6, err_msg=n)
+    graph = compiled_graph(step_g.__dict__["_graph_fn"])
+    relu_shapes = [tuple(e.outputs[0].aval.shape) for e in graph.eqns if e.prim.name == "ReLU"]
+    assert relu_shapes == [(4, 16, 16, 16)], "ReLU runs on the pooled tensor, not the (4, 16, 32, 32) conv output"
+    masks = [tuple(e.outputs[0].aval.shape) for e in graph.eqns if e.prim.name == "ReluGrad"]
+    assert masks == [(4, 16, 16, 16)]
+
+
+def test_relu_before_pooling_stays_when_indices_are_read():
+    def f(x):
+        values, idx = ms.ops.max_pool2d(F.relu(x), 2, 2, return_indices=True)
+        return values, idx
+
+    x = ms.Tensor(-np.abs(rng.standard_normal((1, 2, 4, 4))).astype(np.float32))  # every window <= 0
+    g = jit(f, fullgraph=True)
+    for a, e in zip(g(x), f(x)):
+        np.testing.assert_array_equal(a.asnumpy(), e.asnumpy())

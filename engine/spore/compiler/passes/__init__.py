@@ -11,10 +11,11 @@ from .cse import eliminate_common_subexpressions
 from .dce import eliminate_dead_code
 from .fold import fold_constants
 from .fusion import fuse
+from .relu_pool import swap_relu_maxpool
 from .simplify import simplify
 
-PIPELINE = (fold_constants, simplify, eliminate_common_subexpressions, eliminate_dead_code, fuse,
-            eliminate_dead_code)
+PIPELINE = (fold_constants, simplify, eliminate_common_subexpressions, eliminate_dead_code, swap_relu_maxpool,
+            fuse, eliminate_dead_code)
 
 
 def optimize(graph: Graph) -> Graph:

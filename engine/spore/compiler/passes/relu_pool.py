@@ -1,0 +1,84 @@
+"""ReLU before max pooling runs after it: `MaxPool(ReLU(x))` == `ReLU(MaxPool(x))`, on a 4x smaller
+tensor for 2x2 pooling.
+
+Both are monotone, so the pooled values are equal. In a training graph the backward pair changes too:
+`ReluGrad(MaxPoolGrad(dp, idx), relu_out)` becomes `MaxPoolGrad(ReluGrad(dp, pooled), idx_of_x)` — the
+mask is applied to the small pooled gradient. Where the window's max is positive both pick the same
+element; where it is not, both gradients are zero. The rewrite only fires when nothing else reads the
+full-size ReLU output or the pooling indices (a user who asked for `return_indices` keeps them exact).
+
+PyNative runs the ops as written; this is one of the rewrites only a compiled graph can make.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ...ops.primitive import REGISTRY
+from ..ir import Eqn, Graph, Var
+from .rewrite import apply_subst
+
+
+def _readers(graph: Graph) -> dict[int, list[int]]:
+    readers: dict[int, list[int]] = {}
+    for i, e in enumerate(graph.eqns):
+        for a in e.inputs:
+            if isinstance(a, Var):
+                readers.setdefault(a.id, []).append(i)
+    return readers
+
+
+def swap_relu_maxpool(graph: Graph) -> Graph:
+    uses = graph.uses()
+    readers = _readers(graph)
+    eqns: list[Eqn | None] = list(graph.eqns)
+    relu, relu_grad = REGISTRY["ReLU"], REGISTRY["ReluGrad"]
+    changed = False
+    for ip, pool in enumerate(graph.eqns):
+        if pool.prim.name != "MaxPool" or not isinstance(pool.inputs[0], Var):
+            continue
+        r = pool.inputs[0]
+        ir_ = next((i for i, e in enumerate(graph.eqns) if e.prim is relu and e.outputs[0].id == r.id), None)
+        if ir_ is None or eqns[ir_] is None:
+            continue
+        p, idx = pool.outputs
+        r_readers = [i for i in readers.get(r.id, []) if i != ip]
+        idx_readers = readers.get(idx.id, [])
+        # the only other reader of r may be the ReluGrad of the backward pair; idx only its MaxPoolGrad
+        grad_pair = None
+        if r_readers or idx_readers:
+            if len(r_readers) != 1 or len(idx_readers) != 1:
+                continue
+            irg, ipg = r_readers[0], idx_readers[0]
+            rg, pg = graph.eqns[irg], graph.eqns[ipg]
+            same_pair = (rg.prim is relu_grad and pg.prim.name == "MaxPoolGrad"
+                         and isinstance(rg.inputs[1], Var) and rg.inputs[1].id == r.id
+                         and isinstance(rg.inputs[0], Var) and rg.inputs[0].id == pg.outputs[0].id
+                         and uses.get(pg.outputs[0].id, 0) == 1)
+            if not same_pair:
+                continue
+            grad_pair = (irg, ipg)
+        if uses.get(r.id, 0) != 1 + (1 if grad_pair else 0) or uses.get(idx.id, 0) != (1 if grad_pair else 0):
+            continue  # read from a sub-graph, returned, or written back: keep the program as written
+        x = graph.eqns[ir_].inputs[0]
+        pooled = Var(p.aval, "pooled")
+        eqns[ir_] = None
+        eqns[ip] = replace(pool, inputs=[x] + list(pool.inputs[1:]), outputs=[pooled, idx])
+        relu_small = Eqn(relu, [pooled], {}, [p], pool.loc, pool.scope, ["MaxPool", "ReLU"])
+        eqns[ip] = [eqns[ip], relu_small]  # type: ignore[assignment]
+        if grad_pair:
+            irg, ipg = grad_pair
+            rg, pg = graph.eqns[irg], graph.eqns[ipg]
+            masked = Var(pg.inputs[0].aval, "masked")
+            eqns[ipg] = [Eqn(relu_grad, [pg.inputs[0], p], {}, [masked], rg.loc, rg.scope),  # type: ignore
+                         replace(pg, inputs=[masked] + list(pg.inputs[1:]), outputs=list(rg.outputs))]
+            eqns[irg] = None
+        changed = True
+    if not changed:
+        return graph
+    flat: list[Eqn] = []
+    for item in eqns:
+        if item is None:
+            continue
+        flat.extend(item if isinstance(item, list) else [item])
+    return apply_subst(graph, flat, {})
