@@ -8,6 +8,7 @@ history database) go into the spec's env. Everything listens on 127.0.0.1.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -86,12 +87,24 @@ class Result:
         return strip_ansi("\n".join(errors[-1]["traceback"]))
 
 
-class Kernel:
-    """One running spore kernel and a blocking client."""
+def install_stock_spec(tmp: Path) -> Path:
+    """A plain ipykernel kernelspec (no Spore kernel class) for testing `%load_ext spore_kernel`."""
+    spec_dir = tmp / "kernels" / "stock"
+    spec_dir.mkdir(parents=True)
+    (spec_dir / "kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "stock ipykernel", "language": "python",
+        "env": {"PYTHONPATH": KERNEL_PATH, "IPYTHONDIR": str(tmp / "ipython"), "OMP_NUM_THREADS": "1"},
+    }))
+    return tmp
 
-    def __init__(self, tmp: Path) -> None:
-        data_dir = install_spec(tmp)
-        self.km = KernelManager(kernel_name="spore", kernel_spec_manager=spec_manager(data_dir))
+
+class Kernel:
+    """One running spore kernel (or, with `kernel_name="stock"`, a plain ipykernel) and a blocking client."""
+
+    def __init__(self, tmp: Path, kernel_name: str = "spore") -> None:
+        data_dir = install_spec(tmp) if kernel_name == "spore" else install_stock_spec(tmp)
+        self.km = KernelManager(kernel_name=kernel_name, kernel_spec_manager=spec_manager(data_dir))
         self.km.transport = "tcp"
         self.km.ip = "127.0.0.1"
         start = time.perf_counter()
