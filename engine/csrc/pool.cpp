@@ -422,6 +422,13 @@ py::array_t<float> max_pool2d_backward(farr dy, iarr argmax, Quad input_shape) {
     return dx;
 }
 
+// The cached oneDNN average-pooling primitive for this geometry, or null where our loops must run
+// (divisor rules or padding counts oneDNN computes differently from MindSpore).
+PoolEntry* avg_entry(const PoolGeom& g, int64_t n, bool count_include_pad, int64_t divisor_override) {
+    if (!g.planes || !onednn_avg_fits(g, count_include_pad, divisor_override)) return nullptr;
+    return &pool_entry(g, n, count_include_pad ? Kind::avg_include : Kind::avg_exclude);
+}
+
 py::array_t<float> avg_pool2d_forward(farr x, Pair kernel, Pair stride, Quad pad, Pair out_hw, bool count_include_pad,
                                       int64_t divisor_override) {
     check_4d(x, "avg_pool2d");
@@ -432,9 +439,7 @@ py::array_t<float> avg_pool2d_forward(farr x, Pair kernel, Pair stride, Quad pad
     float* py_ = y.mutable_data();
     {
         py::gil_scoped_release nogil;
-        const Kind kind = count_include_pad ? Kind::avg_include : Kind::avg_exclude;
-        PoolEntry* e = g.planes && onednn_avg_fits(g, count_include_pad, divisor_override) ? &pool_entry(g, n, kind)
-                                                                                           : nullptr;
+        PoolEntry* e = avg_entry(g, n, count_include_pad, divisor_override);
         if (e && e->ok) {
             dnnl::stream& s = cpu_stream();
             e->fwd.execute(s, {{DNNL_ARG_SRC, memory(e->src, cpu_engine(), const_cast<float*>(px))},
@@ -459,9 +464,7 @@ py::array_t<float> avg_pool2d_backward(farr dy, Quad input_shape, Pair kernel, P
     float* pdx = dx.mutable_data();
     {
         py::gil_scoped_release nogil;
-        const Kind kind = count_include_pad ? Kind::avg_include : Kind::avg_exclude;
-        PoolEntry* e = g.planes && onednn_avg_fits(g, count_include_pad, divisor_override) ? &pool_entry(g, n, kind)
-                                                                                           : nullptr;
+        PoolEntry* e = avg_entry(g, n, count_include_pad, divisor_override);
         if (e && e->ok) {
             dnnl::stream& s = cpu_stream();
             e->bwd.execute(s, {{DNNL_ARG_DIFF_DST, memory(e->dst, cpu_engine(), const_cast<float*>(pdy))},
