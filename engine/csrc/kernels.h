@@ -13,6 +13,7 @@ namespace spore {
 using farr = py::array_t<float, py::array::c_style | py::array::forcecast>;
 
 void register_gemm(py::module_& m);    // gemm.cpp: sgemm through oneDNN
+void register_dense(py::module_& m);   // dense.cpp: Dense-layer epilogues (bias, ReLU, bias gradient)
 void register_conv(py::module_& m);    // conv.cpp: conv2d forward/backward (oneDNN)
 void register_pool(py::module_& m);    // pool.cpp: max/avg pooling forward/backward
 void register_norm(py::module_& m);    // norm.cpp: batch/layer norm forward/backward

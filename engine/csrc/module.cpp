@@ -37,6 +37,7 @@ PYBIND11_MODULE(_kernels, m) {
           "OpenMP threads the kernels use (OMP_NUM_THREADS)");
     m.def("set_num_threads", [](int n) { omp_set_num_threads(n); }, py::arg("n"));
     spore::register_gemm(m);
+    spore::register_dense(m);
     spore::register_conv(m);
     spore::register_pool(m);
     spore::register_norm(m);

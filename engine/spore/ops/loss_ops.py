@@ -190,6 +190,22 @@ class SparseSoftmaxCrossEntropyWithLogitsGrad:
         return d.reshape(logits.shape).astype(logits.dtype, copy=False)
 
 
+def sparse_softmax_ce_value_and_grad(g: np.ndarray, logits: np.ndarray, labels: np.ndarray,
+                                     weight: np.ndarray | None = None, ignore_index: int = -100,
+                                     label_smoothing: float = 0.0, reduction: str = "none"
+                                     ) -> tuple[np.ndarray, np.ndarray]:
+    """The loss and its logits gradient from one pass of the kernel (which computes both anyway).
+
+    Graph mode's loss fusion runs this instead of the forward and gradient primitives when a training
+    step needs both; the results are those two primitives' bit for bit.
+    """
+    op = "SparseSoftmaxCrossEntropyWithLogits"
+    denom = _sparse_denominator(labels, weight, ignore_index) if reduction == "mean" else 1.0
+    loss, d = _sparse_ce(op, logits, labels, weight, ignore_index, label_smoothing,
+                         _row_cotangent(g, reduction, labels.shape, denom))
+    return _reduced(loss, reduction, denom, logits.dtype), d.reshape(logits.shape).astype(logits.dtype, copy=False)
+
+
 # --- softmax cross-entropy with probability labels ---------------------------------------------
 
 def _check_dense(op: str, logits: Any, labels: Any) -> None:

@@ -1,8 +1,11 @@
 """Fusion: merge chains of equations into single kernel calls.
 
-- MatMul (x @ W^T) + Add(bias) [+ ReLU]  ->  `FusedDense`: one GEMM and an in-place epilogue;
+- MatMul (x @ W^T) + Add(bias) [+ ReLU]  ->  `FusedDense`: one GEMM with the bias and ReLU as its
+  epilogue (C++ `dense_forward` for float32);
 - Conv2D + BatchNorm (inference) [+ ReLU]  ->  `FusedConvBN`: the BatchNorm folded into the conv's
   weights and bias at run time (so later weight updates are seen), one conv call, ReLU in place;
+- a loss with its gradient, a ReLU gradient with its bias gradient  ->  one call each (see
+  `backward_fusion`);
 - chains of elementwise ops on one shape  ->  `FusedElementwise`: the whole chain in one call that
   reuses its own buffers (see `elementwise_fusion`).
 
@@ -17,12 +20,17 @@ from collections.abc import Callable
 import numpy as np
 
 from ..ir import Eqn, Graph, Var
+from .backward_fusion import fuse_backward
 from .elementwise_fusion import fuse_elementwise
 from .rewrite import apply_subst
 
 
 def _fused_dense_impl(x: np.ndarray, w: np.ndarray, b: np.ndarray, transpose_a: bool = False,
                       transpose_b: bool = False, relu: bool = False, matmul: Callable | None = None) -> np.ndarray:
+    if x.dtype == np.float32 and w.dtype == np.float32 and b.dtype == np.float32:
+        from ... import _kernels
+
+        return _kernels.dense_forward(x, w, b, transpose_a, transpose_b, relu)  # bias and ReLU as the epilogue
     out = matmul(x, w, transpose_a=transpose_a, transpose_b=transpose_b)
     if not out.flags.writeable or out.base is not None:
         out = np.array(out)
@@ -50,6 +58,7 @@ FUSED_DENSE = _fused_dense_prim()
 def fuse(graph: Graph) -> Graph:
     graph = _fuse_conv_bn(graph)
     graph = _fuse_dense(graph)
+    graph = fuse_backward(graph)
     return fuse_elementwise(graph)
 
 

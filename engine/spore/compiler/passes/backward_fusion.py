@@ -1,0 +1,118 @@
+"""Fusions across the forward/backward boundary of a training graph: ops that PyNative runs one by one
+because it cannot see what comes next.
+
+- `SparseSoftmaxCrossEntropyWithLogits` and its `...Grad` on the same logits and labels -> one
+  `FusedSparseSoftmaxCE` equation with two outputs: the C++ kernel computes the loss and the logits
+  gradient in the same pass over the logits, so the step pays one call (and one label check) instead
+  of two. Only when the gradient's cotangent is known before the loss (a constant sensitivity, or a
+  value computed earlier), since the fused equation sits where the forward one was.
+- `ReluGrad(g, y)` whose result a `SumTo` reduces to a bias gradient (axis 0 of a matrix) ->
+  `FusedReluGradBias`: the mask and the column sums in one pass, both outputs kept.
+
+The fused kernels return exactly what the unfused ones do (same arithmetic, same order).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...ops.loss_ops import sparse_softmax_ce_value_and_grad
+from ...ops.primitive import Primitive
+from ..ir import Const, Eqn, Graph, Var
+from .rewrite import apply_subst
+
+
+def _made_by_pass(*args, **attrs):
+    raise TypeError("this equation is made by a fusion pass with its output avals already known")
+
+
+def _sparse_ce_impl(g: np.ndarray, logits: np.ndarray, labels: np.ndarray, *weight: np.ndarray,
+                    **attrs) -> tuple[np.ndarray, np.ndarray]:
+    return sparse_softmax_ce_value_and_grad(g, logits, labels, weight[0] if weight else None, **attrs)
+
+
+FUSED_SPARSE_CE = Primitive(
+    "FusedSparseSoftmaxCE", _made_by_pass, _sparse_ce_impl, None, "Sparse softmax cross-entropy and its logits gradient from one kernel pass (loss fusion).",
+    multi_output=True)
+
+
+def _relu_grad_bias_impl(g: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    if g.dtype == np.float32 and y.dtype == np.float32:
+        from ... import _kernels
+
+        return _kernels.relu_grad_bias(g, y)
+    r = np.multiply(g, y > 0, dtype=g.dtype)
+    return r, r.sum(axis=0)
+
+
+FUSED_RELU_GRAD_BIAS = Primitive(
+    "FusedReluGradBias", _made_by_pass, _relu_grad_bias_impl, None,
+    "ReLU gradient of a Dense layer and its bias gradient (the column sums) in one pass (fusion pass).",
+    multi_output=True)
+
+
+def fuse_backward(graph: Graph) -> Graph:
+    graph = _fuse_loss(graph)
+    return _fuse_relu_grad_bias(graph)
+
+
+def _producers(graph: Graph) -> dict[int, int]:
+    return {o.id: i for i, e in enumerate(graph.eqns) for o in e.outputs}
+
+
+def _same_atom(a, b) -> bool:
+    if isinstance(a, Var) or isinstance(b, Var):
+        return isinstance(a, Var) and isinstance(b, Var) and a.id == b.id
+    return a is b
+
+
+def _fuse_loss(graph: Graph) -> Graph:
+    eqns: list[Eqn | None] = list(graph.eqns)
+    producer = _producers(graph)
+    changed = False
+    for i, fwd in enumerate(graph.eqns):
+        if fwd.prim.name != "SparseSoftmaxCrossEntropyWithLogits":
+            continue
+        for j in range(i + 1, len(graph.eqns)):
+            bwd = graph.eqns[j]
+            if (eqns[j] is None or bwd.prim.name != "SparseSoftmaxCrossEntropyWithLogitsGrad"
+                    or bwd.attrs != fwd.attrs or len(bwd.inputs) != len(fwd.inputs) + 1
+                    or not all(_same_atom(a, b) for a, b in zip(bwd.inputs[1:], fwd.inputs))):
+                continue
+            g = bwd.inputs[0]
+            if not (isinstance(g, Const) or producer.get(g.id, -1) < i):
+                continue  # the cotangent is computed from the loss (or later): the two calls stay
+            eqns[i] = Eqn(FUSED_SPARSE_CE, [g] + list(fwd.inputs), dict(fwd.attrs),
+                          [fwd.outputs[0], bwd.outputs[0]], fwd.loc, fwd.scope,
+                          [fwd.prim.name, bwd.prim.name])
+            eqns[j] = None
+            changed = True
+            break
+    if not changed:
+        return graph
+    return apply_subst(graph, [e for e in eqns if e is not None], {})
+
+
+def _fuse_relu_grad_bias(graph: Graph) -> Graph:
+    eqns: list[Eqn | None] = list(graph.eqns)
+    producer = _producers(graph)
+    changed = False
+    for j, s in enumerate(graph.eqns):
+        if s.prim.name != "SumTo" or not isinstance(s.inputs[0], Var):
+            continue
+        r = s.inputs[0]
+        i = producer.get(r.id)
+        if i is None or eqns[i] is None or graph.eqns[i].prim.name != "ReluGrad":
+            continue
+        rg = graph.eqns[i]
+        if (len(r.aval.shape) != 2 or tuple(s.attrs["shape"]) != (r.aval.shape[1],)
+                or any(a.aval.dtype is not r.aval.dtype for a in rg.inputs)
+                or tuple(rg.inputs[1].aval.shape) != tuple(r.aval.shape)):
+            continue
+        eqns[i] = Eqn(FUSED_RELU_GRAD_BIAS, list(rg.inputs), {}, [r, s.outputs[0]], rg.loc, rg.scope,
+                      ["ReluGrad", "SumTo"])
+        eqns[j] = None
+        changed = True
+    if not changed:
+        return graph
+    return apply_subst(graph, [e for e in eqns if e is not None], {})

@@ -1,0 +1,121 @@
+"""Fusions across forward and backward: the loss with its gradient, a ReLU gradient with its bias
+gradient. The fused kernels must return what the separate ops return, in every case they accept."""
+
+import numpy as np
+import pytest
+
+import spore as ms
+from spore import nn
+from spore import ops as F
+from spore._kernels import bias_grad, dense_forward, relu_grad, relu_grad_bias
+from spore.compiler.jit import jit
+
+rng = np.random.default_rng(3)
+
+
+def op_names(jf):
+    return [e.prim.name for e in next(iter(jf.cache.values())).graph.eqns]
+
+
+class MLP(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Dense(12, 16)
+        self.fc2 = nn.Dense(16, 5)
+        self.relu = nn.ReLU()
+
+    def construct(self, x):
+        return self.fc2(self.relu(self.fc1(x)))
+
+
+def make_step(loss_fn):
+    ms.set_seed(1)
+    net = MLP()
+    params = net.trainable_params()
+
+    def forward(x, y):
+        return loss_fn(net(x), y)
+
+    return ms.value_and_grad(forward, None, params), params
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"label_smoothing": 0.1}, {"reduction": "sum"}])
+def test_loss_and_its_gradient_run_as_one_fused_call(kwargs):
+    x = ms.Tensor(rng.standard_normal((8, 12)).astype(np.float32))
+    y = ms.Tensor(rng.integers(0, 5, 8).astype(np.int32))
+    ce = nn.CrossEntropyLoss(**kwargs)
+    eager, _ = make_step(ce)
+    loss_e, grads_e = eager(x, y)
+    compiled = jit(make_step(ce)[0], fullgraph=True)
+    loss_g, grads_g = compiled(x, y)
+    names = op_names(compiled)
+    assert "FusedSparseSoftmaxCE" in names
+    assert not {"SparseSoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogitsGrad"} & set(names)
+    np.testing.assert_allclose(loss_g.asnumpy(), loss_e.asnumpy(), rtol=1e-6)
+    for a, b in zip(grads_g, grads_e):
+        np.testing.assert_allclose(a.asnumpy(), b.asnumpy(), rtol=1e-5, atol=1e-7)
+
+
+def test_loss_fusion_waits_when_the_cotangent_comes_from_the_loss():
+    ce = nn.CrossEntropyLoss()
+    x = ms.Tensor(rng.standard_normal((8, 12)).astype(np.float32))
+    y = ms.Tensor(rng.integers(0, 5, 8).astype(np.int32))
+
+    def squared(logits, labels):
+        loss = ce(logits, labels)
+        return loss * loss  # d/dloss = 2 * loss: known only after the loss is computed
+
+    eager, _ = make_step(squared)
+    compiled = jit(make_step(squared)[0], fullgraph=True)
+    (loss_e, grads_e), (loss_g, grads_g) = eager(x, y), compiled(x, y)
+    names = op_names(compiled)
+    assert "FusedSparseSoftmaxCE" not in names and "SparseSoftmaxCrossEntropyWithLogitsGrad" in names
+    np.testing.assert_allclose(loss_g.asnumpy(), loss_e.asnumpy(), rtol=1e-6)
+    for a, b in zip(grads_g, grads_e):
+        np.testing.assert_allclose(a.asnumpy(), b.asnumpy(), rtol=1e-5, atol=1e-7)
+
+
+def test_bad_label_in_the_fused_loss_names_the_label():
+    compiled = jit(make_step(nn.CrossEntropyLoss())[0], fullgraph=True)
+    x = ms.Tensor(rng.standard_normal((4, 12)).astype(np.float32))
+    with pytest.raises(ms.errors.ShapeError, match=r"label 7 at position \(2,\)"):
+        compiled(x, ms.Tensor(np.array([0, 1, 7, 2], np.int32)))
+
+
+def test_relu_gradient_and_bias_gradient_fuse():
+    compiled = jit(make_step(nn.CrossEntropyLoss())[0], fullgraph=True)
+    compiled(ms.Tensor(rng.standard_normal((8, 12)).astype(np.float32)),
+             ms.Tensor(rng.integers(0, 5, 8).astype(np.int32)))
+    names = op_names(compiled)
+    assert "FusedReluGradBias" in names and "ReluGrad" not in names
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (7, 3), (64, 256), (33, 130)])
+def test_relu_grad_bias_kernel_matches_numpy_bit_for_bit(shape):
+    g = rng.standard_normal(shape).astype(np.float32)
+    y = rng.standard_normal(shape).astype(np.float32)
+    y[0, 0] = 0.0  # a zero output passes no gradient
+    g[-1, -1] = np.inf  # inf * 0 is NaN where the mask is 0, as in the NumPy kernel
+    y[-1, -1] = -1.0
+    r, db = relu_grad_bias(g, y)
+    with np.errstate(invalid="ignore"):
+        want = np.multiply(g, y > 0, dtype=np.float32)
+    np.testing.assert_array_equal(r, want)
+    np.testing.assert_array_equal(db, want.sum(axis=0))
+    np.testing.assert_array_equal(relu_grad(g, y), want)
+    np.testing.assert_array_equal(bias_grad(g), g.sum(axis=0))
+
+
+@pytest.mark.parametrize("m,k,n", [(64, 30, 10), (5, 8, 3), (64, 12, 40), (20, 7, 16)])
+@pytest.mark.parametrize("relu", [False, True])
+def test_dense_forward_kernel_matches_matmul_bias_relu(m, k, n, relu):
+    x = rng.standard_normal((m, k)).astype(np.float32)
+    w = rng.standard_normal((n, k)).astype(np.float32)
+    b = rng.standard_normal(n).astype(np.float32)
+    want = x.astype(np.float64) @ w.T.astype(np.float64) + b
+    if relu:
+        want = np.maximum(want, 0)
+    np.testing.assert_allclose(dense_forward(x, w, b, False, True, relu), want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(dense_forward(x, w.T.copy(), b, False, False, relu), want, rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="one value per output column"):
+        dense_forward(x, w, b[:-1], False, True, relu)
