@@ -6,7 +6,6 @@ import pytest
 
 import spore as ms
 from spore import nn
-from spore import ops as F
 from spore._kernels import bias_grad, dense_forward, relu_grad, relu_grad_bias
 from spore.compiler.jit import jit
 

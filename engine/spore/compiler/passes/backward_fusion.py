@@ -32,7 +32,8 @@ def _sparse_ce_impl(g: np.ndarray, logits: np.ndarray, labels: np.ndarray, *weig
 
 
 FUSED_SPARSE_CE = Primitive(
-    "FusedSparseSoftmaxCE", _made_by_pass, _sparse_ce_impl, None, "Sparse softmax cross-entropy and its logits gradient from one kernel pass (loss fusion).",
+    "FusedSparseSoftmaxCE", _made_by_pass, _sparse_ce_impl, None,
+    "Sparse softmax cross-entropy and its logits gradient from one kernel pass (loss fusion).",
     multi_output=True)
 
 
