@@ -8,6 +8,7 @@
 //   dense_forward   y = op(x) @ op(w) + b, optionally ReLU'd, written as the GEMM's epilogue;
 //   relu_grad_bias  r = g * (y > 0) and db = column sums of r, in the same pass;
 //   bias_grad       db = column sums of g (a Dense head's bias gradient, no mask).
+//   dense_backward  the whole backward of a Dense layer (mask, bias, weight and input gradients);
 //   relu_grad       r = g * (y > 0) for any shape (ReluGrad's float32 kernel in both modes).
 // The results are bit-identical to the unfused ops: the mask multiplies by exactly 0 or 1 (as
 // ReluGrad's NumPy kernel does), and the column sums add rows in order, which is how NumPy reduces
@@ -37,7 +38,7 @@ Gemm gemm_dims(const farr& a, const farr& b, bool trans_a, bool trans_b, const c
 }
 
 void check_sgemm(dnnl_status_t st) {
-    if (st != dnnl_success) throw std::runtime_error("dense_forward: oneDNN sgemm failed");
+    if (st != dnnl_success) throw std::runtime_error("dense kernel: oneDNN sgemm failed");
 }
 
 // g where y > 0, else g * 0 (so an inf/NaN g stays NaN there, exactly as ReluGrad's NumPy kernel).
@@ -132,6 +133,54 @@ py::array_t<float> relu_grad(farr g, farr y) {
     return r;
 }
 
+// A Dense layer's whole backward from the layer output's gradient g (N, O), its input x (N, I), its
+// weight w (O, I) and, for a ReLU'd layer, its output y: r = g * (y > 0) (or g), db = column sums
+// of r, dw = r^T @ x, and dx = r @ w — only when w is given (the first layer needs no dx). One call
+// instead of four.
+py::tuple dense_backward(farr g, farr x, const py::object& w_obj, const py::object& y_obj) {
+    if (g.ndim() != 2 || x.ndim() != 2 || g.shape(0) != x.shape(0))
+        throw std::invalid_argument("dense_backward: expected g (N, O) and x (N, I)");
+    const dnnl_dim_t n = g.shape(0), o = g.shape(1), i = x.shape(1);
+    const bool relu = !y_obj.is_none(), want_dx = !w_obj.is_none();
+    farr y = relu ? py::cast<farr>(y_obj) : farr();
+    farr w = want_dx ? py::cast<farr>(w_obj) : farr();
+    if (relu && (y.ndim() != 2 || y.shape(0) != n || y.shape(1) != o))
+        throw std::invalid_argument("dense_backward: y must have the shape of g");
+    if (want_dx && (w.ndim() != 2 || w.shape(0) != o || w.shape(1) != i))
+        throw std::invalid_argument("dense_backward: w must be (O, I) for g (N, O) and x (N, I)");
+    py::array_t<float> dw({o, i});
+    py::array_t<float> db(o);
+    py::object dx = py::none();
+    float* pdx = nullptr;
+    if (want_dx) {
+        py::array_t<float> a({n, i});
+        pdx = a.mutable_data();
+        dx = a;
+    }
+    const float *pg = g.data(), *px = x.data(), *pw = want_dx ? w.data() : nullptr, *py_ = relu ? y.data() : nullptr;
+    float *pdw = dw.mutable_data(), *pdb = db.mutable_data();
+    {
+        py::gil_scoped_release nogil;
+        std::vector<float> masked;
+        const float* r = pg;
+        if (relu) {
+            masked.resize(static_cast<size_t>(n * o));
+#pragma omp simd
+            for (dnnl_dim_t k = 0; k < n * o; ++k) masked[k] = mask_mul(pg[k], py_[k]);
+            r = masked.data();
+        }
+        column_sums(r, n, o, pdb);
+        if (n == 0 || i == 0 || o == 0) {
+            std::fill(pdw, pdw + o * i, 0.0f);
+            if (pdx) std::fill(pdx, pdx + n * i, 0.0f);
+        } else {
+            check_sgemm(dnnl_sgemm('T', 'N', o, i, n, 1.0f, r, o, px, i, 0.0f, pdw, i));
+            if (pdx) check_sgemm(dnnl_sgemm('N', 'N', n, i, o, 1.0f, r, o, pw, i, 0.0f, pdx, i));
+        }
+    }
+    return py::make_tuple(dx, dw, db);
+}
+
 py::array_t<float> bias_grad(farr g) {
     if (g.ndim() != 2) throw std::invalid_argument("bias_grad: a matrix expected");
     const dnnl_dim_t m = g.shape(0), n = g.shape(1);
@@ -154,6 +203,8 @@ void register_dense(py::module_& m) {
     m.def("relu_grad_bias", &relu_grad_bias, py::arg("g"), py::arg("y"),
           "(g * (y > 0), its column sums): a ReLU'd Dense layer's masked gradient and bias gradient in one pass");
     m.def("relu_grad", &relu_grad, py::arg("g"), py::arg("y"), "g * (y > 0) for float32 arrays of one shape");
+    m.def("dense_backward", &dense_backward, py::arg("g"), py::arg("x"), py::arg("w"), py::arg("y"),
+          "(dx or None, dw, db) of y = [ReLU](x @ w.T + b) from dL/dy; w None: no dx; y None: no ReLU");
     m.def("bias_grad", &bias_grad, py::arg("g"), "column sums of g (rows added in order): a bias gradient");
 }
 

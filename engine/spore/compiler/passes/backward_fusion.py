@@ -8,6 +8,9 @@ because it cannot see what comes next.
   value computed earlier), since the fused equation sits where the forward one was.
 - `ReluGrad(g, y)` whose result a `SumTo` reduces to a bias gradient (axis 0 of a matrix) ->
   `FusedReluGradBias`: the mask and the column sums in one pass, both outputs kept.
+- a Dense layer's backward — the bias gradient (that fused mask, or a `SumTo`), the weight gradient
+  `r^T @ x` and the input gradient `r @ W` of the same `r` — -> one `DenseBackward` call (C++
+  `dense_backward`), float32 only; the first layer's has no input gradient.
 
 The fused kernels return exactly what the unfused ones do (same arithmetic, same order).
 """
@@ -52,9 +55,25 @@ FUSED_RELU_GRAD_BIAS = Primitive(
     multi_output=True)
 
 
+def _dense_backward_impl(g: np.ndarray, x: np.ndarray, *rest: np.ndarray, has_w: bool = True,
+                         relu: bool = False) -> tuple[np.ndarray, ...]:
+    from ... import _kernels
+
+    w = rest[0] if has_w else None
+    dx, dw, db = _kernels.dense_backward(g, x, w, rest[-1] if relu else None)
+    return (dx, dw, db) if has_w else (dw, db)
+
+
+DENSE_BACKWARD = Primitive(
+    "DenseBackward", _made_by_pass, _dense_backward_impl, None,
+    "A Dense layer's input, weight and bias gradients (after its ReLU mask) in one call (fusion pass).",
+    multi_output=True)
+
+
 def fuse_backward(graph: Graph) -> Graph:
     graph = _fuse_loss(graph)
-    return _fuse_relu_grad_bias(graph)
+    graph = _fuse_relu_grad_bias(graph)
+    return _fuse_dense_backward(graph)
 
 
 def _producers(graph: Graph) -> dict[int, int]:
@@ -117,3 +136,68 @@ def _fuse_relu_grad_bias(graph: Graph) -> Graph:
     if not changed:
         return graph
     return apply_subst(graph, [e for e in eqns if e is not None], {})
+
+
+def _is_matmul(e: Eqn, r: Var, transpose_a: bool) -> bool:
+    return (e.prim.name == "MatMul" and isinstance(e.inputs[0], Var) and e.inputs[0].id == r.id
+            and bool(e.attrs.get("transpose_a", False)) is transpose_a and not e.attrs.get("transpose_b", False))
+
+
+def _fuse_dense_backward(graph: Graph) -> Graph:
+    eqns: list[Eqn | None] = list(graph.eqns)
+    readers: dict[int, list[int]] = {}
+    for k, e in enumerate(graph.eqns):
+        for a in e.inputs:
+            if isinstance(a, Var):
+                readers.setdefault(a.id, []).append(k)
+    uses = graph.uses()
+    changed = False
+    for k, e in enumerate(graph.eqns):
+        if eqns[k] is None:
+            continue
+        if e.prim is FUSED_RELU_GRAD_BIAS:  # r and db come from the fused mask
+            r, db = e.outputs
+            g, y = e.inputs
+            bias_at, inputs_tail = k, [y]
+        elif e.prim.name == "SumTo" and isinstance(e.inputs[0], Var) and len(e.inputs[0].aval.shape) == 2 \
+                and tuple(e.attrs["shape"]) == (e.inputs[0].aval.shape[1],):
+            r, db = e.inputs[0], e.outputs[0]
+            g, bias_at, inputs_tail = r, k, []
+        else:
+            continue
+        others = [j for j in readers.get(r.id, []) if j != bias_at]
+        dw_at = [j for j in others if _is_matmul(graph.eqns[j], r, True)]
+        dx_at = [j for j in others if _is_matmul(graph.eqns[j], r, False)]
+        if len(dw_at) != 1 or len(dx_at) > 1 or any(eqns[j] is None for j in dw_at + dx_at):
+            continue
+        if inputs_tail and (len(others) != len(dw_at) + len(dx_at) or uses.get(r.id, 0) != len(others)):
+            continue  # the masked gradient is read elsewhere too: it has to exist, keep the ops
+        dw_eqn = graph.eqns[dw_at[0]]
+        x = dw_eqn.inputs[1]
+        w = [graph.eqns[dx_at[0]].inputs[1]] if dx_at else []
+        atoms = [g, x] + w + inputs_tail
+        if any(a.aval.dtype.np != np.float32 or len(a.aval.shape) != 2 for a in atoms):
+            continue
+        if w and tuple(w[0].aval.shape) != (r.aval.shape[1], x.aval.shape[1]):
+            continue  # r @ M with an M that is not (O, I): not this layer's input gradient
+        at = min([bias_at] + dw_at + dx_at)
+        if any(isinstance(a, Var) and _defined_at(graph, a) >= at for a in [x] + w):
+            continue
+        outs = ([graph.eqns[dx_at[0]].outputs[0]] if dx_at else []) + [dw_eqn.outputs[0], db]
+        fused_from = eqns[bias_at]
+        eqns[at] = Eqn(DENSE_BACKWARD, atoms, {"has_w": bool(dx_at), "relu": bool(inputs_tail)}, outs, dw_eqn.loc,
+                       dw_eqn.scope,
+                       list(fused_from.fused or [fused_from.prim.name]) + ["MatMul"] * (1 + len(dx_at)))
+        for j in {bias_at, *dw_at, *dx_at} - {at}:
+            eqns[j] = None
+        changed = True
+    if not changed:
+        return graph
+    return apply_subst(graph, [e for e in eqns if e is not None], {})
+
+
+def _defined_at(graph: Graph, v: Var) -> int:
+    for k, e in enumerate(graph.eqns):
+        if any(o.id == v.id for o in e.outputs):
+            return k
+    return -1
