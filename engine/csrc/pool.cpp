@@ -941,7 +941,20 @@ bool has_nan(const float* px, int64_t size) {
 
 // ---- entry points ---------------------------------------------------------------------------
 
-py::tuple max_pool2d_forward(farr x, Pair kernel, Pair stride, Quad pad, Pair dilation, Pair out_hw) {
+// ReLU of the pooled maxima, in the same call (Graph mode's MaxPool + ReLU fusion): an output that
+// the ReLU zeroes (or a NaN, which ReLU keeps but whose gradient mask is 0) gets argmax -1, so the
+// backward scatter skips it exactly where ReluGrad would have zeroed its gradient.
+void relu_epilogue(float* y, int64_t* idx, int64_t size) {
+#pragma omp parallel for simd schedule(static) if (size >= (1 << 16))
+    for (int64_t i = 0; i < size; ++i) {
+        const float v = y[i];
+        const bool pass = v > 0.0f;
+        y[i] = pass || v != v ? v : 0.0f;
+        idx[i] = pass ? idx[i] : -1;
+    }
+}
+
+py::tuple max_pool2d_forward(farr x, Pair kernel, Pair stride, Quad pad, Pair dilation, Pair out_hw, bool relu) {
     check_4d(x, "max_pool2d");
     const int64_t n = x.shape(0), c = x.shape(1);
     const PoolGeom g = geom(n * c, x.shape(2), x.shape(3), out_hw, kernel, stride, pad, dilation);
@@ -966,6 +979,7 @@ py::tuple max_pool2d_forward(farr x, Pair kernel, Pair stride, Quad pad, Pair di
         } else if (g.planes) {
             max_own(px, py_, pi, g);
         }
+        if (relu) relu_epilogue(py_, pi, g.planes * g.oh * g.ow);
     }
     return py::make_tuple(y, idx);
 }
@@ -1074,8 +1088,9 @@ std::string pool2d_impl_info(const std::string& kind, Quad x_shape, Pair kernel,
 
 void register_pool(py::module_& m) {
     m.def("max_pool2d_forward", &max_pool2d_forward, py::arg("x"), py::arg("kernel"), py::arg("stride"),
-          py::arg("pad"), py::arg("dilation"), py::arg("out_hw"),
-          "float32 NCHW max pooling -> (y, argmax); argmax is the flat h*W+w index within each input plane");
+          py::arg("pad"), py::arg("dilation"), py::arg("out_hw"), py::arg("relu") = false,
+          "float32 NCHW max pooling -> (y, argmax); argmax is the flat h*W+w index within each input plane; "
+          "relu: y = ReLU(y) and argmax -1 where the ReLU passes no gradient");
     m.def("max_pool2d_backward", &max_pool2d_backward, py::arg("dy"), py::arg("argmax"), py::arg("input_shape"),
           "gradient of max pooling: scatters dy to the argmax positions");
     m.def("avg_pool2d_forward", &avg_pool2d_forward, py::arg("x"), py::arg("kernel"), py::arg("stride"),

@@ -175,11 +175,32 @@ def test_relu_runs_after_max_pooling_in_a_compiled_training_step():
     np.testing.assert_allclose(compiled, eager, rtol=1e-5)
     for (n, a), (_, b) in zip(net_e.parameters_and_names(), net_g.parameters_and_names()):
         np.testing.assert_allclose(b.asnumpy(), a.asnumpy(), rtol=1e-4, atol=1e-6, err_msg=n)
-    graph = compiled_graph(step_g.__dict__["_graph_fn"])
-    relu_shapes = [tuple(e.outputs[0].aval.shape) for e in graph.eqns if e.prim.name == "ReLU"]
-    assert relu_shapes == [(4, 16, 16, 16)], "ReLU runs on the pooled tensor, not the (4, 16, 32, 32) conv output"
-    masks = [tuple(e.outputs[0].aval.shape) for e in graph.eqns if e.prim.name == "ReluGrad"]
-    assert masks == [(4, 16, 16, 16)]
+    names = [e.prim.name for e in compiled_graph(step_g.__dict__["_graph_fn"]).eqns]
+    assert names.count("FusedMaxPoolReLU") == 1, "pooling and its ReLU run as one call"
+    assert not {"ReLU", "ReluGrad", "MaxPool"} & set(names), "and the ReLU's gradient mask disappears"
+    assert names.count("MaxPoolGrad") == 1
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_relu_then_max_pooling_gradients_match_pynative(dtype):
+    def f(x):
+        return F.reduce_sum(ms.ops.max_pool2d(F.relu(x), 2, 2) * w)
+
+    x = rng.standard_normal((2, 3, 6, 6)).astype(dtype)
+    x[0, 0, :2, :2] = -1.0  # a window the ReLU zeroes: no gradient reaches it
+    x[1, 2, 2:4, 2:4] = 0.0
+    w = ms.Tensor(rng.standard_normal((2, 3, 3, 3)).astype(dtype))
+    vg = ms.value_and_grad(f)
+    g = jit(vg, fullgraph=True)
+    (val_g, dx_g), (val_e, dx_e) = g(ms.Tensor(x)), vg(ms.Tensor(x))
+    np.testing.assert_allclose(val_g.asnumpy(), val_e.asnumpy(), rtol=1e-6)
+    np.testing.assert_array_equal(dx_g.asnumpy(), dx_e.asnumpy())
+    graph = compiled_graph(g)
+    shapes = {e.prim.name: tuple(e.outputs[0].aval.shape) for e in graph.eqns}
+    if dtype == np.float32:  # the C++ pooling applies the ReLU itself
+        assert "FusedMaxPoolReLU" in shapes and "ReLU" not in shapes and "ReluGrad" not in shapes
+    else:  # NumPy kernels: the ReLU and its mask run on the pooled (2, 3, 3, 3) tensor
+        assert shapes["ReLU"] == shapes["ReluGrad"] == (2, 3, 3, 3)
 
 
 def test_relu_before_pooling_stays_when_indices_are_read():
@@ -191,3 +212,18 @@ def test_relu_before_pooling_stays_when_indices_are_read():
     g = jit(f, fullgraph=True)
     for a, e in zip(g(x), f(x)):
         np.testing.assert_array_equal(a.asnumpy(), e.asnumpy())
+
+
+def test_max_pool_kernel_relu_epilogue_marks_outputs_without_gradient():
+    from spore._kernels import max_pool2d_forward
+
+    x = rng.standard_normal((2, 3, 8, 8)).astype(np.float32)
+    x[0, 0, :2, :2] = -np.inf
+    x[1, 1, 2:4, :2] = np.nan
+    y, idx = max_pool2d_forward(x, (2, 2), (2, 2), (0, 0, 0, 0), (1, 1), (4, 4))
+    yr, idxr = max_pool2d_forward(x, (2, 2), (2, 2), (0, 0, 0, 0), (1, 1), (4, 4), relu=True)
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_array_equal(yr, np.maximum(y, 0))  # NaN stays NaN, as ReLU keeps it
+        passes = y > 0
+    np.testing.assert_array_equal(idxr, np.where(passes, idx, -1))
+    assert idxr[0, 0, 0, 0] == -1 and idxr[1, 1, 1, 0] == -1 and np.isnan(yr[1, 1, 1, 0])

@@ -7,6 +7,12 @@ mask is applied to the small pooled gradient. Where the window's max is positive
 element; where it is not, both gradients are zero. The rewrite only fires when nothing else reads the
 full-size ReLU output or the pooling indices (a user who asked for `return_indices` keeps them exact).
 
+For float32 the swapped pair then runs as one kernel call, `FusedMaxPoolReLU`: the C++ pooling
+applies the ReLU to its maxima and marks the outputs it zeroes with argmax -1, which the backward
+scatter skips, so the ReluGrad disappears too (MaxPool + ReLU forward, MaxPoolGrad alone backward).
+The gradient is the unfused one except where an inf/NaN cotangent meets a zeroed output (there the
+fused pair gives 0, as `np.where`-style ReLU gradients do, and the mask multiply gives NaN).
+
 PyNative runs the ops as written; this is one of the rewrites only a compiled graph can make.
 """
 
@@ -14,9 +20,29 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ...ops.primitive import REGISTRY
+import numpy as np
+
+from ...ops.primitive import REGISTRY, Primitive
 from ..ir import Eqn, Graph, Var
 from .rewrite import apply_subst
+
+
+def _fused_impl(x: np.ndarray, kernel_size=(1, 1), strides=(1, 1), pad=(0, 0, 0, 0), dilation=(1, 1),
+                ceil_mode=False) -> tuple[np.ndarray, np.ndarray]:
+    from ... import _kernels
+    from ...ops.conv_pool import _pool_geom
+
+    out = _pool_geom("MaxPool", x.shape, kernel_size, strides, pad, dilation, ceil_mode)[2:]
+    return _kernels.max_pool2d_forward(x, kernel_size, strides, pad, dilation, out, True)
+
+
+def _made_by_pass(*args, **attrs):
+    raise TypeError("FusedMaxPoolReLU is made by the ReLU/max-pool rewrite with its output avals already known")
+
+
+FUSED_MAXPOOL_RELU = Primitive("FusedMaxPoolReLU", _made_by_pass, _fused_impl, None,
+                               "Max pooling then ReLU in one call; argmax -1 where the ReLU passes no gradient.",
+                               multi_output=True)
 
 
 def _readers(graph: Graph) -> dict[int, list[int]]:
@@ -61,8 +87,17 @@ def swap_relu_maxpool(graph: Graph) -> Graph:
         if uses.get(r.id, 0) != 1 + (1 if grad_pair else 0) or uses.get(idx.id, 0) != (1 if grad_pair else 0):
             continue  # read from a sub-graph, returned, or written back: keep the program as written
         x = graph.eqns[ir_].inputs[0]
-        pooled = Var(p.aval, "pooled")
         eqns[ir_] = None
+        if x.aval.dtype.np == np.float32:  # one C++ call each way (the float32 kernels skip argmax -1)
+            eqns[ip] = Eqn(FUSED_MAXPOOL_RELU, [x] + list(pool.inputs[1:]), dict(pool.attrs), [p, idx], pool.loc,
+                           pool.scope, ["MaxPool", "ReLU"])
+            if grad_pair:
+                irg, ipg = grad_pair
+                eqns[ipg] = replace(graph.eqns[ipg], outputs=list(graph.eqns[irg].outputs))
+                eqns[irg] = None
+            changed = True
+            continue
+        pooled = Var(p.aval, "pooled")
         eqns[ip] = replace(pool, inputs=[x] + list(pool.inputs[1:]), outputs=[pooled, idx])
         relu_small = Eqn(relu, [pooled], {}, [p], pool.loc, pool.scope, ["MaxPool", "ReLU"])
         eqns[ip] = [eqns[ip], relu_small]  # type: ignore[assignment]
