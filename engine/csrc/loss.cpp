@@ -307,6 +307,38 @@ py::tuple softmax_ce_sparse(farr logits, iarr labels, farr weight, i64 ignore_in
     return py::make_tuple(loss, with_grad ? py::object(dlogits) : py::object(py::none()), bad);
 }
 
+// The reduced loss and its logits gradient in one call (Graph mode's loss fusion): the denominator
+// of 'mean' (the count, or the summed class weight, of the non-ignored labels), the per-row
+// cotangent g / denominator, one pass of the kernel above, and the loss summed in double. Returns
+// (total loss, dlogits, bad) where total is the 'mean' or 'sum' value; the arithmetic is the
+// Python composition's (float32 cotangent rounded from the double quotient, NaN when every label
+// is ignored).
+py::tuple softmax_ce_sparse_reduced(farr logits, iarr labels, farr weight, i64 ignore_index, float label_smoothing,
+                                    double g, bool mean) {
+    require(logits.ndim() == 3, "softmax_ce_sparse_reduced: logits must be viewed as (N, C, S)");
+    const i64 N = logits.shape(0), C = logits.shape(1), S = logits.shape(2);
+    require(labels.size() == N * S, "softmax_ce_sparse_reduced: labels must have N*S entries");
+    const i64* py_ = labels.data();
+    double denom = 1.0;
+    if (mean) {
+        denom = 0.0;
+        for (i64 j = 0; j < N * S; ++j) {
+            const i64 y = py_[j];
+            if (y == ignore_index) continue;
+            denom += weight.size() == 0 ? 1.0 : (y >= 0 && y < C ? double(weight.data()[y]) : 0.0);
+        }
+    }
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    py::array_t<float> grad({N * S});
+    std::fill(grad.mutable_data(), grad.mutable_data() + N * S, float(denom != 0.0 ? g / denom : nan));
+    py::tuple res = softmax_ce_sparse(logits, labels, weight, ignore_index, label_smoothing, grad, true);
+    const auto loss = res[0].cast<py::array_t<float>>();
+    const float* pl = loss.data();
+    double total = 0.0;
+    for (i64 j = 0; j < N * S; ++j) total += pl[j];
+    return py::make_tuple(denom != 0.0 ? total / denom : nan, res[1], res[2]);
+}
+
 // ------------------------------------------------------------------------------------------
 // Dense labels
 // ------------------------------------------------------------------------------------------
@@ -473,6 +505,10 @@ void register_loss(py::module_& m) {
           py::arg("ignore_index"), py::arg("label_smoothing"), py::arg("grad"), py::arg("with_grad"),
           "Softmax cross-entropy with class-index labels on logits viewed as (N, C, S): returns "
           "(loss (N, S), grad * dloss/dlogits (N, C, S) or None, first bad label index or -1).");
+    m.def("softmax_ce_sparse_reduced", &softmax_ce_sparse_reduced, py::arg("logits"), py::arg("labels"),
+          py::arg("weight"), py::arg("ignore_index"), py::arg("label_smoothing"), py::arg("g"), py::arg("mean"),
+          "The 'mean' (mean=True) or 'sum' softmax cross-entropy and g * its logits gradient in one call: "
+          "(total, dlogits (N, C, S), first bad label index or -1).");
     m.def("softmax_ce_dense", &softmax_ce_dense, py::arg("logits"), py::arg("labels"), py::arg("grad"),
           py::arg("with_grad"),
           "Softmax cross-entropy with dense (probability) labels, both viewed as (N, C, S): returns "

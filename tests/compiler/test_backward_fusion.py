@@ -141,3 +141,36 @@ def test_dense_forward_kernel_matches_matmul_bias_relu(m, k, n, relu):
     np.testing.assert_allclose(dense_forward(x, w.T.copy(), b, False, False, relu), want, rtol=1e-5, atol=1e-5)
     with pytest.raises(ValueError, match="one value per output column"):
         dense_forward(x, w, b[:-1], False, True, relu)
+
+
+@pytest.mark.parametrize("case", ["plain", "weight", "ignore", "all_ignored", "smoothing", "spatial", "sum",
+                                  "int64_labels", "float16"])
+def test_fused_loss_kernel_matches_the_forward_and_gradient_ops(case):
+    from spore.ops.loss_ops import (SparseSoftmaxCrossEntropyWithLogits as Fwd,
+                                    SparseSoftmaxCrossEntropyWithLogitsGrad as Bwd,
+                                    sparse_softmax_ce_value_and_grad)
+
+    logits = rng.standard_normal((6, 5, 3) if case == "spatial" else (6, 5)).astype(
+        np.float16 if case == "float16" else np.float32)
+    labels = rng.integers(0, 5, logits.shape[:1] + logits.shape[2:]).astype(
+        np.int64 if case == "int64_labels" else np.int32)
+    kw = {"reduction": "sum" if case == "sum" else "mean", "ignore_index": -100, "label_smoothing": 0.0}
+    weight = rng.uniform(0.5, 2, 5).astype(np.float32) if case == "weight" else None
+    if case == "ignore":
+        labels[1] = kw["ignore_index"] = 3
+    if case == "all_ignored":
+        labels[:] = -100
+    if case == "smoothing":
+        kw["label_smoothing"] = 0.2
+    g = np.asarray(0.7, np.float32)
+    extra = () if weight is None else (weight,)
+    loss, d = sparse_softmax_ce_value_and_grad(g, logits, labels, weight, **kw)
+    want_loss, want_d = Fwd.impl(logits, labels, *extra, **kw), Bwd.impl(g, logits, labels, *extra, **kw)
+    assert loss.dtype == want_loss.dtype and d.dtype == want_d.dtype == logits.dtype
+    np.testing.assert_allclose(loss, want_loss, rtol=1e-6)
+    np.testing.assert_allclose(d, want_d, rtol=1e-6, atol=1e-7)
+    if case == "all_ignored":
+        assert np.isnan(loss) and not d.any()  # as PyTorch: NaN loss, no gradient from ignored rows
+    labels[2] = 9
+    with pytest.raises(ms.errors.ShapeError, match="label 9 at position"):
+        sparse_softmax_ce_value_and_grad(g, logits, labels, weight, **kw)

@@ -200,6 +200,15 @@ def sparse_softmax_ce_value_and_grad(g: np.ndarray, logits: np.ndarray, labels: 
     step needs both; the results are those two primitives' bit for bit.
     """
     op = "SparseSoftmaxCrossEntropyWithLogits"
+    if reduction != "none" and g.size == 1 and _kernel_ok(logits, *(() if weight is None else (weight,))):
+        # everything in one C++ call: the few small NumPy steps around the kernel cost more than it does
+        n, c, s = _ce_layout(logits.shape)
+        total, d, bad = _kernels.softmax_ce_sparse_reduced(
+            logits.reshape(n, c, s), labels.reshape(-1), np.empty(0, np.float32) if weight is None else weight,
+            int(ignore_index), float(label_smoothing), float(g), reduction == "mean")
+        if bad >= 0:
+            raise _bad_label(op, labels, bad, c, ignore_index)
+        return np.asarray(total, dtype=logits.dtype), d.reshape(logits.shape).astype(logits.dtype, copy=False)
     denom = _sparse_denominator(labels, weight, ignore_index) if reduction == "mean" else 1.0
     loss, d = _sparse_ce(op, logits, labels, weight, ignore_index, label_smoothing,
                          _row_cotangent(g, reduction, labels.shape, denom))
