@@ -146,9 +146,9 @@ def test_dense_forward_kernel_matches_matmul_bias_relu(m, k, n, relu):
 @pytest.mark.parametrize("case", ["plain", "weight", "ignore", "all_ignored", "smoothing", "spatial", "sum",
                                   "int64_labels", "float16"])
 def test_fused_loss_kernel_matches_the_forward_and_gradient_ops(case):
-    from spore.ops.loss_ops import (SparseSoftmaxCrossEntropyWithLogits as Fwd,
-                                    SparseSoftmaxCrossEntropyWithLogitsGrad as Bwd,
-                                    sparse_softmax_ce_value_and_grad)
+    from spore.ops.loss_ops import SparseSoftmaxCrossEntropyWithLogits as Fwd
+    from spore.ops.loss_ops import SparseSoftmaxCrossEntropyWithLogitsGrad as Bwd
+    from spore.ops.loss_ops import sparse_softmax_ce_value_and_grad
 
     logits = rng.standard_normal((6, 5, 3) if case == "spatial" else (6, 5)).astype(
         np.float16 if case == "float16" else np.float32)
