@@ -132,7 +132,8 @@ def test_quickstart_runs_and_shows_tensor_graph_hint_training_and_profile(tmp_pa
     g = graph[MIME_GRAPH]
     assert g["schema"] == "spore.graph/1" and g["name"] == "SimpleCNN.construct"
     ops = [n["op"] for n in g["nodes"]]
-    assert {"Conv2D", "ReLU", "MaxPool"} <= set(ops), ops
+    assert {"Conv2D", "FusedMaxPoolReLU"} <= set(ops), ops  # the ReLU runs inside the pooling call
+    assert next(n for n in g["nodes"] if n["op"] == "FusedMaxPoolReLU")["fused"] == ["MaxPool", "ReLU"]
     assert "FusedDense" in ops or "MatMul" in ops, ops
     assert graph["text/html"].startswith("<iframe srcdoc=")
 
