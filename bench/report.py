@@ -278,11 +278,14 @@ def targets(records: list[dict[str, Any]], thread_counts: Sequence[int]) -> str:
         tc = idx.get(("compile", "mlp", *TORCH_COMPILE, t))
         tcr = 1.0 / tc["step_s"] if tc and "step_s" in tc else None
         if g is None or tcr is None:
-            return "n/a (torch.compile not measured)", None
+            return "n/a", None
         return f"Graph {num(g)} vs {num(tcr * ANCHOR_MS_OVER_TORCH_COMPILE)} st/s ({g / tcr:.2f}x torch.compile)", \
             g > tcr * ANCHOR_MS_OVER_TORCH_COMPILE
 
-    text, v = per_thread(mlp_scaled)
+    measured_tc = [t for t in thread_counts if ("compile", "mlp", *TORCH_COMPILE, t) in idx]
+    parts, oks = zip(*[mlp_scaled(t) for t in measured_tc]) if measured_tc else ((), ())
+    text = "; ".join(f"{t} thr: {p}" for t, p in zip(measured_tc, parts)) or "torch.compile not measured"
+    v = verdict(list(oks))
     lines.append(f"  [{v}] the same, scaled to this machine: Graph MLP > {ANCHOR_MS_OVER_TORCH_COMPILE:.2f}x "
                  f"torch.compile measured here (MindSpore's lead over it on the anchor machine): {text}")
 

@@ -26,4 +26,6 @@ def test_mlp_target_scaled_to_this_machine_uses_torch_compile_measured_here():
     assert scaled.startswith("  [met]") and "vs 729 st/s (1.33x torch.compile)" in scaled
     assert line(targets(records(700, 600), [1]), "scaled to this machine").startswith("  [MISSED]")
     assert line(targets(records(700, None), [1]), "scaled to this machine").startswith("  [n/a]")
+    two = targets(records(800, 600) + [rec("train", "mlp", "spore", "graph", 2, median_s=1 / 900)], [1, 2])
+    assert line(two, "scaled to this machine").startswith("  [met]"), "judged where torch.compile was measured"
     assert line(text, "Graph >= 1.5x PyNative, MLP").startswith("  [met]")  # 1.60x
