@@ -197,7 +197,8 @@ def sparse_softmax_ce_value_and_grad(g: np.ndarray, logits: np.ndarray, labels: 
     """The loss and its logits gradient from one pass of the kernel (which computes both anyway).
 
     Graph mode's loss fusion runs this instead of the forward and gradient primitives when a training
-    step needs both; the results are those two primitives' bit for bit.
+    step needs both. The gradient is those two primitives' bit for bit; the reduced loss may differ in
+    its last bit (summed in double in row order, where NumPy sums pairwise).
     """
     op = "SparseSoftmaxCrossEntropyWithLogits"
     if reduction != "none" and g.size == 1 and _kernel_ok(logits, *(() if weight is None else (weight,))):

@@ -4,7 +4,7 @@
   epilogue (C++ `dense_forward` for float32);
 - Conv2D + BatchNorm (inference) [+ ReLU]  ->  `FusedConvBN`: the BatchNorm folded into the conv's
   weights and bias at run time (so later weight updates are seen), one conv call, ReLU in place;
-- a loss with its gradient, a ReLU gradient with its bias gradient  ->  one call each (see
+- a loss with its gradient, a Dense layer's whole backward  ->  one call each (see
   `backward_fusion`);
 - chains of elementwise ops on one shape  ->  `FusedElementwise`: the whole chain in one call that
   reuses its own buffers (see `elementwise_fusion`).
@@ -22,7 +22,7 @@ import numpy as np
 from ..ir import Eqn, Graph, Var
 from .backward_fusion import fuse_backward
 from .elementwise_fusion import fuse_elementwise
-from .rewrite import apply_subst
+from .rewrite import apply_subst, made_by_pass
 
 
 def _fused_dense_impl(x: np.ndarray, w: np.ndarray, b: np.ndarray, transpose_a: bool = False,
@@ -81,10 +81,7 @@ def _fused_conv_bn_impl(x: np.ndarray, w: np.ndarray, *rest: np.ndarray, has_bia
 def _fused_conv_bn_prim():
     from ...ops.primitive import Primitive
 
-    def infer(x, w, *rest, has_bias=False, epsilon=1e-5, relu=False, conv=None, conv_attrs=()):
-        raise TypeError("FusedConvBN is made by the fusion pass with its output aval already known")
-
-    return Primitive("FusedConvBN", infer, _fused_conv_bn_impl, None,
+    return Primitive("FusedConvBN", made_by_pass, _fused_conv_bn_impl, None,
                      "Conv2D + BatchNorm (inference) (+ ReLU) with the norm folded into the conv (fusion pass).")
 
 

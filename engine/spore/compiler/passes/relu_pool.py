@@ -24,7 +24,7 @@ import numpy as np
 
 from ...ops.primitive import REGISTRY, Primitive
 from ..ir import Eqn, Graph, Var
-from .rewrite import apply_subst
+from .rewrite import apply_subst, made_by_pass
 
 
 def _fused_impl(x: np.ndarray, kernel_size=(1, 1), strides=(1, 1), pad=(0, 0, 0, 0), dilation=(1, 1),
@@ -36,11 +36,7 @@ def _fused_impl(x: np.ndarray, kernel_size=(1, 1), strides=(1, 1), pad=(0, 0, 0,
     return _kernels.max_pool2d_forward(x, kernel_size, strides, pad, dilation, out, True)
 
 
-def _made_by_pass(*args, **attrs):
-    raise TypeError("FusedMaxPoolReLU is made by the ReLU/max-pool rewrite with its output avals already known")
-
-
-FUSED_MAXPOOL_RELU = Primitive("FusedMaxPoolReLU", _made_by_pass, _fused_impl, None,
+FUSED_MAXPOOL_RELU = Primitive("FusedMaxPoolReLU", made_by_pass, _fused_impl, None,
                                "Max pooling then ReLU in one call; argmax -1 where the ReLU passes no gradient.",
                                multi_output=True)
 
