@@ -1,4 +1,5 @@
-// Dense-layer kernels for Graph mode's fused equations (spore/compiler/passes/dense_fusion.py).
+// Dense-layer kernels for Graph mode's fused equations (FusedDense in spore/compiler/passes/fusion.py,
+// FusedReluGradBias and DenseBackward in backward_fusion.py) and ReluGrad's float32 kernel.
 //
 // A Dense layer's training step is, besides its GEMMs, a handful of passes over small activations:
 // the bias add and the ReLU after the forward GEMM, the ReLU mask and the bias gradient (a column
@@ -10,9 +11,10 @@
 //   bias_grad       db = column sums of g (a Dense head's bias gradient, no mask).
 //   dense_backward  the whole backward of a Dense layer (mask, bias, weight and input gradients);
 //   relu_grad       r = g * (y > 0) for any shape (ReluGrad's float32 kernel in both modes).
-// The results are bit-identical to the unfused ops: the mask multiplies by exactly 0 or 1 (as
-// ReluGrad's NumPy kernel does), and the column sums add rows in order, which is how NumPy reduces
-// a C-contiguous matrix over axis 0.
+// Masks and bias sums are bit-identical to the unfused ops: the mask multiplies by exactly 0 or 1
+// (as ReluGrad's NumPy kernel does), and the column sums add rows in order, which is how NumPy
+// reduces a C-contiguous matrix over axis 0. Products always go through oneDNN's sgemm, where the
+// unfused MatMul leaves tiny ones (< 1e5 multiply-adds) to NumPy: those agree to float32 rounding.
 #include <dnnl.h>
 
 #include <algorithm>
