@@ -38,7 +38,7 @@ from .common.dtype import (  # noqa: E402,F401
 from .common.initializer import initializer  # noqa: E402,F401
 from .common.seed import get_seed, set_seed  # noqa: E402,F401
 from .compiler.jit import jit  # noqa: E402,F401
-from .context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context, set_device  # noqa: E402,F401
+from .context import COMPATIBLE, GRAPH_MODE, LAX, PYNATIVE_MODE, STRICT, get_context, set_context, set_device  # noqa: E402,F401,E501
 from .errors import DTypeError, GraphCompileError, ShapeError, SporeError  # noqa: E402,F401
 from .profiler import Profiler  # noqa: E402,F401
 from .runcheck import run_check  # noqa: E402,F401

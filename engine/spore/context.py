@@ -12,6 +12,11 @@ from .errors import ContextError, located
 
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1
+# jit_syntax_level, with MindSpore's values: STRICT compiles the Graph-mode subset or refuses;
+# LAX (MindSpore's default) may also run what a graph cannot hold in Python between compiled parts.
+STRICT = 0
+COMPATIBLE = 1
+LAX = 2
 
 _DEFAULTS: dict[str, Any] = {
     "mode": PYNATIVE_MODE,
@@ -30,6 +35,7 @@ _DEFAULTS: dict[str, Any] = {
     "max_device_memory": None,
     "enable_graph_kernel": False,
     "precompile_only": False,
+    "jit_syntax_level": LAX,
 }
 _CONTEXT: dict[str, Any] = dict(_DEFAULTS)
 # Compile-relevant structure of Cells (train/eval, casts, children) changes bump this, so compiled
@@ -61,6 +67,10 @@ def _check(key: str, value: Any) -> Any:
                  "precompile_only", "reserve_class_name_in_scope"):
         if not isinstance(value, (bool, int)):
             raise located(ContextError(f"set_context: {key} must be a bool, got {value!r}"))
+    elif key == "jit_syntax_level":
+        if value not in (STRICT, COMPATIBLE, LAX):
+            raise located(ContextError(f"set_context: jit_syntax_level must be ms.STRICT, ms.COMPATIBLE or ms.LAX, "
+                                       f"got {value!r}"))
     elif key in ("device_id", "max_call_depth") and (not isinstance(value, int) or value < 0):
         raise located(ContextError(f"set_context: {key} must be a non-negative int, got {value!r}"))
     return value

@@ -131,6 +131,11 @@ class DTypeError(SporeError, TypeError):
         super().__init__(f"{op}: expected {expected}, got {actual}", loc=loc, hint=hint)
 
 
+class ValueDependentShapeError(SporeError, ValueError):
+    """An op's output size depends on tensor values, which a graph being compiled does not have
+    (`unique`, `nonzero`, boolean-mask indexing): refused rather than given a guessed size."""
+
+
 class ContextError(SporeError, ValueError):
     """A bad `set_context` key or value."""
 

@@ -87,6 +87,7 @@ class Tensor:
 
     __slots__ = ("_data", "_node", "_out_index", "__weakref__", "__dict__")
     __array_priority__ = 100  # make numpy defer to Tensor's reflected operators
+    _traced = False  # True on Graph mode's Tracer: a tensor that has a shape and dtype but no values yet
     _version = 0  # bumped (per instance) by in-place writes, so the tape can refuse stale reads
 
     def __init__(self, input_data: Any = None, dtype: Any = None, shape: Any = None,

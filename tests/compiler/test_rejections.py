@@ -48,26 +48,26 @@ def r_global(x):
     return x
 
 
-def r_lambda(x):
-    f = lambda y: y  # noqa: E731  # <- here
-    return f(x)
+OUTER_LAMBDA = lambda y: y * 2.0  # noqa: E731
 
 
-def r_nested_def(x):
-    def inner(y):  # <- here
-        return y
-    return inner(x)
+def r_outer_lambda(x):
+    return OUTER_LAMBDA(x)  # <- here
+
+
+def r_class_def(x):
+    class Local:  # <- here
+        pass
+    return x
+
+
+def r_value_dependent_shape(x):
+    return F.masked_select(x, x > 0)  # <- here
 
 
 def r_import(x):
     import math  # <- here
     return x * math.pi
-
-
-def r_delete(x):
-    y = x
-    del y  # <- here
-    return x
 
 
 def r_impure_call(x):
@@ -83,12 +83,6 @@ def r_python_value_of_tensor(x):
     return x * x.item()  # <- here
 
 
-def r_walrus(x):
-    if (y := x) is not None:  # <- here
-        return y
-    return x
-
-
 def r_dynamic_raise(x):
     if x.shape[0] > 100:
         raise ValueError(f"too big: {x.shape}")  # <- here
@@ -101,16 +95,6 @@ def r_tensor_break(x):
             break
         x = x + 1.0
     return x
-
-
-def r_comprehension(x):
-    return sum(v for v in (x, x))  # <- here
-
-
-def r_star_assign(x):
-    a, *rest = (x, x, x)  # <- here
-    del rest
-    return a
 
 
 class _Opaque:

@@ -12,19 +12,14 @@ CASES = {
     "with": "        with open('f') as fh:\n            pass\n",
     "generator": "        yield x\n",
     "global": "        global COUNTER\n",
-    "lambda": "        f = lambda y: y\n",
-    "nested_def": "        def inner(y):\n            return y\n",
     "import": "        import math\n",
-    "delete": "        del x\n",
+    "class_def": "        class Local:\n            pass\n",
     "self_assign": "        self.last = x * 2\n",
     "container_mutation": "        self.cache.append(x)\n",
     "impure_call": "        t = time.time()\n",
     "print": "        print(x)\n",
     "python_value_of_tensor": "        v = x.item()\n",
-    "walrus": "        if (y := x):\n            pass\n",
     "dynamic_raise": "        raise ValueError(f'bad {x}')\n",
-    "comprehension": "        s = sum(v for v in (1, 2))\n",
-    "star_assign": "        a, *rest = (1, 2, 3)\n",
 }
 
 

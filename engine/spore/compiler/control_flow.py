@@ -239,7 +239,7 @@ def tensor_while(fe: Frontend, stmt: ast.While, scope: _Scope) -> None:
     fe.builder = cond_b
     try:
         with building(cond_b):
-            test = fe.eval(stmt.test, cond_s)
+            test = fe.eval_test(stmt.test, cond_s)
             if not isinstance(test, Tracer):
                 raise fe.error(stmt.test, "the loop condition must stay a tensor", None, "tensor_while")
             test = _scalar_cond(fe, stmt.test, test)

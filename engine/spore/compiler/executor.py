@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import SporeError
 from ..ops.primitive import TRACING
 from .control_flow import IF, WHILE
 from .grad import WHILE_GRAD
@@ -289,20 +290,33 @@ class Executable:
         for s, p in self.param_slots:
             env[s] = p._data
         profiler = TRACING.profiler
-        if profiler is None:
-            for step in self.steps:
-                step(env)
-        else:
-            clock = time.perf_counter
-            timed = []
-            for step, e in zip(self.steps, self.step_eqns):
-                t0 = clock()
-                step(env)
-                timed.append((e, t0, clock() - t0))
-            profiler.record_graph_run(timed)
+        i = 0
+        try:
+            if profiler is None:
+                for i, step in enumerate(self.steps):  # noqa: B007  (i names the failing equation)
+                    step(env)
+            else:
+                clock = time.perf_counter
+                timed = []
+                for i, (step, e) in enumerate(zip(self.steps, self.step_eqns)):
+                    t0 = clock()
+                    step(env)
+                    timed.append((e, t0, clock() - t0))
+                profiler.record_graph_run(timed)
+        except SporeError as err:
+            raise _at_equation(err, self.step_eqns[i]) from None
         for p, s in self.update_slots:
             np.copyto(p._data, env[s], casting="unsafe")
         return [env[s] for s in self.out_slots]
+
+
+def _at_equation(err: SporeError, e: Eqn) -> SporeError:
+    """A kernel's error, placed on the user's line that made the failing equation (as PyNative
+    places it at the call): a bad index found while the graph runs names the same line."""
+    if err.loc is None and e.loc is not None:
+        err.loc = e.loc
+        err.args = (err._render(),)
+    return err.with_traceback(None)
 
 
 def _with_frees(step: Step, slots: tuple[int, ...]) -> Step:

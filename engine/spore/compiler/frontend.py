@@ -32,7 +32,7 @@ import types
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ..errors import GraphCompileError, ShapeError, SourceLoc, SporeError, is_engine_file
+from ..errors import GraphCompileError, ShapeError, SourceLoc, SporeError, ValueDependentShapeError, is_engine_file
 from ..tensor import Tensor
 from . import support
 from .trace import GraphBuilder, Tracer, TracerValueError, building
@@ -59,6 +59,7 @@ _SAFE_BUILTINS = frozenset({
     "next", "super",
 })
 _MAX_STATIC_WHILE = 100_000
+_MAX_LOCAL_DEPTH = 32
 _CONTAINERS = (list, dict, tuple, set, str, frozenset)
 
 
@@ -96,9 +97,10 @@ def parse_function(fn: Callable) -> _FnInfo:
     if info is not None:
         return info
     if code.co_name == "<lambda>":
-        rule = support.RULES["lambda"]
+        rule = support.RULES["outer_lambda"]
         raise GraphCompileError(f"{rule.construct} is not supported: {rule.reason}",
-                                loc=SourceLoc(code.co_filename, code.co_firstlineno), hint=rule.fix, rule="lambda")
+                                loc=SourceLoc(code.co_filename, code.co_firstlineno), hint=rule.fix,
+                                rule="outer_lambda")
     file = code.co_filename
     lines = linecache.getlines(file, fn.__globals__)
     if not lines:
@@ -147,6 +149,8 @@ class Frontend:
         self.scope = builder.scope
         self.fn_scope = ""
         self.loop_depth = 0
+        self.in_test = 0      # > 0 while evaluating an if/while/assert/ternary condition
+        self.local_depth = 0  # nesting of local function calls (recursion is unrolled up to a limit)
 
     # --- errors -------------------------------------------------------------------------------
     def loc(self, node: ast.AST | None) -> SourceLoc | None:
@@ -170,8 +174,8 @@ class Frontend:
         """Interpret `fn(*args, **kwargs)` (a method when `self_obj` is given)."""
         info = parse_function(fn)
         fdef = info.node
-        saved = (self.file, self.fn_scope, self.loop_depth)
-        self.file, self.fn_scope, self.loop_depth = info.file, scope_name, 0
+        saved = (self.file, self.fn_scope, self.loop_depth, self.in_test)
+        self.file, self.fn_scope, self.loop_depth, self.in_test = info.file, scope_name, 0, 0
         try:
             aliases = {k: v.__name__.split(".")[0] for k, v in fn.__globals__.items()
                        if isinstance(v, types.ModuleType)}
@@ -195,7 +199,7 @@ class Frontend:
             result = self.exec_block(fdef.body, scope)
             return result.value if isinstance(result, _Return) else None
         finally:
-            self.file, self.fn_scope, self.loop_depth = saved
+            self.file, self.fn_scope, self.loop_depth, self.in_test = saved
 
     # --- statements ---------------------------------------------------------------------------
     def exec_block(self, stmts: list[ast.stmt], scope: _Scope) -> Any:
@@ -205,7 +209,7 @@ class Frontend:
             stmt = stmts[i]
             self.builder.loc = self.loc(stmt)
             if isinstance(stmt, ast.If):
-                test = self.eval(stmt.test, scope)
+                test = self.eval_test(stmt.test, scope)
                 if isinstance(test, Tracer):
                     return self.tensor_if(stmt, test, stmts[i + 1:], scope)
                 branch = stmt.body if self.truth(test, stmt.test) else stmt.orelse
@@ -240,6 +244,14 @@ class Frontend:
             return self.exec_while(stmt, scope)
         elif isinstance(stmt, ast.Pass):
             pass
+        elif isinstance(stmt, ast.Delete):
+            for target in stmt.targets:
+                self.delete(target, scope)
+        elif isinstance(stmt, ast.FunctionDef):
+            fn: Any = _LocalFunction(self, stmt, scope, self.file, self.fn_scope, self._defaults(stmt.args, scope))
+            for dec in reversed(stmt.decorator_list):
+                fn = self.call(dec, self.eval(dec, scope), [fn], {})
+            scope.vars[stmt.name] = fn
         elif isinstance(stmt, ast.Break):
             return _BREAK
         elif isinstance(stmt, ast.Continue):
@@ -257,7 +269,7 @@ class Frontend:
         return None
 
     def exec_assert(self, stmt: ast.Assert, scope: _Scope) -> None:
-        test = self.eval(stmt.test, scope)
+        test = self.eval_test(stmt.test, scope)
         msg = self.eval(stmt.msg, scope) if stmt.msg is not None else "assertion failed"
         if isinstance(test, Tracer):
             from .runtime_ops import assert_all
@@ -292,7 +304,7 @@ class Frontend:
     def exec_while(self, stmt: ast.While, scope: _Scope) -> Any:
         if stmt.orelse:
             raise self.rule_error(stmt, "unsupported_syntax", "while ... else")
-        test = self.eval(stmt.test, scope)
+        test = self.eval_test(stmt.test, scope)
         if isinstance(test, Tracer):
             from .control_flow import tensor_while
 
@@ -308,7 +320,7 @@ class Frontend:
                     return None
                 if isinstance(signal, _Return):
                     return signal
-                test = self.eval(stmt.test, scope)
+                test = self.eval_test(stmt.test, scope)
                 if isinstance(test, Tracer):
                     raise self.error(stmt.test, "the loop condition became a tensor after the first iteration",
                                      "make the condition a tensor from the start, or keep it a Python value")
@@ -338,9 +350,19 @@ class Frontend:
                 values = list(value)
             except TypeError:
                 raise self.error(target, f"cannot unpack {type(value).__name__}") from None
-            if len(values) != len(target.elts):
-                raise self.error(target, f"cannot unpack {len(values)} values into {len(target.elts)} names")
-            for t, v in zip(target.elts, values):
+            stars = [i for i, t in enumerate(target.elts) if isinstance(t, ast.Starred)]
+            if stars:
+                k, n_after = stars[0], len(target.elts) - stars[0] - 1
+                if len(values) < len(target.elts) - 1:
+                    raise self.error(target, f"not enough values to unpack (expected at least "
+                                             f"{len(target.elts) - 1}, got {len(values)})")
+                values = values[:k] + [values[k:len(values) - n_after]] + values[len(values) - n_after:]
+                target_elts = [t.value if isinstance(t, ast.Starred) else t for t in target.elts]
+            else:
+                target_elts = target.elts
+            if len(values) != len(target_elts):
+                raise self.error(target, f"cannot unpack {len(values)} values into {len(target_elts)} names")
+            for t, v in zip(target_elts, values):
                 self.assign(t, v, scope)
         elif isinstance(target, ast.Subscript):
             obj = self.eval(target.value, scope)
@@ -348,11 +370,60 @@ class Frontend:
             if isinstance(obj, Tensor):
                 from ..ops import functional as F
 
-                F.setitem_(obj, index, value)  # tracers are updated in place, as tensors are in PyNative
+                if not obj._traced and (_traced(value) or any(_traced(i) for i in
+                                                                (index if isinstance(index, tuple) else (index,)))):
+                    obj = self._localize(target, obj, scope)
+                self.apply(target, F.setitem_, obj, index, value)  # tracers take the write, as tensors do
             else:
                 obj[index] = value
         else:
             raise self.rule_error(target, "self_assign" if isinstance(target, ast.Attribute) else "unsupported_syntax")
+
+    def delete(self, target: ast.expr, scope: _Scope) -> None:
+        """`del name`, `del a, b`, `del lst[i]` / `del d[k]` on local containers."""
+        if isinstance(target, ast.Name):
+            if target.id not in scope.vars:
+                raise self.error(target, f"name '{target.id}' is not defined", None, "name")
+            del scope.vars[target.id]
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for t in target.elts:
+                self.delete(t, scope)
+        elif isinstance(target, ast.Subscript):
+            obj = self.eval(target.value, scope)
+            if isinstance(obj, Tensor):
+                raise self.error(target, "a tensor's elements cannot be deleted", "slice out what you keep instead",
+                                 "unsupported_syntax")
+            index = self.eval(target.slice, scope)
+            self.apply(target, operator.delitem, obj, index)
+        else:
+            raise self.rule_error(target, "self_assign" if isinstance(target, ast.Attribute) else "unsupported_syntax")
+
+    def _defaults(self, args: ast.arguments, scope: _Scope) -> tuple[list, list]:
+        """Default values of a local def/lambda, evaluated where it is defined (as Python does)."""
+        return ([self.eval(d, scope) for d in args.defaults],
+                [None if d is None else self.eval(d, scope) for d in args.kw_defaults])
+
+    def eval_test(self, node: ast.expr, scope: _Scope) -> Any:
+        """Evaluate a condition: there `bool(t)`, `t.item()`, `float(t)`, `int(t)`, `not t` and
+        `and`/`or` on tensors stay tensors, so the branch or loop becomes a tensor condition."""
+        self.in_test += 1
+        try:
+            return self.eval(node, scope)
+        finally:
+            self.in_test -= 1
+
+    def _localize(self, target: ast.expr, obj: Tensor, scope: _Scope) -> Tensor:
+        """A constant tensor written with values known only at run time becomes a graph value, and
+        the local names bound to it follow (a tensor reachable from elsewhere is refused)."""
+        from ..ops import functional as F
+
+        names = [k for k, v in scope.vars.items() if v is obj]
+        if not names:
+            raise self.rule_error(target, "self_assign", "an in-place write into a tensor that construct does not own")
+        new = self.apply(target, F.identity, obj)
+        for k in names:
+            scope.vars[k] = new
+        return new
 
     # --- expressions --------------------------------------------------------------------------
     def eval(self, node: ast.expr, scope: _Scope) -> Any:
@@ -412,10 +483,10 @@ class Frontend:
     def eval_UnaryOp(self, node: ast.UnaryOp, scope: _Scope) -> Any:
         operand = self.eval(node.operand, scope)
         if isinstance(node.op, ast.Not):
-            if isinstance(operand, Tracer):
+            if isinstance(operand, Tracer) and self.in_test:
                 from ..ops import functional as F
 
-                return self.apply(node, F.logical_not, operand)
+                return self.apply(node, F.logical_not, self._as_condition(node.operand, operand))
             return not self.truth(operand, node.operand)
         return self.apply(node, _UNARY[type(node.op)], operand)
 
@@ -423,6 +494,15 @@ class Frontend:
         is_and = isinstance(node.op, ast.And)
         value = self.eval(node.values[0], scope)
         for nxt in node.values[1:]:
+            if isinstance(value, Tracer) and self.in_test:  # a condition only needs the truth value
+                from ..ops import functional as F
+
+                rest = self.eval(nxt, scope)
+                both = F.logical_and if is_and else F.logical_or
+                cond = self._as_condition(node, value)
+                value = self.apply(node, both, cond, self._as_condition(node, rest)) \
+                    if isinstance(rest, Tensor) else (cond if self.truth(rest, nxt) == is_and else rest)
+                continue
             if isinstance(value, Tracer):
                 word = "and" if is_and else "or"
                 raise self.error(node, f"'{word}' needs a Python bool, but its operand is a tensor",
@@ -447,8 +527,21 @@ class Frontend:
             left = right
         return result
 
+    def _as_condition(self, node: ast.AST, t: Any) -> Any:
+        """A one-element tensor's truth value as a bool tensor (what `bool(t)` tests)."""
+        from ..common import dtype as mstype
+        from ..ops import functional as F
+
+        if not isinstance(t, Tensor):
+            return t
+        if t.size != 1:
+            raise self.error(node, f"the truth value of a tensor with {t.size} elements is ambiguous",
+                             "use .any() or .all()", "tensor_condition")
+        t = F.reshape(t, ()) if t.shape != () else t
+        return t if t.dtype is mstype.bool_ else F.not_equal(t, F.zeros_like(t))
+
     def eval_IfExp(self, node: ast.IfExp, scope: _Scope) -> Any:
-        test = self.eval(node.test, scope)
+        test = self.eval_test(node.test, scope)
         if isinstance(test, Tracer):
             from ..ops import functional as F
 
@@ -477,22 +570,54 @@ class Frontend:
             parts.append(str(value))
         return "".join(parts)
 
-    def eval_ListComp(self, node: ast.ListComp, scope: _Scope) -> list:
-        out: list = []
-        inner = _Scope(dict(scope.vars), scope.fn)
+    def _comprehension(self, node: Any, scope: _Scope, emit: Callable[[_Scope], None]) -> None:
+        inner = _Scope(dict(scope.vars), scope.fn, scope.parent)
 
         def loop(k: int) -> None:
             if k == len(node.generators):
-                out.append(self.eval(node.elt, inner))
+                emit(inner)
                 return
             gen = node.generators[k]
+            if gen.is_async:
+                raise self.rule_error(gen, "async")
             for item in list(self.eval(gen.iter, inner)):
                 self.assign(gen.target, item, inner)
-                if all(self.truth(self.eval(c, inner), c) for c in gen.ifs):
+                if all(self.truth(self.eval_test(c, inner), c) for c in gen.ifs):
                     loop(k + 1)
 
         loop(0)
+
+    def eval_ListComp(self, node: ast.ListComp, scope: _Scope) -> list:
+        out: list = []
+        self._comprehension(node, scope, lambda s: out.append(self.eval(node.elt, s)))
         return out
+
+    def eval_SetComp(self, node: ast.SetComp, scope: _Scope) -> set:
+        out: set = set()
+        self._comprehension(node, scope, lambda s: out.add(self.eval(node.elt, s)))
+        return out
+
+    def eval_DictComp(self, node: ast.DictComp, scope: _Scope) -> dict:
+        out: dict = {}
+
+        def emit(s: _Scope) -> None:
+            key = self.eval(node.key, s)
+            out[key] = self.eval(node.value, s)
+        self._comprehension(node, scope, emit)
+        return out
+
+    def eval_GeneratorExp(self, node: ast.GeneratorExp, scope: _Scope) -> Any:
+        """Evaluated at once: what it iterates is static and its elements pure, so the order of
+        evaluation cannot be told apart from the lazy generator's."""
+        return iter(self.eval_ListComp(node, scope))  # type: ignore[arg-type]
+
+    def eval_Lambda(self, node: ast.Lambda, scope: _Scope) -> Any:
+        return _LocalFunction(self, node, scope, self.file, self.fn_scope, self._defaults(node.args, scope))
+
+    def eval_NamedExpr(self, node: ast.NamedExpr, scope: _Scope) -> Any:
+        value = self.eval(node.value, scope)
+        self.assign(node.target, value, scope)
+        return value
 
     def eval_Call(self, node: ast.Call, scope: _Scope) -> Any:
         func = self.eval(node.func, scope)
@@ -511,6 +636,16 @@ class Frontend:
         from ..nn.cell import Cell
         from .jit import JitFunction
 
+        if isinstance(func, _LocalFunction):
+            return func.call(node, args, kwargs)
+        if self.in_test and args and isinstance(args[0], Tracer) and not kwargs and len(args) == 1 \
+                and (func is bool or func is float or func is int):  # `if bool(t)`, `float(t) > 0.5`
+            return self._python_scalar(node, args[0], func)
+        if self.in_test and isinstance(func, types.MethodType) and isinstance(func.__self__, Tracer) \
+                and func.__name__ == "item" and not args and not kwargs:
+            t = func.__self__
+            return self._python_scalar(node, t, bool if t.dtype.name == "bool" else float if t.dtype.is_float
+                                       else int)
         if isinstance(func, JitFunction):  # a jitted function called from compiled code is inlined
             return self.inline(node, func.fn, args, kwargs, func.name, func.self_obj)
         if isinstance(func, Cell):
@@ -519,6 +654,8 @@ class Frontend:
             return self.inline(node, func.__func__, args, kwargs, f"{self.fn_scope.rsplit('.', 1)[0]}."
                                f"{func.__name__}", self_obj=func.__self__)
         if isinstance(func, types.FunctionType) and not _is_spore_callable(func):
+            if func.__name__ == "<lambda>":
+                raise self.rule_error(node, "outer_lambda")
             self.check_impure(node, func)
             return self.inline(node, func, args, kwargs, func.__qualname__)
         if func is print:
@@ -538,6 +675,22 @@ class Frontend:
                 or func in (math.sqrt,) or _is_pure_library(func):
             return self.apply(node, func, *args, **kwargs)
         raise self.rule_error(node, "unsupported_call", f"{getattr(func, '__qualname__', type(func).__name__)}")
+
+    def _python_scalar(self, node: ast.AST, t: Tracer, kind: type) -> Tracer:
+        """`bool(t)` / `float(t)` / `int(t)` inside a condition: the value as a tensor of the dtype
+        Python would compute in (bool, float64, int64), so comparisons give PyNative's answer."""
+        from ..common import dtype as mstype
+        from ..ops import functional as F
+
+        if t.size != 1:
+            raise self.error(node, f"only a one-element tensor can be converted to a Python {kind.__name__}, "
+                                   f"got shape {tuple(t.shape)}", "reduce it first (e.g. .sum() or .all())",
+                             "python_value_of_tensor")
+        t = self.apply(node, F.reshape, t, ())
+        if kind is bool:
+            return self._as_condition(node, t)
+        want = mstype.float64 if kind is float else mstype.int64
+        return t if t.dtype is want else self.apply(node, F.cast, t, want)
 
     def check_impure(self, node: ast.AST, func: Any) -> None:
         module = (getattr(func, "__module__", None) or "").split(".")[0]
@@ -583,14 +736,88 @@ class Frontend:
         except ShapeError as err:
             raise GraphCompileError(err.reason, loc=self.loc(node), hint=err.hint, scope=self.fn_scope,
                                     rule="shape") from None
+        except ValueDependentShapeError as err:
+            raise GraphCompileError(err.reason, loc=self.loc(node), hint=err.hint, scope=self.fn_scope,
+                                    rule="value_dependent_shape") from None
         except SporeError as err:
             raise GraphCompileError(err.reason, loc=self.loc(node), hint=err.hint, scope=self.fn_scope,
                                     rule=type(err).__name__) from None
 
 
+def _traced(x: Any) -> bool:
+    return isinstance(x, Tensor) and x._traced
+
+
 def _is_pure_library(func: Any) -> bool:
     module = (getattr(func, "__module__", None) or getattr(type(func), "__module__", "") or "").split(".")[0]
-    return module in ("math", "numpy", "operator", "functools", "itertools", "collections", "typing")
+    return module in ("math", "numpy", "operator", "_operator", "functools", "_functools", "itertools",
+                      "collections", "typing")
+
+
+class _LocalFunction:
+    """A `def` or `lambda` inside compiled code: called, its body is interpreted in place (inlined)
+    with the scope it was defined in behind its own, as a Python closure sees it. Recursion is
+    unrolled while the values that control it are static, up to `_MAX_LOCAL_DEPTH` calls deep."""
+
+    def __init__(self, fe: Frontend, node: ast.FunctionDef | ast.Lambda, scope: _Scope, file: str,
+                 fn_scope: str, defaults: tuple[list, list]) -> None:
+        self.fe, self.node, self.scope, self.file, self.fn_scope = fe, node, scope, file, fn_scope
+        self.__name__ = getattr(node, "name", "<lambda>")
+        params: list[inspect.Parameter] = []
+        a = node.args
+        pos = a.posonlyargs + a.args
+        pos_defaults = [inspect.Parameter.empty] * (len(pos) - len(defaults[0])) + defaults[0]
+        for i, (arg, d) in enumerate(zip(pos, pos_defaults)):
+            kind = inspect.Parameter.POSITIONAL_ONLY if i < len(a.posonlyargs) else \
+                inspect.Parameter.POSITIONAL_OR_KEYWORD
+            params.append(inspect.Parameter(arg.arg, kind, default=d))
+        if a.vararg:
+            params.append(inspect.Parameter(a.vararg.arg, inspect.Parameter.VAR_POSITIONAL))
+        for arg, d in zip(a.kwonlyargs, defaults[1]):
+            params.append(inspect.Parameter(arg.arg, inspect.Parameter.KEYWORD_ONLY,
+                                            default=inspect.Parameter.empty if d is None else d))
+        if a.kwarg:
+            params.append(inspect.Parameter(a.kwarg.arg, inspect.Parameter.VAR_KEYWORD))
+        self.signature = inspect.Signature(params)
+
+    def _too_deep(self, node: ast.AST | None) -> GraphCompileError:
+        return self.fe.error(node or self.node, f"{self.__name__}() recursed more than {_MAX_LOCAL_DEPTH} calls deep "
+                             "while compiling: recursion is unrolled, so what stops it must be a Python value",
+                             "make the value that ends the recursion a Python int/bool, or use a while loop on a "
+                             "tensor", "recursion")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:  # called by builtins (map, sorted(key=...))
+        return self.call(None, list(args), kwargs)
+
+    def call(self, node: ast.AST | None, args: list, kwargs: dict) -> Any:
+        fe = self.fe
+        if fe.local_depth >= _MAX_LOCAL_DEPTH:
+            raise self._too_deep(node)
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as err:
+            raise fe.error(node or self.node, f"{self.__name__}(): {err}") from None
+        bound.apply_defaults()
+        env = dict(bound.arguments)
+        for p in self.signature.parameters.values():
+            if p.kind is p.VAR_POSITIONAL:
+                env.setdefault(p.name, ())
+            elif p.kind is p.VAR_KEYWORD:
+                env.setdefault(p.name, {})
+        saved = (fe.file, fe.loop_depth, fe.in_test, fe.builder.loc)
+        fe.file, fe.loop_depth, fe.in_test = self.file, 0, 0
+        fe.local_depth += 1
+        try:
+            inner = _Scope(env, self.scope.fn, self.scope)
+            if isinstance(self.node, ast.Lambda):
+                return fe.eval(self.node.body, inner)
+            result = fe.exec_block(self.node.body, inner)
+            return result.value if isinstance(result, _Return) else None
+        except RecursionError:
+            raise self._too_deep(node) from None
+        finally:
+            fe.local_depth -= 1
+            fe.file, fe.loop_depth, fe.in_test, fe.builder.loc = saved
 
 
 def _load(target: ast.expr) -> ast.expr:
@@ -608,18 +835,22 @@ def _relocate(node: ast.AST, like: ast.AST) -> ast.AST:
 
 
 class _Scope:
-    """Local variables of one interpreted function, with its globals, closure and builtins behind."""
+    """Local variables of one interpreted function, with its globals, closure and builtins behind
+    (and, for a local def or lambda, the scope it was defined in)."""
 
-    def __init__(self, vars: dict[str, Any], fn: Callable) -> None:
+    def __init__(self, vars: dict[str, Any], fn: Callable, parent: _Scope | None = None) -> None:
         self.vars = vars
         self.fn = fn
+        self.parent = parent
         code = fn.__code__
         self.closure = dict(zip(code.co_freevars, (c.cell_contents for c in (fn.__closure__ or ())))) \
-            if fn.__closure__ else {}
+            if fn.__closure__ and parent is None else {}
 
     def lookup(self, name: str) -> tuple[bool, Any]:
         if name in self.vars:
             return True, self.vars[name]
+        if self.parent is not None:
+            return self.parent.lookup(name)
         if name in self.closure:
             return True, self.closure[name]
         g = self.fn.__globals__
@@ -631,7 +862,7 @@ class _Scope:
 
     def copy(self) -> _Scope:
         s = _Scope.__new__(_Scope)
-        s.vars, s.fn, s.closure = dict(self.vars), self.fn, self.closure
+        s.vars, s.fn, s.closure, s.parent = dict(self.vars), self.fn, self.closure, self.parent
         return s
 
 

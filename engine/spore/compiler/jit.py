@@ -19,7 +19,7 @@ import numpy as np
 
 from ..autodiff import tape
 from ..context import STRUCTURE_VERSION
-from ..errors import GraphCompileError, is_engine_file, raise_at_user_line
+from ..errors import GraphCompileError, SporeError, is_engine_file, raise_at_user_line
 from ..ops.primitive import TRACING, Aval, Primitive
 from ..tensor import Parameter, Tensor
 from .executor import Executable
@@ -85,6 +85,7 @@ class CompiledEntry:
         self.out_tree = out_tree
         self.n_in = n_in
         self.executable = Executable(graph)
+        self.written: list[int] = []  # inputs the function writes in place (their new values end the outputs)
         self._grad: tuple[Primitive, list[Parameter]] | None = None
 
     def run(self, leaves: list[Tensor]) -> list[np.ndarray]:
@@ -249,9 +250,13 @@ class JitFunction:
             else:
                 out = fe.call_user_function(self.fn, tuple(t_args), t_kwargs, self.name, self.self_obj)
             out_leaves, out_tree = flatten(out)
-            raw = builder.finish(out_leaves, out_tree)
+            # inputs written in place (x[i] = v, x.fill_(...)) hand their new value back to the caller's
+            # tensor after each run, as the write in PyNative would have changed it
+            written = [i for i, (t, v) in enumerate(zip(tracers, builder.inputs)) if t._var is not v]
+            raw = builder.finish(out_leaves + [tracers[i] for i in written], out_tree)
         graph = optimize(raw)
         entry = CompiledEntry(self.name, graph, raw, out_tree, len(leaves))
+        entry.written = written
         if context.get_context("save_graphs"):
             from .dump import save_graphs
 
@@ -259,12 +264,22 @@ class JitFunction:
         return entry
 
     def run(self, entry: CompiledEntry, leaves: list[Tensor]) -> Any:
-        if tape.STATE.depth and _any_tracked(leaves, entry):
-            call, params = entry.grad_call()
-            outs = call(*leaves, *params)
-            outs = outs[:len(entry.raw.outputs)]
-        else:
-            outs = [Tensor._wrap(a) for a in entry.run(leaves)]
+        __tracebackhide__ = True
+        try:
+            if tape.STATE.depth and _any_tracked(leaves, entry):
+                call, params = entry.grad_call()
+                outs = call(*leaves, *params)
+                outs = outs[:len(entry.raw.outputs)]
+            else:
+                outs = [Tensor._wrap(a) for a in entry.run(leaves)]
+        except SporeError as err:  # a kernel refused a value: the traceback ends on the user's line
+            raise_at_user_line(err)
+        if entry.written:
+            n = len(outs) - len(entry.written)
+            for i, new in zip(entry.written, outs[n:]):
+                leaves[i]._data = new._data
+                leaves[i]._version += 1
+            outs = outs[:n]
         return rebuild(entry.out_tree, list(outs), lambda x: x)
 
 

@@ -42,14 +42,14 @@ _RULES = [
          "the graph would read the variable once at compile time and never update it",
          "pass the value in as an argument and return the new value"),
     Rule("async", "async / await", "coroutines cannot be compiled into a graph", "use a plain function"),
-    Rule("lambda", "lambda inside construct", "anonymous functions are not inlined",
-         "define a method or a module-level function and call it"),
-    Rule("nested_def", "function or class defined inside construct",
-         "definitions inside construct would be re-created on every call",
-         "define it at module level or as a method of the Cell"),
+    Rule("outer_lambda", "a lambda defined outside the compiled code and called from it",
+         "its source line cannot be told apart from the code around it, so it cannot be inlined",
+         "define it with def (at module level, or inside construct), or as a lambda inside construct"),
+    Rule("class_def", "class defined inside construct",
+         "a class statement creates a new type on every call, which a graph cannot hold",
+         "define the class at module level"),
     Rule("import", "import inside construct", "imports run Python code at compile time only",
          "import at the top of the file"),
-    Rule("delete", "del statement", "a graph value cannot be deleted", "stop using the name instead"),
     Rule("self_assign", "assignment to self.<attr> in construct",
          "the graph keeps only the first call's value: later calls would silently see stale state",
          "return the value from construct, or keep it in a Parameter and update it with ops.assign"),
@@ -65,18 +65,15 @@ _RULES = [
     Rule("python_value_of_tensor", "converting a tensor to a Python value (.item(), .asnumpy(), float(t), ...)",
          "the value is only known when the graph runs, not when it is compiled",
          "keep it a tensor (use ops such as ops.where), or debug with " + PYNATIVE_HINT),
-    Rule("walrus", "assignment expression (:=)", "not supported by the Graph-mode frontend",
-         "assign on its own line first"),
+    Rule("value_dependent_shape", "an op whose output size depends on tensor values (unique, nonzero, "
+         "masked_select, x[mask])", "the graph is compiled for fixed shapes, and this size is only known when it runs",
+         "keep the shape (ops.where(mask, x, 0), ops.masked_fill), or run it in " + PYNATIVE_HINT),
     Rule("dynamic_raise", "raise/assert with a computed message",
          "the message would be built at compile time from placeholder values",
          "use a constant string message"),
     Rule("tensor_break", "break/continue that depends on a tensor value",
          "loops are unrolled at compile time, so the exit must be known then",
          "use a while loop on a tensor condition, or ops.where to mask results"),
-    Rule("comprehension", "generator expression", "generators cannot be compiled",
-         "use a list comprehension or a for loop over range()"),
-    Rule("star_assign", "starred assignment target (a, *rest = ...)", "not supported by the Graph-mode frontend",
-         "index the tuple explicitly"),
     Rule("cell_hook", "forward hooks on a Cell called inside compiled code",
          "hooks are Python callbacks that a graph cannot run at the right moment",
          "register hooks on the top-level Cell only, or debug with " + PYNATIVE_HINT),
@@ -149,6 +146,7 @@ class _Checker(ast.NodeVisitor):
         self.aliases = aliases  # local name -> module it imports (import time as t  =>  t -> time)
         self.findings: list[Finding] = []
         self.global_names: set[str] = set()
+        self.in_test = 0  # > 0 inside an if/while/ternary condition
 
     def add(self, rule_id: str, node: ast.AST) -> None:
         self.findings.append(Finding(RULES[rule_id], node.lineno, node.col_offset,
@@ -184,36 +182,23 @@ class _Checker(ast.NodeVisitor):
 
     visit_YieldFrom = visit_Yield
 
-    def visit_Lambda(self, node: ast.AST) -> None:
-        self.add("lambda", node)
+    def visit_ClassDef(self, node: ast.AST) -> None:
+        self.add("class_def", node)
 
-    def visit_FunctionDef(self, node: ast.AST) -> None:
-        self.add("nested_def", node)
-
-    visit_AsyncFunctionDef = visit_FunctionDef
-    visit_ClassDef = visit_FunctionDef
+    def visit_AsyncFunctionDef(self, node: ast.AST) -> None:
+        self.add("async", node)
 
     def visit_Import(self, node: ast.AST) -> None:
         self.add("import", node)
 
     visit_ImportFrom = visit_Import
 
-    def visit_Delete(self, node: ast.AST) -> None:
-        self.add("delete", node)
-
-    def visit_NamedExpr(self, node: ast.AST) -> None:
-        self.add("walrus", node)
-        self.generic_visit(node)
-
-    def visit_GeneratorExp(self, node: ast.AST) -> None:
-        self.add("comprehension", node)
-
     def _check_target(self, target: ast.expr) -> None:
         if isinstance(target, (ast.Tuple, ast.List)):
             for t in target.elts:
                 self._check_target(t)
         elif isinstance(target, ast.Starred):
-            self.add("star_assign", target)
+            self._check_target(target.value)
         elif isinstance(target, (ast.Attribute, ast.Subscript)) and self._rooted_at_self(target.value):
             self.add("self_assign", target)
 
@@ -250,6 +235,28 @@ class _Checker(ast.NodeVisitor):
             self.add("dynamic_raise", node)
         self.visit(node.test)
 
+    def _visit_with_test(self, node: ast.AST, test: ast.expr) -> None:
+        """A condition may read tensor values (`if t.item() > 0`): Graph mode lowers it to a
+        tensor condition, so the value conversions in it are not findings."""
+        self.in_test += 1
+        self.visit(test)
+        self.in_test -= 1
+        for name, value in ast.iter_fields(node):
+            if name == "test":
+                continue
+            for child in value if isinstance(value, list) else [value]:
+                if isinstance(child, ast.AST):
+                    self.visit(child)
+
+    def visit_If(self, node: ast.If) -> None:
+        self._visit_with_test(node, node.test)
+
+    def visit_While(self, node: ast.While) -> None:
+        self._visit_with_test(node, node.test)
+
+    def visit_IfExp(self, node: ast.IfExp) -> None:
+        self._visit_with_test(node, node.test)
+
     # expressions --------------------------------------------------------------------------
     def _rooted_at_self(self, node: ast.expr) -> bool:
         while isinstance(node, (ast.Attribute, ast.Subscript)):
@@ -273,7 +280,7 @@ class _Checker(ast.NodeVisitor):
             module = self.aliases.get(root or "", root)
             if module in IMPURE_MODULES or (module == "numpy" and _mentions(func, "random")):
                 self.add("impure_call", node)
-            elif func.attr in TENSOR_TO_PYTHON and not node.args:
+            elif func.attr in TENSOR_TO_PYTHON and not node.args and not self.in_test:
                 self.add("python_value_of_tensor", node)
             elif func.attr in MUTATING_METHODS and (
                     self._rooted_at_self(func.value) or (root in self.global_names)):

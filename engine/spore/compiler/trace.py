@@ -18,9 +18,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..errors import SourceLoc, SporeError
+from ..errors import SourceLoc, SporeError, ValueDependentShapeError
 from ..ops.primitive import TRACING, Aval, Primitive
 from ..tensor import Parameter, Tensor
+from . import support
 from .ir import Atom, Const, Eqn, Graph, Param, Var
 
 
@@ -29,22 +30,101 @@ class TracerValueError(SporeError, TypeError):
 
 
 class Tracer(Tensor):
-    """A tensor inside a graph being compiled: has shape and dtype, no values."""
+    """A tensor inside a graph being compiled: has shape and dtype, no values.
+
+    There is no `_data` behind it: any code that reads a tracer's values (an op wrapper doing
+    NumPy on them, a range check, `.item()`) gets a `TracerValueError`, which the frontend turns
+    into a compile error on the user's line. A fake buffer would be read silently and baked into
+    the graph as a constant — the one thing Graph mode must never do.
+
+    In-place writes (`t[i] = v`, `fill_`, `set_dtype`, ...) rebind the tracer to the Var of the
+    functional result, so every alias of the tensor sees the write, as in PyNative.
+    """
 
     __slots__ = ("_var", "_builder")
+    _traced = True
 
     def __init__(self, var: Var, builder: GraphBuilder) -> None:  # noqa: D107
-        aval = var.aval
-        self._data = np.broadcast_to(np.zeros((), aval.dtype.np), aval.shape)
         self._node = None
         self._out_index = 0
         self._var = var
         self._builder = builder
 
+    @property  # type: ignore[override]
+    def _data(self) -> Any:
+        return self._no_value("reading the tensor's values")
+
+    @_data.setter
+    def _data(self, value: Any) -> None:
+        self._no_value("replacing the tensor's values")
+
     def _no_value(self, what: str) -> Any:
         raise TracerValueError(f"{what} needs the tensor's value, which Graph mode only knows when the graph runs",
                                hint="keep it a tensor (e.g. ops.where instead of an if on it), "
                                     "or use ms.set_context(mode=ms.PYNATIVE_MODE)")
+
+    def _rebind(self, new: Tracer) -> Tracer:
+        """Take `new`'s value in place (the graph-mode form of an in-place write)."""
+        self._var = new._var
+        return self
+
+    def set_dtype(self, dtype: Any) -> Tracer:
+        from ..ops import functional as F
+
+        return self._rebind(F.cast(self, dtype))
+
+    def assign_value(self, value: Any) -> Tracer:
+        from ..ops import functional as F
+
+        v = value if isinstance(value, Tensor) else Tensor(value, self.dtype)
+        v = v if v.dtype is self.dtype else F.cast(v, self.dtype)
+        return self._rebind(v if isinstance(v, Tracer) else F.identity(v))
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self._var.aval.shape)
+
+    @property
+    def dtype(self) -> Any:
+        return self._var.aval.dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self._var.aval.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self._var.aval.shape, dtype=np.int64))
+
+    @property
+    def itemsize(self) -> int:
+        return self._var.aval.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.itemsize
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        return self._no_value("Tensor.strides")
+
+    def dim(self) -> int:
+        return self.ndim
+
+    def numel(self) -> int:
+        return self.size
+
+    nelement = numel
+
+    def __len__(self) -> int:
+        if not self.ndim:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __iter__(self) -> Any:
+        if not self.ndim:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self.shape[0]))
 
     def asnumpy(self) -> np.ndarray:
         return self._no_value("asnumpy()")
@@ -71,6 +151,12 @@ class Tracer(Tensor):
 
     def __index__(self) -> int:
         return self._no_value("using a tensor as an index")
+
+    def __format__(self, spec: str) -> str:
+        return self._no_value("formatting a tensor's value")
+
+    def __reduce__(self) -> Any:
+        return self._no_value("pickling a tensor")
 
     def __repr__(self) -> str:
         return f"Tracer({self._var!r}, shape={list(self.shape)}, dtype={self.dtype})"
@@ -117,6 +203,11 @@ class GraphBuilder:
         """Record `prim` applied to `inputs`; returns Tracer(s) typed by the op's infer rule."""
         avals = prim.infer(*inputs, **attrs)
         multi = prim.multi_output
+        for a in (avals if multi else (avals,)):
+            if any(d < 0 for d in a.shape):  # infer's mark for a size only the values decide
+                raise ValueDependentShapeError(
+                    f"{prim.name}: the size of its output depends on the input's values, which are only known "
+                    "when the graph runs", hint=support.RULES["value_dependent_shape"].fix)
         outs = [Var(a) for a in (avals if multi else (avals,))]
         self.eqns.append(Eqn(prim, [self.atom(i) for i in inputs], dict(attrs), outs, self.loc, self.scope))
         tracers = tuple(Tracer(v, self) for v in outs)

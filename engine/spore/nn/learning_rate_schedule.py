@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from ..common import dtype as mstype
+from ..ops.primitive import Aval, primitive
 from ..tensor import Tensor
 
 __all__ = [
@@ -118,6 +120,20 @@ class LearningRateSchedule:
         return self
 
 
+@primitive
+class ScheduleRate:
+    """The learning rate a built-in schedule gives at `step` (float32, the step's shape): an op, so a
+    schedule called inside a compiled `construct` follows the step it is given on every run."""
+
+    nondiff = True
+
+    def infer(step, schedule):
+        return Aval(tuple(step.shape), mstype.float32)
+
+    def impl(step, schedule):
+        return np.asarray(schedule._compute(step), dtype=_F32)
+
+
 class _NumpySchedule(LearningRateSchedule):
     """A built-in schedule: one float32 NumPy formula `_compute(step_array)` serves both entry points."""
 
@@ -125,7 +141,8 @@ class _NumpySchedule(LearningRateSchedule):
         raise NotImplementedError
 
     def construct(self, global_step: Any) -> Tensor:
-        return Tensor._wrap(np.asarray(self._compute(_step_array(global_step)), dtype=_F32))
+        step = global_step if isinstance(global_step, Tensor) else Tensor._wrap(_step_array(global_step))
+        return ScheduleRate(step, schedule=self)
 
     def _value(self, step: int) -> float:
         return float(_F32(self._compute(np.asarray(step))))

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..common import dtype as mstype
-from ..errors import DTypeError, ShapeError
+from ..errors import DTypeError, ShapeError, ValueDependentShapeError
 from ..tensor import Tensor, tensor_method
 from ._rules import as_tensor, broadcast_shapes, norm_axis, promote
 from .primitive import Aval, primitive
@@ -183,13 +183,13 @@ def identity(input: Tensor) -> Tensor:
 
 def zeros_like(input: Tensor, *, dtype: Any = None) -> Tensor:
     """A tensor of zeros with the shape (and dtype) of `input`."""
-    dt = mstype.to_dtype(dtype).np if dtype is not None else input._data.dtype
+    dt = mstype.to_dtype(dtype).np if dtype is not None else input.dtype.np
     return Tensor._wrap(np.zeros(input.shape, dt))
 
 
 def ones_like(input: Tensor, *, dtype: Any = None) -> Tensor:
     """A tensor of ones with the shape (and dtype) of `input`."""
-    dt = mstype.to_dtype(dtype).np if dtype is not None else input._data.dtype
+    dt = mstype.to_dtype(dtype).np if dtype is not None else input.dtype.np
     return Tensor._wrap(np.ones(input.shape, dt))
 
 
@@ -200,7 +200,20 @@ def _require_int(op: str, t: Any, what: str = "indices") -> None:
 
 def _value(t: Any) -> np.ndarray | None:
     """The concrete value behind an aval when there is one (PyNative), else None (Graph/LSP)."""
-    return getattr(t, "_data", None)
+    return None if getattr(t, "_traced", True) else t._data
+
+
+def _sized_by_values(op: str, what: str, t: Any) -> np.ndarray:
+    """The values an output size depends on; without them (a graph being compiled, the language
+    server) a `ValueDependentShapeError`, never a guessed size."""
+    v = _value(t)
+    if v is None:
+        from ..compiler.support import RULES
+
+        raise ValueDependentShapeError(
+            f"{op}: the size of its output ({what}) depends on the input's values, which are only known "
+            "when the graph runs", hint=RULES["value_dependent_shape"].fix)
+    return v
 
 
 # --- selection ------------------------------------------------------------------------------------
@@ -220,7 +233,7 @@ class Select:
         return np.where(cond, x, y)
 
     def vjp(g, out, cond, x, y):
-        zero = Tensor._wrap(np.zeros((), g._data.dtype))
+        zero = Tensor._wrap(np.zeros((), g.dtype.np))
         return None, sum_to(Select(cond, g, zero), x.shape), sum_to(Select(cond, zero, g), y.shape)
 
 
@@ -264,7 +277,7 @@ def masked_select(input: Tensor, mask: Any) -> Tensor:
     m = _cond(mask)
     shape = broadcast_shapes("masked_select", input.shape, m.shape)
     x = broadcast_to(input, shape)
-    mk = np.broadcast_to(m._data, shape)
+    mk = np.broadcast_to(_sized_by_values("masked_select", "the number of True entries in the mask", m), shape)
     return getitem(reshape(x, (-1,)), mk.reshape(-1))
 
 
@@ -305,6 +318,11 @@ def one_hot(indices: Any, depth: int, on_value: Any = 1, off_value: Any = 0, axi
         dt = on_value.dtype
     else:
         dt = mstype.float32 if isinstance(on_value, float) or isinstance(off_value, float) else mstype.int64
+    if any(isinstance(v, Tensor) and v._traced for v in (on_value, off_value)):  # values known at run time
+        hot = OneHot(ind, depth=int(depth), on_value=True, off_value=False, axis=axis, dtype=mstype.bool_)
+        on = on_value if isinstance(on_value, Tensor) else Tensor._wrap(np.asarray(on_value, dt.np))
+        off = off_value if isinstance(off_value, Tensor) else Tensor._wrap(np.asarray(off_value, dt.np))
+        return Select(hot, cast(reshape(on, ()), dt), cast(reshape(off, ()), dt))
     return OneHot(ind, depth=int(depth), on_value=_scalar(on_value), off_value=_scalar(off_value),
                   axis=axis, dtype=dt)
 
@@ -378,7 +396,7 @@ class Unique:
 
     def infer(a):
         v = _value(a)
-        n = -1 if v is None else int(np.unique(v).size)
+        n = -1 if v is None else int(np.unique(v).size)  # -1: a size known only from the values
         idx_dt = mstype.int32 if a.dtype is mstype.int32 else mstype.int64
         return Aval((n,), a.dtype), Aval(tuple(a.shape), idx_dt)
 
@@ -433,7 +451,9 @@ def nonzero(input: Tensor, as_tuple: bool = False) -> Any:
     out = NonZero(input)
     if not as_tuple:
         return out
-    return tuple(Tensor._wrap(np.ascontiguousarray(out._data[:, d])) for d in range(input.ndim))
+    from .indexing import getitem
+
+    return tuple(getitem(out, (slice(None), d)) for d in range(input.ndim))
 
 
 @tensor_method("argwhere")

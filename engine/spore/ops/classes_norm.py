@@ -74,7 +74,7 @@ class SoftmaxCrossEntropyWithLogits(Operation):
 
     def construct(self, logits: Tensor, labels: Tensor) -> tuple:
         loss = _L.SoftmaxCrossEntropyWithLogits(logits, labels, reduction="none")
-        ones = Tensor._wrap(np.ones(loss.shape, logits._data.dtype))
+        ones = Tensor._wrap(np.ones(loss.shape, logits.dtype.np))
         return loss, _L.SoftmaxCrossEntropyWithLogitsGrad(ones, logits, labels, reduction="none")
 
 
@@ -88,7 +88,7 @@ class SparseSoftmaxCrossEntropyWithLogits(Operation):
     def construct(self, logits: Tensor, labels: Tensor) -> Tensor:
         if not self.is_grad:
             return _L.SparseSoftmaxCrossEntropyWithLogits(logits, labels, reduction="mean")
-        one = Tensor._wrap(np.ones((), logits._data.dtype))
+        one = Tensor._wrap(np.ones((), logits.dtype.np))
         return _L.SparseSoftmaxCrossEntropyWithLogitsGrad(one, logits, labels, reduction="mean")
 
 
@@ -102,10 +102,16 @@ class NLLLoss(Operation):
         self.ignore_index = int(ignore_index)
 
     def construct(self, logits: Tensor, labels: Tensor, weight: Tensor) -> tuple:
+        from .. import ops
+        from ..common import dtype as mstype
+
         loss = _L.NLLLoss(logits, labels, weight, ignore_index=self.ignore_index, reduction=self.reduction)
-        lab = labels._data
-        total = _L._sparse_denominator(lab, weight._data, self.ignore_index)
-        return loss, Tensor._wrap(np.asarray(total, weight._data.dtype))
+        # total weight as ops (not NumPy on the labels' values), so a compiled call computes it too
+        valid = ops.not_equal(labels, self.ignore_index)
+        picked = ops.gather(ops.cast(weight, mstype.float64),
+                            ops.where(valid, labels, ops.zeros_like(labels)), 0)
+        total = ops.sum(ops.where(valid, picked, ops.zeros_like(picked)))
+        return loss, ops.stop_gradient(ops.cast(total, weight.dtype))
 
 
 class BCEWithLogitsLoss(Operation):

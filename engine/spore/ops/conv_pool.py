@@ -741,7 +741,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     if h % oh == 0 and w % ow == 0:
         y = AvgPool(x, kernel_size=(h // oh, w // ow), strides=(h // oh, w // ow))
     else:
-        dt = x._data.dtype
+        dt = x.dtype.np
         ph = Tensor._wrap(_adaptive_matrix(h, oh, dt))
         pw = Tensor._wrap(_adaptive_matrix(w, ow, dt))
         y = BatchMatMul(BatchMatMul(ph, x), pw, transpose_b=True)

@@ -80,7 +80,7 @@ def full(size: Any, fill_value: Any, *, dtype: Any = None) -> Tensor:
 
 def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None) -> Tensor:
     """A tensor of `input`'s shape (and dtype unless given) filled with `fill_value`."""
-    dt = input._data.dtype if dtype is None else mstype.to_dtype(dtype).np
+    dt = input.dtype.np if dtype is None else mstype.to_dtype(dtype).np
     return Tensor._wrap(np.full(input.shape, _num(fill_value), dt))
 
 
@@ -91,7 +91,7 @@ def empty(*size: Any, dtype: Any = None) -> Tensor:
 
 def empty_like(input: Tensor, *, dtype: Any = None) -> Tensor:
     """Same as `zeros_like` (Spore zero-fills 'empty' tensors)."""
-    return Tensor._wrap(np.zeros(input.shape, input._data.dtype if dtype is None else mstype.to_dtype(dtype).np))
+    return Tensor._wrap(np.zeros(input.shape, input.dtype.np if dtype is None else mstype.to_dtype(dtype).np))
 
 
 def eye(n: int, m: int | None = None, dtype: Any = None) -> Tensor:
@@ -102,21 +102,21 @@ def eye(n: int, m: int | None = None, dtype: Any = None) -> Tensor:
 @tensor_method("new_zeros")
 def _new_zeros(self: Tensor, size: Any, *, dtype: Any = None) -> Tensor:
     """Zeros of shape `size` in this tensor's dtype (unless given)."""
-    return Tensor._wrap(np.zeros(_size("new_zeros", size), self._data.dtype if dtype is None
+    return Tensor._wrap(np.zeros(_size("new_zeros", size), self.dtype.np if dtype is None
                                  else mstype.to_dtype(dtype).np))
 
 
 @tensor_method("new_ones")
 def _new_ones(self: Tensor, size: Any, *, dtype: Any = None) -> Tensor:
     """Ones of shape `size` in this tensor's dtype (unless given)."""
-    return Tensor._wrap(np.ones(_size("new_ones", size), self._data.dtype if dtype is None
+    return Tensor._wrap(np.ones(_size("new_ones", size), self.dtype.np if dtype is None
                                 else mstype.to_dtype(dtype).np))
 
 
 @tensor_method("new_full")
 def _new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None) -> Tensor:
     """`fill_value` in shape `size`, in this tensor's dtype (unless given)."""
-    return Tensor._wrap(np.full(_size("new_full", size), _num(fill_value), self._data.dtype if dtype is None
+    return Tensor._wrap(np.full(_size("new_full", size), _num(fill_value), self.dtype.np if dtype is None
                                 else mstype.to_dtype(dtype).np))
 
 
@@ -160,12 +160,15 @@ def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any
 
 # --- random -----------------------------------------------------------------------------------------
 def _gen(seed: Any) -> np.random.Generator:
-    return rng() if seed is None else np.random.default_rng(int(seed))
+    if seed is None:
+        return rng()
+    return np.random.default_rng(tuple(int(s) for s in seed) if isinstance(seed, tuple) else int(seed))
 
 
 @primitive
 class RandomDraw:
-    """Draws random numbers of a shape: kind "uniform" ([0, 1)), "normal" (standard) or "integers".
+    """Draws random numbers of a shape: kind "uniform" ([0, 1)), "normal" (standard), "integers"
+    ([low, high)) or "permutation" (of 0..shape[0]-1).
 
     A primitive (not a compile-time constant) so that Graph mode draws fresh numbers on every run,
     as PyNative does; `random = True` keeps graph passes from folding or merging it.
@@ -175,7 +178,7 @@ class RandomDraw:
     random = True
 
     def infer(kind="uniform", shape=(), dtype=mstype.float32, seed=None, low=0, high=1):
-        if kind not in ("uniform", "normal", "integers"):
+        if kind not in ("uniform", "normal", "integers", "permutation"):
             raise ValueError(f"RandomDraw: unknown kind {kind!r}")
         return Aval(tuple(shape), dtype)
 
@@ -185,6 +188,8 @@ class RandomDraw:
             out = g.random(shape)
         elif kind == "normal":
             out = g.standard_normal(shape)
+        elif kind == "permutation":
+            out = g.permutation(shape[0])
         else:
             out = g.integers(low, high, shape)
         return np.asarray(out).astype(dtype.np)
@@ -257,5 +262,5 @@ def normal(shape: Any, mean: Any, stddev: Any, seed: Any = None) -> Tensor:
 
 def randperm(n: int, seed: int = 0, offset: int = 0, dtype: Any = mstype.int64) -> Tensor:
     """A random permutation of 0..n-1 (from the global generator when `seed` is 0)."""
-    g = rng() if not seed else np.random.default_rng((int(seed), int(offset)))
-    return Tensor._wrap(g.permutation(int(n)).astype(mstype.to_dtype(dtype).np))
+    return RandomDraw(kind="permutation", shape=(int(n),), dtype=mstype.to_dtype(dtype),
+                      seed=(int(seed), int(offset)) if seed else None)

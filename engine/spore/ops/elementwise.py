@@ -194,7 +194,7 @@ def _promoted(a: Any, b: Any) -> tuple[Tensor, Tensor]:
 
 def _binary(prim, a: Any, b: Any) -> Tensor:
     """Apply a binary primitive after converting and promoting its operands (see `_promoted`)."""
-    if isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype:
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and a.dtype.np == b.dtype.np:
         return prim(a, b)  # fast path: the common case of two tensors of one dtype
     return prim(*_promoted(a, b))
 

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..autodiff import tape
-from ..errors import DTypeError, ShapeError, located
+from ..errors import DTypeError, ShapeError, SporeError, ValueDependentShapeError, located
 from ..tensor import Tensor, tensor_method
 from ._rules import as_tensor, broadcast_shapes, norm_axis
 from .array import _require_int, cast, reshape, sum_to
@@ -64,14 +64,16 @@ _NONE = ("none",)
 
 def _zeros(shape: Sequence[int], like: Tensor) -> Tensor:
     """A constant zero tensor of `shape` in `like`'s dtype (used inside gradient rules)."""
-    return Tensor._wrap(np.zeros(tuple(shape), like._data.dtype))
+    return Tensor._wrap(np.zeros(tuple(shape), like.dtype.np))
 
 
-def normalize_index(op: str, shape: Sequence[int], index: Any) -> tuple:
+def normalize_index(op: str, shape: Sequence[int], index: Any, traced: list | None = None) -> tuple:
     """Turn a Python index into static entries for a tensor of `shape`.
 
     Entries: ``("int", i)`` (i >= 0), ``("slice", start, stop, step)`` (Python slice fields),
-    ``("none",)`` (a new axis) and ``("array", IndexArray)`` (non-negative integer array). An
+    ``("none",)`` (a new axis), ``("array", IndexArray)`` (non-negative integer array) and
+    ``("tensor", k, shape)`` (the k-th integer tensor whose values exist only when a compiled graph
+    runs; it is appended to `traced`, and its values are range-checked by the kernel). An
     Ellipsis is expanded, a boolean mask becomes its nonzero integer arrays, trailing full slices
     are dropped. Out-of-range integers raise `IndexOutOfRangeError`.
     """
@@ -82,6 +84,12 @@ def normalize_index(op: str, shape: Sequence[int], index: Any) -> tuple:
     consumed = 0
     n_ell = 0
     for it in items:
+        if isinstance(it, Tensor) and it._traced:
+            if traced is None or not (it.dtype.is_int or it.dtype.name == "uint8"):
+                _refuse_traced_index(op, it)
+            conv.append(it)
+            consumed += 1
+            continue
         if isinstance(it, Tensor):
             it = it._data
         elif isinstance(it, list):
@@ -106,7 +114,11 @@ def normalize_index(op: str, shape: Sequence[int], index: Any) -> tuple:
     out: list[tuple] = []
     dim = 0
     for it in conv:
-        if it is None:
+        if isinstance(it, Tensor):
+            out.append(("tensor", len(traced), tuple(it.shape)))
+            traced.append(it)
+            dim += 1
+        elif it is None:
             out.append(_NONE)
         elif it is Ellipsis:
             for _ in range(ndim - consumed):
@@ -147,9 +159,21 @@ def normalize_index(op: str, shape: Sequence[int], index: Any) -> tuple:
     return tuple(out)
 
 
-def np_index(index: tuple) -> tuple:
-    """The NumPy index for normalised entries."""
+def _refuse_traced_index(op: str, it: Tensor) -> None:
+    if it.dtype.name == "bool":
+        from ..compiler.support import RULES
+
+        raise ValueDependentShapeError(
+            f"{op}: indexing with a boolean mask tensor gives a result whose size depends on the mask's values",
+            hint=RULES["value_dependent_shape"].fix)
+    raise SporeError(f"{op}: an index tensor must have an integer dtype, got {it.dtype}")
+
+
+def np_index(index: tuple, arrays: Sequence[np.ndarray] = (), shape: Sequence[int] = ()) -> tuple:
+    """The NumPy index for normalised entries (`arrays` fill the "tensor" entries; their values are
+    range-checked against `shape`, the indexed tensor's shape)."""
     res = []
+    dim = 0
     for e in index:
         k = e[0]
         if k == "int":
@@ -158,15 +182,21 @@ def np_index(index: tuple) -> tuple:
             res.append(_slice(e[1], e[2], e[3]))
         elif k == "none":
             res.append(None)
+            continue
+        elif k == "tensor":
+            arr = arrays[e[1]]
+            _check_values("GetItem", arr, shape[dim], dim)
+            res.append(arr)
         else:
             res.append(e[1].array)
+        dim += 1
     return tuple(res)
 
 
 def index_shape(op: str, shape: Sequence[int], index: tuple) -> tuple[int, ...]:
     """The shape `x[index]` has for `x` of `shape`, by NumPy's rules (advanced dims placed in line
     when the integer/array entries are adjacent, first otherwise)."""
-    has_adv = any(e[0] == "array" for e in index)
+    has_adv = any(e[0] in ("array", "tensor") for e in index)
     out: list[int] = []
     adv_shapes: list[tuple[int, ...]] = []
     adv_at: list[int] = []
@@ -195,7 +225,7 @@ def index_shape(op: str, shape: Sequence[int], index: tuple) -> tuple[int, ...]:
             if not adv_at:
                 insert_at = len(out)
             adv_at.append(pos)
-            adv_shapes.append(e[1].array.shape)
+            adv_shapes.append(e[2] if k == "tensor" else e[1].array.shape)
         dim += 1
     out.extend(shape[dim:])
     if not has_adv:
@@ -210,45 +240,58 @@ def index_shape(op: str, shape: Sequence[int], index: tuple) -> tuple[int, ...]:
 
 
 def _has_array(index: tuple) -> bool:
-    return any(e[0] == "array" for e in index)
+    return any(e[0] in ("array", "tensor") for e in index)
 
 
 # --- x[index] ------------------------------------------------------------------------------------
+def _check_index_inputs(op: str, index: tuple, idx: Sequence[Any]) -> None:
+    """The tensor inputs of an index must be integer tensors of the shapes the index records."""
+    for e in index:
+        if e[0] == "tensor":
+            t = idx[e[1]]
+            if tuple(t.shape) != tuple(e[2]) or not t.dtype.is_int:
+                raise ShapeError(op, f"index tensor {e[1]} of shape {e[2]} and an integer dtype",
+                                 f"shape {tuple(t.shape)}, dtype {t.dtype}")
+
+
 @primitive
 class GetItem:
     """Indexes a tensor with a static index (ints, slices with steps, None, integer arrays), as
-    `x[index]`; basic indices give views. The gradient scatters back, adding over repeated indices."""
+    `x[index]`; basic indices give views. Integer index tensors whose values are known only when a
+    compiled graph runs are extra inputs. The gradient scatters back, adding over repeated indices."""
 
-    def infer(a, index):
+    def infer(a, *idx, index):
+        _check_index_inputs("GetItem", index, idx)
         return Aval(index_shape("GetItem", a.shape, index), a.dtype)
 
-    def impl(a, index):
-        return np.asarray(a[np_index(index)])
+    def impl(a, *idx, index):
+        return np.asarray(a[np_index(index, idx, a.shape)])
 
-    def vjp(g, out, a, index):
-        return (GetItemGrad(g, shape=tuple(a.shape), index=index),)
+    def vjp(g, out, a, *idx, index):
+        return (GetItemGrad(g, *idx, shape=tuple(a.shape), index=index),) + (None,) * len(idx)
 
 
 @primitive
 class GetItemGrad:
     """Adjoint of GetItem: a zero tensor of `shape` with `g` added at `index`."""
 
-    def infer(g, shape, index):
+    def infer(g, *idx, shape, index):
+        _check_index_inputs("GetItemGrad", index, idx)
         want = index_shape("GetItemGrad", shape, index)
         if tuple(g.shape) != want:
             raise ShapeError("GetItemGrad", f"a cotangent of shape {want}", f"{tuple(g.shape)}")
         return Aval(tuple(shape), g.dtype)
 
-    def impl(g, shape, index):
+    def impl(g, *idx, shape, index):
         out = np.zeros(shape, g.dtype)
         if _has_array(index):
-            np.add.at(out, np_index(index), g)
+            np.add.at(out, np_index(index, idx, shape), g)
         else:
             out[np_index(index)] = g
         return out
 
-    def vjp(gg, out, g, shape, index):
-        return (GetItem(gg, index=index),)
+    def vjp(gg, out, g, *idx, shape, index):
+        return (GetItem(gg, *idx, index=index),) + (None,) * len(idx)
 
 
 @primitive
@@ -256,7 +299,8 @@ class SetItem:
     """`x` with `x[index]` replaced by `value` (broadcast), as a new tensor: the functional form of
     in-place `x[index] = value`. Gradients: `x` gets g with the region zeroed, `value` gets g[index]."""
 
-    def infer(x, value, index):
+    def infer(x, value, *idx, index):
+        _check_index_inputs("SetItem", index, idx)
         region = index_shape("SetItem", x.shape, index)
         if value.dtype is not x.dtype:
             raise DTypeError("SetItem", f"a value of the tensor's dtype {x.dtype}", f"{value.dtype}")
@@ -269,27 +313,29 @@ class SetItem:
                              f"a value of shape {tuple(value.shape)}")
         return Aval(tuple(x.shape), x.dtype)
 
-    def impl(x, value, index):
+    def impl(x, value, *idx, index):
         out = x.copy()
-        out[np_index(index)] = value
+        out[np_index(index, idx, x.shape)] = value
         return out
 
-    def vjp(g, out, x, value, index):
-        gx = SetItem(g, Tensor._wrap(np.zeros((), g._data.dtype)), index=index)
-        return gx, sum_to(GetItem(g, index=index), value.shape)
+    def vjp(g, out, x, value, *idx, index):
+        gx = SetItem(g, Tensor._wrap(np.zeros((), g.dtype.np)), *idx, index=index)
+        return (gx, sum_to(GetItem(g, *idx, index=index), value.shape)) + (None,) * len(idx)
 
 
 def getitem(tensor: Tensor, index: Any) -> Tensor:
     """`tensor[index]`: ints (negative too), slices with any step, None, Ellipsis, boolean masks and
     integer arrays/lists/Tensors, mixed as NumPy allows. Differentiable."""
-    return GetItem(tensor, index=normalize_index("GetItem", tensor.shape, index))
+    traced: list[Tensor] = []
+    idx = normalize_index("GetItem", tensor.shape, index, traced)
+    return GetItem(tensor, *traced, index=idx)
 
 
 def _as_value(value: Any, like: Tensor) -> Tensor:
     if isinstance(value, Tensor):
         return value if value.dtype is like.dtype else cast(value, like.dtype)
     try:
-        return Tensor._wrap(np.asarray(value, dtype=like._data.dtype))
+        return Tensor._wrap(np.asarray(value, dtype=like.dtype.np))
     except (TypeError, ValueError):
         raise TypeError(f"cannot assign a {type(value).__name__} into a {like.dtype} tensor") from None
 
@@ -303,6 +349,8 @@ def setitem_(tensor: Tensor, index: Any, value: Any) -> Tensor:
     write replaces `tensor`'s storage, so tensors that shared memory with it (results of indexing
     or reshaping it) keep the old values.
     """
+    if tensor._traced or _has_traced(index):
+        return _traced_setitem(tensor, index, value)
     idx = normalize_index("SetItem", tensor.shape, index)
     val = _as_value(value, tensor)
     region = index_shape("SetItem", tensor.shape, idx)
@@ -329,6 +377,49 @@ def setitem_(tensor: Tensor, index: Any, value: Any) -> Tensor:
     if new._node is not None:
         new._node.out_refs = (weakref.ref(tensor),)
     return tensor
+
+
+def _has_traced(index: Any) -> bool:
+    return any(isinstance(it, Tensor) and it._traced for it in (index if isinstance(index, tuple) else (index,)))
+
+
+def _traced_setitem(tensor: Tensor, index: Any, value: Any) -> Tensor:
+    """`tensor[index] = value` while compiling: the functional SetItem (or, for a boolean mask, a
+    `where`) becomes the tensor's new value, so every alias of it sees the write, as in PyNative."""
+    from .array import where
+
+    if not tensor._traced:
+        raise located(_traced_write_error(tensor))
+    val = _as_value(value, tensor)
+    items = index if isinstance(index, tuple) else (index,)
+    mask = items[0] if len(items) == 1 and isinstance(items[0], Tensor) and items[0].dtype.name == "bool" else None
+    if mask is not None and mask._traced:
+        lead = tuple(tensor.shape[:mask.ndim])
+        if tuple(mask.shape) != lead:
+            raise located(IndexOutOfRangeError("SetItem", f"a boolean mask of shape {lead}",
+                                               f"a mask of shape {tuple(mask.shape)} (tensor shape {tensor.shape})"))
+        if val.size != 1:
+            _refuse_traced_index("SetItem", mask)  # the value's length must match the mask's count
+        m = reshape(mask, mask.shape + (1,) * (tensor.ndim - mask.ndim))
+        new = where(m, reshape(val, ()), tensor)
+    else:
+        traced: list[Tensor] = []
+        idx = normalize_index("SetItem", tensor.shape, index, traced)
+        region = index_shape("SetItem", tensor.shape, idx)
+        if val.ndim > len(region):
+            extra = val.shape[:val.ndim - len(region)]
+            if any(d != 1 for d in extra):
+                raise located(ShapeError("SetItem", f"a value that broadcasts to the indexed shape {region}",
+                                         f"a value of shape {val.shape}"))
+            val = reshape(val, val.shape[val.ndim - len(region):])
+        new = SetItem(tensor, val, *traced, index=idx)
+    return tensor._rebind(new)
+
+
+def _traced_write_error(tensor: Tensor) -> Exception:
+    return SporeError("an in-place write with a tensor index computed in the graph into a tensor made outside it "
+                      f"(shape {tuple(tensor.shape)}) cannot be compiled",
+                      hint="write into a tensor computed inside construct (e.g. y = x * 1; y[i] = v)")
 
 
 def _rebind_reads(value: Tensor, old: Tensor, snap: Tensor) -> None:
@@ -403,6 +494,7 @@ class Gather:
 
     def impl(params, indices, axis, batch_dims=0):
         ax = axis % params.ndim
+        _check_values("Gather", indices, params.shape[ax], ax)
         if batch_dims == 0:
             return np.take(params, indices, axis=ax)
         return params[_gather_grid(params.shape, indices, ax, batch_dims)]
@@ -466,7 +558,9 @@ class GatherD:
         return Aval(tuple(index.shape), x.dtype)
 
     def impl(x, index, dim):
-        return x[_along_axis_index(index, dim % x.ndim)]
+        d = dim % x.ndim
+        _check_values("GatherD", index, x.shape[d], d)
+        return x[_along_axis_index(index, d)]
 
     def vjp(g, out, x, index, dim):
         return GatherDGrad(g, index, dim=dim, shape=tuple(x.shape)), None
@@ -518,6 +612,7 @@ class GatherNd:
         return Aval(_nd_shape("GatherNd", x, indices), x.dtype)
 
     def impl(x, indices):
+        _check_nd("GatherNd", x.shape, indices)
         return np.asarray(x[_nd_index(indices)])
 
     def vjp(g, out, x, indices):
@@ -533,6 +628,7 @@ class TensorScatterAdd:
         return Aval(tuple(x.shape), x.dtype)
 
     def impl(x, indices, updates):
+        _check_nd("TensorScatterAdd", x.shape, indices)
         out = x.copy()
         np.add.at(out, _nd_index(indices), updates)
         return out
@@ -550,6 +646,7 @@ class TensorScatterUpdate:
         return Aval(tuple(x.shape), x.dtype)
 
     def impl(x, indices, updates):
+        _check_nd("TensorScatterUpdate", x.shape, indices)
         out = x.copy()
         out[_nd_index(indices)] = updates
         return out
@@ -573,6 +670,7 @@ class TensorScatterElements:
         return Aval(tuple(x.shape), x.dtype)
 
     def impl(x, indices, updates, axis=0, reduction="none"):
+        _check_values("TensorScatterElements", indices, x.shape[axis % x.ndim], axis % x.ndim)
         out = x.copy()
         idx = _along_axis_index(indices, axis % x.ndim)
         if reduction == "add":
@@ -587,11 +685,17 @@ class TensorScatterElements:
         return gx, None, GatherD(g, indices, dim=axis)
 
 
-def _check_range(op: str, idx: Tensor, size: int, axis: int) -> None:
-    a = idx._data
+def _check_values(op: str, a: np.ndarray, size: int, axis: int) -> None:
+    """Refuse indices outside [-size, size): checked in the kernels, so PyNative and Graph mode
+    (where the values exist only when the graph runs) raise the same error at the same line."""
     if a.size and (int(a.min()) < -size or int(a.max()) >= size):
         bad = a[(a < -size) | (a >= size)].ravel()[0]
-        raise located(_oob(op, f"index {int(bad)}", axis, size))
+        raise _oob(op, f"index {int(bad)}", axis, size)
+
+
+def _check_nd(op: str, shape: Sequence[int], indices: np.ndarray) -> None:
+    for k in range(min(indices.shape[-1] if indices.ndim else 0, len(shape))):
+        _check_values(op, indices[..., k], shape[k], k)
 
 
 def _as_index(x: Any) -> Tensor:
@@ -606,8 +710,6 @@ def gather(input_params: Tensor, input_indices: Any, axis: int, batch_dims: int 
     """Slices of `input_params` along `axis` at `input_indices`; out-of-range indices raise."""
     ind = _as_index(input_indices)
     ax = norm_axis("Gather", axis, input_params.ndim) if input_params.ndim else axis
-    if input_params.ndim:
-        _check_range("Gather", ind, input_params.shape[ax], ax)
     return Gather(input_params, ind, axis=ax, batch_dims=batch_dims)
 
 
@@ -616,7 +718,6 @@ def gather_elements(input: Tensor, dim: int, index: Any) -> Tensor:
     """Values of `input` along `dim` at `index` (index has input's rank): torch.gather semantics."""
     ind = _as_index(index)
     d = norm_axis("GatherD", dim, input.ndim)
-    _check_range("GatherD", ind, input.shape[d], d)
     return GatherD(input, ind, dim=d)
 
 
@@ -628,11 +729,7 @@ def gather_d(x: Tensor, dim: int, index: Any) -> Tensor:
 @tensor_method("gather_nd")
 def gather_nd(input_x: Tensor, indices: Any) -> Tensor:
     """Slices of `input_x` at N-d `indices` (shape (..., k) indexing the first k dims)."""
-    ind = _as_index(indices)
-    for k in range(ind.shape[-1] if ind.ndim else 0):
-        if k < input_x.ndim:
-            _check_range("GatherNd", Tensor._wrap(ind._data[..., k]), input_x.shape[k], k)
-    return GatherNd(input_x, ind)
+    return GatherNd(input_x, _as_index(indices))
 
 
 @tensor_method("index_select")
@@ -649,10 +746,12 @@ def take(x: Tensor, indices: Any, axis: int | None = None, mode: str = "clip") -
     src = reshape(x, (-1,)) if axis is None else x
     ax = 0 if axis is None else norm_axis("take", axis, x.ndim)
     n = src.shape[ax]
-    if mode == "wrap":
-        ind = Tensor._wrap(np.mod(ind._data, n))
+    from .math_ops import clamp, remainder
+
+    if mode == "wrap":  # as graph ops, so a compiled take wraps/clips the values it runs with
+        ind = remainder(ind, n)
     elif mode == "clip":
-        ind = Tensor._wrap(np.clip(ind._data, 0, n - 1))
+        ind = clamp(ind, 0, n - 1)
     elif mode != "raise":
         raise ValueError(f"take: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
     return gather(src, ind, ax)
@@ -663,8 +762,6 @@ def _scatter_args(op: str, input_x: Tensor, indices: Any, updates: Any) -> tuple
     upd = updates if isinstance(updates, Tensor) else as_tensor(updates, input_x)
     if upd.dtype is not input_x.dtype:
         upd = cast(upd, input_x.dtype)
-    for k in range(min(ind.shape[-1] if ind.ndim else 0, input_x.ndim)):
-        _check_range(op, Tensor._wrap(ind._data[..., k]), input_x.shape[k], k)
     return ind, upd
 
 
@@ -682,7 +779,7 @@ def tensor_scatter_add(input_x: Tensor, indices: Any, updates: Any) -> Tensor:
 
 def scatter_nd(indices: Any, updates: Tensor, shape: Sequence[int]) -> Tensor:
     """A zero tensor of `shape` with `updates` added at N-d `indices`."""
-    base = Tensor._wrap(np.zeros(tuple(int(s) for s in shape), updates._data.dtype))
+    base = Tensor._wrap(np.zeros(tuple(int(s) for s in shape), updates.dtype.np))
     ind, upd = _scatter_args("ScatterNd", base, indices, updates)
     return TensorScatterAdd(base, ind, upd)
 
@@ -694,7 +791,6 @@ def tensor_scatter_elements(input_x: Tensor, indices: Any, updates: Any, axis: i
     upd = updates if isinstance(updates, Tensor) else as_tensor(updates, input_x)
     upd = upd if upd.dtype is input_x.dtype else cast(upd, input_x.dtype)
     d = norm_axis("TensorScatterElements", axis, input_x.ndim)
-    _check_range("TensorScatterElements", ind, input_x.shape[d], d)
     return TensorScatterElements(input_x, ind, upd, axis=d, reduction=reduction)
 
 

@@ -632,7 +632,7 @@ def nll_loss(inputs: Tensor, target: Tensor, weight: Tensor | None = None, ignor
 
 
 def _ones_like_scalar(x: Tensor) -> Tensor:
-    return Tensor._wrap(np.ones((), x._data.dtype))
+    return Tensor._wrap(np.ones((), x.dtype.np))
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,

@@ -18,7 +18,7 @@ import numpy as np
 from .. import _kernels
 from ..autodiff.tape import is_tracked
 from ..common.seed import rng
-from ..errors import DTypeError, ShapeError, located
+from ..errors import DTypeError, ShapeError
 from ..tensor import Tensor
 from .normalization import _f32, _require_float
 from .primitive import Aval, primitive
@@ -116,7 +116,7 @@ def _check_range(op: str, ids: np.ndarray, v: int) -> None:
     if lo < 0 or hi >= v:
         bad = lo if lo < 0 else hi
         pos = tuple(int(i) for i in np.argwhere(ids == bad)[0])
-        raise located(ShapeError(op, f"indices in [0, {v}) (rows of the table)", f"index {bad} at position {pos}"))
+        raise ShapeError(op, f"indices in [0, {v}) (rows of the table)", f"index {bad} at position {pos}")
 
 
 @primitive
@@ -187,8 +187,31 @@ class EmbeddingGrad:
         if not is_tracked(g):
             return None, None
         f = _row_factor(ids._data, num_weights, padding_idx, scale_grad_by_freq)
-        table = gg if f is None else mul(gg, Tensor._wrap(f[:, None].astype(gg._data.dtype)))
+        table = gg if f is None else mul(gg, Tensor._wrap(f[:, None].astype(gg.dtype.np)))
         return Embedding(ids, table), None
+
+
+@primitive
+class EmbeddingRenorm:
+    """Rescales, in place, the rows of `weight` looked up by `ids` whose `norm_type`-norm exceeds
+    `max_norm` to max_norm / (norm + 1e-7) (embedding's `max_norm`; not differentiated, as in
+    MindSpore). An op, so a compiled embedding renormalises the rows of each call's ids."""
+
+    nondiff = True
+    side_effect = True
+
+    def infer(weight, ids, max_norm, norm_type=2.0):
+        _check_ids("embedding", ids)
+        return Aval(tuple(weight.shape), weight.dtype)
+
+    def impl(weight, ids, max_norm, norm_type=2.0):
+        _check_range("embedding", ids, weight.shape[0])
+        rows = np.unique(ids)
+        norms = np.linalg.norm(weight[rows].astype(np.float64), ord=norm_type, axis=1)
+        big = norms > max_norm
+        if big.any():
+            weight[rows[big]] = (weight[rows[big]] * (max_norm / (norms[big] + 1e-7))[:, None]).astype(weight.dtype)
+        return weight
 
 
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,
@@ -212,11 +235,5 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
         padding_idx = int(padding_idx) % v
     if max_norm is not None:
         _check_ids("embedding", input)
-        _check_range("embedding", input._data, v)
-        rows = np.unique(input._data)
-        w = weight._data
-        norms = np.linalg.norm(w[rows].astype(np.float64), ord=norm_type, axis=1)
-        big = norms > max_norm
-        if big.any():
-            w[rows[big]] = (w[rows[big]] * (max_norm / (norms[big] + 1e-7))[:, None]).astype(w.dtype)
+        EmbeddingRenorm(weight, input, max_norm=float(max_norm), norm_type=float(norm_type))
     return Embedding(input, weight, padding_idx=padding_idx, scale_grad_by_freq=bool(scale_grad_by_freq))

@@ -375,7 +375,7 @@ def layer_norm(input: Tensor, normalized_shape: int | Sequence[int], weight: Ten
         raise ShapeError("layer_norm", f"an input whose trailing dimensions are normalized_shape {ns}",
                          f"input of shape {tuple(input.shape)}")
     axis = input.ndim - k
-    dt = input._data.dtype
+    dt = input.dtype.np
     weight = weight if weight is not None else Tensor._wrap(np.ones(ns, dt))
     bias = bias if bias is not None else Tensor._wrap(np.zeros(ns, dt))
     y, _, _ = LayerNorm(input, weight, bias, begin_norm_axis=axis, begin_params_axis=axis, epsilon=float(eps))

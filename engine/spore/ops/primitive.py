@@ -131,10 +131,13 @@ def bind(prim: Primitive, *inputs: Tensor, **attrs: Any) -> Any:
         prim.infer(*inputs, **attrs)
     except SporeError as err:
         raise located(err).with_traceback(None) from None
-    if TRACING.profiler is None:
-        out = prim.impl(*[t._data for t in inputs], **attrs)
-    else:
-        out = TRACING.profiler.time_eager(prim, [t._data for t in inputs], attrs)
+    try:  # kernels validate values (index ranges, labels): their errors name the user's line too
+        if TRACING.profiler is None:
+            out = prim.impl(*[t._data for t in inputs], **attrs)
+        else:
+            out = TRACING.profiler.time_eager(prim, [t._data for t in inputs], attrs)
+    except SporeError as err:
+        raise located(err).with_traceback(None) from None
     if prim.multi_output:
         outs = tuple(Tensor._wrap(o) for o in out)
         if tape.STATE.depth and not prim.nondiff:

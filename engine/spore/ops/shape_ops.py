@@ -335,7 +335,7 @@ def _resize(self: Tensor, *new_shape: Any) -> Tensor:
     if n == size:
         return reshape(flat, shape)
     if size == 0:
-        return Tensor._wrap(np.zeros(shape, self._data.dtype))
+        return Tensor._wrap(np.zeros(shape, self.dtype.np))
     return reshape(Gather(flat, Tensor._wrap(np.arange(n) % size), axis=0), shape)
 
 

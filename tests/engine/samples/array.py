@@ -34,12 +34,19 @@ SAMPLES = {
         Sample([f(3, 4, 2)], {"index": ix((3, 4, 2), (slice(None), None, np.array([[1, 1], [3, 0]]), 1))}),
         Sample([f(3, 4)], {"index": ix((3, 4), np.array([[True, False, True, False]] * 3))}),
         Sample([f(3, 4, 5)], {"index": ix((3, 4, 5), (np.array([0, 2]), slice(None), np.array([4, 4])))}),
+        # index tensors known only when a graph runs are inputs ("tensor" entries), negatives included
+        Sample([f(4, 3), np.array([3, 0, -1])], {"index": (("tensor", 0, (3,)),)}, wrt=(0,)),
+        Sample([f(4, 3, 2), np.array([[1], [2]]), np.array([0, -1])],
+               {"index": (("slice", 0, 4, 2), ("tensor", 0, (2, 1)), ("tensor", 1, (2,)))}, wrt=(0,)),
     ],
     "GetItemGrad": [Sample([f(2, 3)], {"shape": (4, 3), "index": ix((4, 3), np.array([1, 1]))}),
-                    Sample([f(2)], {"shape": (3, 4), "index": ix((3, 4), (slice(0, 2), -1))})],
+                    Sample([f(2)], {"shape": (3, 4), "index": ix((3, 4), (slice(0, 2), -1))}),
+                    Sample([f(3, 3), np.array([1, 1, 0])], {"shape": (4, 3), "index": (("tensor", 0, (3,)),)},
+                           wrt=(0,))],
     "SetItem": [Sample([f(4, 3), f(3)], {"index": ix((4, 3), 2)}),
                 Sample([f(4, 3), f(2, 1)], {"index": ix((4, 3), (np.array([3, 0]), slice(None, None, 2)))}),
-                Sample([f(3, 3), np.array(r.standard_normal())], {"index": ix((3, 3), np.eye(3, dtype=bool))})],
+                Sample([f(3, 3), np.array(r.standard_normal())], {"index": ix((3, 3), np.eye(3, dtype=bool))}),
+                Sample([f(4, 3), f(2, 3), np.array([2, -4])], {"index": (("tensor", 0, (2,)),)}, wrt=(0, 1))],
     "Gather": [Sample([f(5, 3), np.array([[4, 0], [0, 2]])], {"axis": 0}),
                Sample([f(2, 4, 3), np.array([3, 3, 1])], {"axis": 1}),
                Sample([f(2, 4, 3), np.array([[3, 0], [1, 1]])], {"axis": 1, "batch_dims": 1})],
@@ -72,6 +79,8 @@ SAMPLES = {
 import spore as _ms  # noqa: E402
 
 SAMPLES["RandomDraw"] = [
+    Sample([], {"kind": "permutation", "shape": (6,), "dtype": _ms.int64, "seed": (3, 1)}, grad=False,
+           why="random permutation"),
     Sample([], {"kind": "uniform", "shape": (3, 2), "dtype": _ms.float32}, grad=False, why="random draw; no inputs"),
     Sample([], {"kind": "normal", "shape": (4,), "dtype": _ms.float64, "seed": 3}, grad=False, why="random draw"),
     Sample([], {"kind": "integers", "shape": (5,), "dtype": _ms.int64, "low": 2, "high": 9}, grad=False,

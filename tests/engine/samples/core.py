@@ -33,5 +33,9 @@ SAMPLES = {
                                                           {"transpose_a": True, "transpose_b": True})],
     "ReduceSum": [Sample([f(3, 4, 2)], {"axis": (0, 2)}), Sample([f(3, 4)], {"axis": 1, "keep_dims": True})],
 }
+SAMPLES["ScheduleRate"] = [
+    Sample([np.array([0, 3, 9], np.int32)], {"schedule": __import__("spore").nn.CosineDecayLR(0.01, 0.1, 4)},
+           grad=False, why="a learning rate as a function of an integer step; no gradient by design"),
+]
 SAMPLES["Assign"] = [Sample([f(2, 3), f(2, 3)], grad=False, why="writes state in place; no gradient by design")]
 SAMPLES["Print"] = [Sample([f(2)], {"template": ("x:", None)}, grad=False, why="prints; no gradient by design")]

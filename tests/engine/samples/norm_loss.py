@@ -120,6 +120,11 @@ SAMPLES = {
                grad=False, why="padding_idx and scale_grad_by_freq deliberately change the table gradient "
                                "(checked against NumPy in test_ops_norm_loss)"),
     ],
+    "EmbeddingRenorm": [
+        Sample([np.array([[3.0, 4.0], [0.1, 0.1], [6.0, 8.0]]), np.array([0, 1, 0])], {"max_norm": 2.0},
+               grad=False, why="rescales rows of the table in place before a lookup; not differentiated, as in "
+                               "MindSpore"),
+    ],
     "EmbeddingGrad": [
         Sample([f(2, 3, 4), np.array([[1, 0, 1], [4, 4, 2]])], {"num_weights": 5}, wrt=(0,)),
         Sample([f(6, 2), np.array([1, 0, 1, 2, 2, 2])], {"num_weights": 4, "padding_idx": 0,

@@ -303,7 +303,7 @@ class Optimizer:
     def _clone_state(self, prefix: str, fill: float = 0.0) -> ParameterTuple:
         """One state buffer per parameter, named ``prefix.<param name>`` (C-contiguous, param dtype)."""
         states = ParameterTuple(
-            Parameter(np.full(p._data.shape, fill, dtype=p._data.dtype), name=f"{prefix}.{p.name}",
+            Parameter(np.full(p._data.shape, fill, dtype=p.dtype.np), name=f"{prefix}.{p.name}",
                       requires_grad=False)
             for p in self._params)
         self._state_tuples.append((prefix, states))
