@@ -99,10 +99,13 @@ its details and source line.""", []),
 
 Graph mode (`ms.GRAPH_MODE`) compiles `construct` into a graph. A habit from eager code — keeping an
 activation on `self` to look at later — cannot be compiled faithfully: the graph would keep only the
-first call's value. Spore refuses it instead of running a silently different program, and the hint
-under the traceback says where, why, and what to do next.""", []),
+first call's value. By default (`jit_syntax_level=ms.LAX`) Spore runs that one statement in Python
+between two compiled parts (a *graph break*, with a warning); under `ms.STRICT` it refuses instead of
+running a silently different program, and the hint under the traceback says where, why, and what to
+do next.""", []),
     ("code", "error", """\
 %spore_mode graph
+ms.set_context(jit_syntax_level=ms.STRICT)  # refuse what one graph cannot hold
 
 
 class DebugCNN(SimpleCNN):
@@ -135,6 +138,7 @@ class FeatureCNN(SimpleCNN):
 feature_net = FeatureCNN()
 out, features = feature_net(x)
 print("compiled and ran in Graph mode:", out.shape, features.shape)
+ms.set_context(jit_syntax_level=ms.LAX)
 %spore_mode pynative""", []),
     ("md", "data-md", """\
 ## 5. Train on digits

@@ -228,3 +228,12 @@ def _excepthook(etype: type, value: BaseException, tb: types.TracebackType | Non
 _PREVIOUS_HOOK = sys.excepthook
 if sys.excepthook is sys.__excepthook__:  # plain Python: show Spore errors from the user's frames only
     sys.excepthook = _excepthook
+
+
+class GraphFallbackWarning(UserWarning):
+    """A `jit` function with fullgraph=False could not be compiled and runs in PyNative."""
+
+
+class GraphBreakWarning(GraphFallbackWarning):
+    """A statement of a compiled function runs in Python between compiled segments (a graph break,
+    under jit_syntax_level=LAX); said once per statement, with its line and the rule."""

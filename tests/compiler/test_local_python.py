@@ -146,7 +146,7 @@ def test_recursion_on_a_tensor_stops_at_the_depth_limit_on_the_users_line():
                 return t
             return down(x)
 
-    ms.set_context(mode=ms.GRAPH_MODE)
+    ms.set_context(mode=ms.GRAPH_MODE, jit_syntax_level=ms.STRICT)
     with pytest.raises(ms.GraphCompileError, match="recursed more than 32 calls") as info:
         Runaway()(ms.Tensor(np.ones(2, np.float32)))
     assert info.value.loc.file == __file__
@@ -159,6 +159,6 @@ def test_not_of_a_tensor_outside_a_condition_is_refused_not_turned_into_a_tensor
 
     ms.set_context(mode=ms.PYNATIVE_MODE)
     assert NotValue()(ms.Tensor(np.zeros(2, np.float32))) is True
-    ms.set_context(mode=ms.GRAPH_MODE)
+    ms.set_context(mode=ms.GRAPH_MODE, jit_syntax_level=ms.STRICT)
     with pytest.raises(ms.GraphCompileError, match="Python bool"):
         NotValue()(ms.Tensor(np.zeros(2, np.float32)))

@@ -58,7 +58,7 @@ def test_cell_defined_network_compiles_and_matches_pynative():
 def test_compile_error_points_into_the_notebook_cell():
     name = "<ipython-input-8-fedcba987654>"
     ns = run_cell(CELL, name)
-    ms.set_context(mode=ms.GRAPH_MODE)
+    ms.set_context(mode=ms.GRAPH_MODE, jit_syntax_level=ms.STRICT)
     with pytest.raises(ms.GraphCompileError) as info:
         ns["CellNet"]()(ms.Tensor(np.ones((2, 3), np.float32)))
     err = info.value

@@ -180,7 +180,7 @@ def test_rejected_in_a_jit_function(rule):
 @pytest.mark.parametrize("rule", sorted(CELL_CASES))
 def test_rejected_in_a_graph_mode_cell(rule):
     cls = CELL_CASES[rule]
-    ms.set_context(mode=ms.GRAPH_MODE)
+    ms.set_context(mode=ms.GRAPH_MODE, jit_syntax_level=ms.STRICT)
     with pytest.raises(GraphCompileError) as info:
         cls()(ms.Tensor(np.ones(2, np.float32)))
     _check(info.value, info.tb, rule, _marked_line(cls))
@@ -204,7 +204,7 @@ class Net(nn.Cell):
         return y
 
 
-ms.set_context(mode=ms.GRAPH_MODE)
+ms.set_context(mode=ms.GRAPH_MODE, jit_syntax_level=ms.STRICT)
 Net()(ms.Tensor(np.ones(2, np.float32)))
 '''
 

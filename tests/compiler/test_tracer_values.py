@@ -206,7 +206,7 @@ def test_value_dependent_results_are_refused_on_the_users_line(cls, match):
 
     src, first = inspect.getsourcelines(cls.construct)
     line = first + next(i for i, s in enumerate(src) if "<- refused" in s)
-    ms.set_context(mode=ms.GRAPH_MODE)
+    ms.set_context(mode=ms.GRAPH_MODE, jit_syntax_level=ms.STRICT)
     with pytest.raises(ms.GraphCompileError, match=match) as info:
         cls()(ms.Tensor(np.array([3.0, 1.0, 3.0], np.float32)))
     assert info.value.loc.line == line

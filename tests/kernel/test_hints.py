@@ -68,7 +68,7 @@ snap = ({net}.l1.weight.asnumpy().copy(), seed.rng().bit_generator.state)"""
 
 @pytest.fixture(scope="module")
 def k(kernel: Kernel) -> Kernel:
-    kernel.ok(SETUP + MLP)
+    kernel.ok(SETUP + MLP + "\nms.set_context(jit_syntax_level=ms.STRICT)  # refusals, not graph breaks")
     return kernel
 
 

@@ -151,6 +151,8 @@ class Frontend:
         self.loop_depth = 0
         self.in_test = 0      # > 0 while evaluating an if/while/assert/ternary condition
         self.local_depth = 0  # nesting of local function calls (recursion is unrolled up to a limit)
+        self.depth = 0        # 1 while running the root function's own statements
+        self.root_stmt: ast.stmt | None = None  # the root function's statement being compiled (graph breaks)
 
     # --- errors -------------------------------------------------------------------------------
     def loc(self, node: ast.AST | None) -> SourceLoc | None:
@@ -176,16 +178,19 @@ class Frontend:
         fdef = info.node
         saved = (self.file, self.fn_scope, self.loop_depth, self.in_test)
         self.file, self.fn_scope, self.loop_depth, self.in_test = info.file, scope_name, 0, 0
+        self.depth += 1
         try:
             aliases = {k: v.__name__.split(".")[0] for k, v in fn.__globals__.items()
                        if isinstance(v, types.ModuleType)}
             findings = support.check_function(fdef, scope_name, aliases, is_method=self_obj is not None)
             if findings:
                 f = findings[0]
-                raise GraphCompileError(f"{f.rule.construct} is not supported: {f.rule.reason}",
+                err = GraphCompileError(f"{f.rule.construct} is not supported: {f.rule.reason}",
                                         loc=SourceLoc(self.file, f.line, f.col,
                                                       f.end_col if f.end_line == f.line else None),
                                         hint=f.rule.fix, scope=scope_name, rule=f.rule.id)
+                err.break_at = (f.line, f.col)
+                raise err
             sig = inspect.signature(fn)
             bound = sig.bind(*((self_obj,) if self_obj is not None else ()), *args, **kwargs)
             bound.apply_defaults()
@@ -198,8 +203,18 @@ class Frontend:
             scope = _Scope(env, fn)
             result = self.exec_block(fdef.body, scope)
             return result.value if isinstance(result, _Return) else None
+        except GraphCompileError as err:
+            self.mark_break(err)
+            raise
         finally:
+            self.depth -= 1
             self.file, self.fn_scope, self.loop_depth, self.in_test = saved
+
+    def mark_break(self, err: GraphCompileError) -> None:
+        """Note on `err` which of the root function's statements it came from (where a graph break
+        under jit_syntax_level=LAX would put Python)."""
+        if self.depth == 1 and getattr(err, "break_at", None) is None and self.root_stmt is not None:
+            err.break_at = (self.root_stmt.lineno, self.root_stmt.col_offset)
 
     # --- statements ---------------------------------------------------------------------------
     def exec_block(self, stmts: list[ast.stmt], scope: _Scope) -> Any:
@@ -208,6 +223,8 @@ class Frontend:
         while i < len(stmts):
             stmt = stmts[i]
             self.builder.loc = self.loc(stmt)
+            if self.depth == 1:
+                self.root_stmt = stmt
             if isinstance(stmt, ast.If):
                 test = self.eval_test(stmt.test, scope)
                 if isinstance(test, Tracer):
@@ -807,6 +824,7 @@ class _LocalFunction:
         saved = (fe.file, fe.loop_depth, fe.in_test, fe.builder.loc)
         fe.file, fe.loop_depth, fe.in_test = self.file, 0, 0
         fe.local_depth += 1
+        fe.depth += 1
         try:
             inner = _Scope(env, self.scope.fn, self.scope)
             if isinstance(self.node, ast.Lambda):
@@ -817,6 +835,7 @@ class _LocalFunction:
             raise self._too_deep(node) from None
         finally:
             fe.local_depth -= 1
+            fe.depth -= 1
             fe.file, fe.loop_depth, fe.in_test, fe.builder.loc = saved
 
 

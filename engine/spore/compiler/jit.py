@@ -19,7 +19,7 @@ import numpy as np
 
 from ..autodiff import tape
 from ..context import STRUCTURE_VERSION
-from ..errors import GraphCompileError, SporeError, is_engine_file, raise_at_user_line
+from ..errors import GraphCompileError, GraphFallbackWarning, SporeError, is_engine_file, raise_at_user_line
 from ..ops.primitive import TRACING, Aval, Primitive
 from ..tensor import Parameter, Tensor
 from .executor import Executable
@@ -180,13 +180,16 @@ def _find_var(g: Graph, vid: int) -> Var | None:
 class JitFunction:
     """A function (or a Cell's construct) compiled per input signature."""
 
-    def __init__(self, fn: Callable, self_obj: Any = None, fullgraph: bool = False, name: str | None = None) -> None:
+    def __init__(self, fn: Callable, self_obj: Any = None, fullgraph: bool = False, name: str | None = None,
+                 cell: bool = False) -> None:
         self.fn = fn
         self.self_obj = self_obj
         self.fullgraph = fullgraph
+        self.cell = cell  # a Cell's construct in GRAPH_MODE: under STRICT a refusal raises (no PyNative fallback)
         self.name = name or getattr(fn, "__qualname__", "fn")
         self.cache: dict[Any, CompiledEntry] = {}
         self.fallback_reason: GraphCompileError | None = None
+        self.segmented: Any = None  # the function with graph breaks (LAX), once one was needed
         functools.update_wrapper(self, fn)
 
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
@@ -195,7 +198,7 @@ class JitFunction:
         bound = obj.__dict__.get("_jit_bound", {})
         jf = bound.get(id(self))
         if jf is None:
-            jf = JitFunction(self.fn, obj, self.fullgraph, self.name)
+            jf = JitFunction(self.fn, obj, self.fullgraph, self.name, self.cell)
             bound[id(self)] = jf
             try:
                 obj.__dict__["_jit_bound"] = bound
@@ -214,6 +217,8 @@ class JitFunction:
         if builder is not None:  # inside another compilation: inline
             fe: Frontend = builder.frontend
             return fe.inline(None, self.fn, list(args), kwargs, self.name, self.self_obj)
+        if self.segmented is not None:
+            return self.segmented(args, kwargs)
         if self.fallback_reason is not None:
             return self._call_python(args, kwargs)
         leaves, tree = flatten((args, kwargs))
@@ -223,7 +228,12 @@ class JitFunction:
             try:
                 entry = self.compile(args, kwargs, leaves)
             except GraphCompileError as err:
-                if self.fullgraph:
+                if self._may_break():
+                    from .segments import Segmented
+
+                    self.segmented = Segmented(self, err)
+                    return self.segmented(args, kwargs)
+                if self.fullgraph or self.cell:
                     raise_at_user_line(err)
                 self.fallback_reason = err
                 warnings.warn(f"{err}\n  (running {self.name} in PyNative instead; fullgraph=True makes this an error)",
@@ -231,6 +241,20 @@ class JitFunction:
                 return self._call_python(args, kwargs)
             self.cache[key] = entry
         return self.run(entry, leaves)
+
+    def _may_break(self) -> bool:
+        """Graph breaks: under jit_syntax_level=LAX (the default), for user code, unless fullgraph=True."""
+        from .. import context
+
+        return not self.fullgraph and context.get_context("jit_syntax_level") == context.LAX \
+            and not is_engine_file(self.fn.__code__.co_filename)
+
+    def trace_body(self, fe: Frontend, t_args: list, t_kwargs: dict) -> Any:
+        """Interpret the function over tracers (Spore's own code runs directly over them)."""
+        if is_engine_file(self.fn.__code__.co_filename):
+            bound = (self.self_obj,) if self.self_obj is not None else ()
+            return fe.apply(None, self.fn, *bound, *t_args, **t_kwargs)
+        return fe.call_user_function(self.fn, tuple(t_args), t_kwargs, self.name, self.self_obj)
 
     def compile(self, args: tuple, kwargs: dict, leaves: list[Tensor]) -> CompiledEntry:
         from .. import context
@@ -244,11 +268,7 @@ class JitFunction:
         fe = Frontend(builder, cell_names)
         with building(builder):
             builder.scope = cell_names.get(id(self.self_obj), "")  # the root Cell's own ops carry its name
-            if is_engine_file(self.fn.__code__.co_filename):  # Spore's own construct: run it over tracers
-                bound = (self.self_obj,) if self.self_obj is not None else ()
-                out = fe.apply(None, self.fn, *bound, *t_args, **t_kwargs)
-            else:
-                out = fe.call_user_function(self.fn, tuple(t_args), t_kwargs, self.name, self.self_obj)
+            out = self.trace_body(fe, t_args, t_kwargs)
             out_leaves, out_tree = flatten(out)
             # inputs written in place (x[i] = v, x.fill_(...)) hand their new value back to the caller's
             # tensor after each run, as the write in PyNative would have changed it
@@ -283,6 +303,43 @@ class JitFunction:
         return rebuild(entry.out_tree, list(outs), lambda x: x)
 
 
+class Segment(JitFunction):
+    """One compiled run of statements of a function with graph breaks (see segments.py): called with
+    the live local variables, returns (returned?, return value, the variables it assigns)."""
+
+    def __init__(self, owner: Any, stmts: list, live_in: list[str], live_out: list[str], name: str,
+                 twin: Callable) -> None:
+        super().__init__(owner.fn, owner.jit_fn.self_obj, fullgraph=True, name=name)
+        self.owner, self.stmts, self.live_in, self.live_out, self.twin = owner, stmts, live_in, live_out, twin
+
+    def run_compiled(self, values: dict, guards: tuple) -> tuple:
+        __tracebackhide__ = True
+        leaves, tree = flatten(((values,), {"guards": guards}))
+        key = (tree, STRUCTURE_VERSION[0])
+        entry = self.cache.get(key)
+        if entry is None:
+            entry = self.compile((values,), {"guards": guards}, leaves)
+            self.cache[key] = entry
+        return self.run(entry, leaves)
+
+    def trace_body(self, fe: Frontend, t_args: list, t_kwargs: dict) -> Any:
+        from .frontend import _Return, _Scope
+        from .segments import _UNBOUND
+
+        scope = _Scope(dict(t_args[0]), self.fn)
+        fe.file, fe.fn_scope, fe.depth = self.owner.file, self.name, 1
+        try:
+            signal = fe.exec_block(self.stmts, scope)
+        except GraphCompileError as err:
+            fe.mark_break(err)
+            raise
+        finally:
+            fe.depth = 0
+        if isinstance(signal, _Return):
+            return (True, signal.value, ())
+        return (False, None, tuple(scope.vars.get(n, _UNBOUND) for n in self.live_out))
+
+
 def _any_tracked(leaves: list[Tensor], entry: CompiledEntry) -> bool:
     return any(tape.is_tracked(t) for t in leaves) or any(tape.is_tracked(p.param) for p in entry.raw.params)
 
@@ -294,8 +351,7 @@ def _cell_names(cell: Any) -> dict[int, str]:
     return {id(c): (f"{root}.{n}" if n else root) for n, c in cell.cells_and_names()}
 
 
-class GraphFallbackWarning(UserWarning):
-    """A `jit` function with fullgraph=False could not be compiled and runs in PyNative."""
+
 
 
 def jit(function: Callable | None = None, *, capture_mode: str = "ast", jit_level: str = "O0", dynamic: int = 0,

@@ -153,7 +153,7 @@ class Cell:
         if jf is None:
             from ..compiler.jit import JitFunction
 
-            jf = JitFunction(type(self).construct, self_obj=self, fullgraph=True,
+            jf = JitFunction(type(self).construct, self_obj=self, cell=True,
                              name=f"{type(self).__name__}.construct")
             d["_graph_fn"] = jf
         if d["_plain"]:
