@@ -146,13 +146,13 @@ class Tensor:
         return self._data.strides
 
     def dim(self) -> int:
-        return self._data.ndim
+        return self.ndim
 
     def numel(self) -> int:
-        return self._data.size
+        return self.size
 
     def nelement(self) -> int:
-        return self._data.size
+        return self.size
 
     def asnumpy(self) -> np.ndarray:
         """The values as a NumPy array (shares memory, as MindSpore's CPU tensors do)."""
@@ -174,14 +174,14 @@ class Tensor:
         return self._data.tolist()
 
     def __len__(self) -> int:
-        if self._data.ndim == 0:
+        if self.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
-        return self._data.shape[0]
+        return self.shape[0]
 
     def __iter__(self) -> Iterator[Tensor]:
-        if self._data.ndim == 0:
+        if self.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self._data.shape[0]))
+        return (self[i] for i in range(self.shape[0]))
 
     def __bool__(self) -> bool:
         if self._data.size != 1:
@@ -258,11 +258,18 @@ class Tensor:
         return F.stop_gradient(self)
 
     def set_dtype(self, dtype: Any) -> Tensor:
+        """Change the dtype in place (a compiled graph rebinds the traced value to the cast)."""
+        if self._traced:
+            return self._rebind(F.cast(self, dtype))
         self._data = self._data.astype(mstype.to_dtype(dtype).np)
         return self
 
     def assign_value(self, value: Any) -> Tensor:
         """Replace the contents in place (shape may change), as MindSpore's `assign_value`."""
+        if self._traced:
+            v = value if isinstance(value, Tensor) else Tensor(value, self.dtype)
+            v = v if v.dtype is self.dtype else F.cast(v, self.dtype)
+            return self._rebind(v if v._traced else F.identity(v))
         self._data = _infer_np(value, self.dtype).copy() if not isinstance(value, np.ndarray) \
             else value.astype(self._data.dtype, copy=True)
         return self

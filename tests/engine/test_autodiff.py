@@ -161,12 +161,23 @@ def test_shape_error_inside_grad_still_points_at_user_code():
     assert "the culprit" in str(info.value)
 
 
-def test_in_place_write_after_a_read_is_refused_not_silently_wrong():
+def test_in_place_write_after_a_read_differentiates_the_value_each_read_saw():
     def f(x):
         y = F.mul(x, 2.0)
-        z = F.mul(y, y)
-        y[0] = 5.0
+        z = F.mul(y, y)  # reads y before the write: d/dx sum(4x^2) = 8x
+        y[0] = 5.0       # after it, sum(y) = 5 + sum(2x[1:])
         return F.add(F.reduce_sum(z), F.reduce_sum(y))
+
+    x = t(4)
+    want = 8 * x.asnumpy().astype(np.float64) + np.array([0.0, 2.0, 2.0, 2.0])
+    np.testing.assert_allclose(ms.grad(f)(x).asnumpy(), want, rtol=1e-6)
+
+
+def test_in_place_write_into_a_watched_input_after_a_read_is_refused_not_silently_wrong():
+    def f(x):
+        z = F.mul(x, x)
+        x[0] = 5.0
+        return F.reduce_sum(z)
 
     with pytest.raises(GradError, match="modified in place"):
         ms.grad(f)(t(4))

@@ -120,6 +120,25 @@ def _functional():
     return _F
 
 
+def keep_snapshot(t: Tensor, snap: Tensor) -> None:
+    """Before an in-place write to `t` during a grad call: `snap` holds the value nodes recorded so far
+    have read, so their gradients use (and flow into) the value they actually saw."""
+    hist = t.__dict__.get("_snapshots")
+    if hist is None or hist[0] != STATE.generation:
+        hist = t.__dict__["_snapshots"] = (STATE.generation, {})
+    hist[1][t._version] = snap
+
+
+def as_read(t: Tensor, version: int) -> Tensor | None:
+    """`t` as a node read it (at `version`): itself, its snapshot from before a later write, or None."""
+    if t._version == version:
+        return t
+    hist = t.__dict__.get("_snapshots") if hasattr(t, "__dict__") else None
+    if hist is None or hist[0] != STATE.generation:
+        return None
+    return hist[1].get(version)
+
+
 def _toposort(roots: Sequence[Tensor], leaf_ids: set[int]) -> list[Node]:
     """Nodes reachable from the roots, outputs before inputs, not looking past the leaves."""
     order: list[Node] = []
@@ -138,7 +157,9 @@ def _toposort(roots: Sequence[Tensor], leaf_ids: set[int]) -> list[Node]:
             continue
         seen.add(id(node))
         stack.append((node, True))
-        for t in node.inputs:
+        for t, v in zip(node.inputs, node.versions):
+            seen_as = as_read(t, v)
+            t = t if seen_as is None else seen_as
             n = t._node
             if n is not None and n.generation == gen and id(n) not in seen and id(t) not in leaf_ids:
                 stack.append((n, False))
@@ -164,21 +185,21 @@ def backward(roots: Sequence[Tensor], sens: Sequence[Tensor], leaves: Sequence[T
         cots = [grads.pop(id(o), None) for o in outs]
         if all(c is None for c in cots):
             continue
-        for t, v in zip(node.inputs, node.versions):
-            if t._version != v:
-                raise located(GradError(
-                    f"a tensor read by {node.prim.name} was modified in place (x[...] = v) after it was read, "
-                    "so its gradient cannot be computed",
-                    hint="write into a copy instead (y = x.copy(); y[...] = v), or write before reading"))
+        inputs = tuple(as_read(t, v) for t, v in zip(node.inputs, node.versions))
+        if any(t is None for t in inputs):
+            raise located(GradError(
+                f"a tensor read by {node.prim.name} was modified in place (x[...] = v) after it was read, "
+                "so its gradient cannot be computed",
+                hint="write into a copy instead (y = x.copy(); y[...] = v), or write before reading"))
         if node.prim.vjp is None:
             raise GradError(f"{node.prim.name} has no gradient rule; use ops.stop_gradient on its input "
                             "if no gradient is needed through it")
         if node.prim.multi_output:
             cots = [c if c is not None else F.zeros_like(o) for c, o in zip(cots, outs)]
-            in_grads = node.prim.vjp(tuple(cots), tuple(outs), *node.inputs, **node.attrs)
+            in_grads = node.prim.vjp(tuple(cots), tuple(outs), *inputs, **node.attrs)
         else:
-            in_grads = node.prim.vjp(cots[0], outs[0], *node.inputs, **node.attrs)
-        for t, g in zip(node.inputs, in_grads):
+            in_grads = node.prim.vjp(cots[0], outs[0], *inputs, **node.attrs)
+        for t, g in zip(inputs, in_grads):
             if g is not None and (is_tracked(t)):
                 accumulate(t, g)
     return [grads.get(id(t)) for t in leaves]

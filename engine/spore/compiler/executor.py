@@ -313,7 +313,7 @@ class Executable:
 def _at_equation(err: SporeError, e: Eqn) -> SporeError:
     """A kernel's error, placed on the user's line that made the failing equation (as PyNative
     places it at the call): a bad index found while the graph runs names the same line."""
-    if err.loc is None and e.loc is not None:
+    if e.loc is not None:  # (a kernel that located itself saw only the engine's caller at run time)
         err.loc = e.loc
         err.args = (err._render(),)
     return err.with_traceback(None)

@@ -651,6 +651,7 @@ class Frontend:
     # --- calls ----------------------------------------------------------------------------------
     def call(self, node: ast.AST, func: Any, args: list, kwargs: dict, attr_name: str | None = None) -> Any:
         from ..nn.cell import Cell
+        from ..nn.learning_rate_schedule import LearningRateSchedule
         from .jit import JitFunction
 
         if isinstance(func, _LocalFunction):
@@ -667,6 +668,9 @@ class Frontend:
             return self.inline(node, func.fn, args, kwargs, func.name, func.self_obj)
         if isinstance(func, Cell):
             return self.call_cell(node, func, args, kwargs, attr_name)
+        if isinstance(func, LearningRateSchedule) and not _is_spore_callable(type(func).construct):
+            return self.inline(node, type(func).construct, args, kwargs, f"{type(func).__name__}.construct",
+                               self_obj=func)
         if isinstance(func, types.MethodType) and isinstance(func.__self__, Cell) and not _is_spore_callable(func):
             return self.inline(node, func.__func__, args, kwargs, f"{self.fn_scope.rsplit('.', 1)[0]}."
                                f"{func.__name__}", self_obj=func.__self__)

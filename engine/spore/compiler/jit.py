@@ -19,7 +19,7 @@ import numpy as np
 
 from ..autodiff import tape
 from ..context import STRUCTURE_VERSION
-from ..errors import GraphCompileError, GraphFallbackWarning, SporeError, is_engine_file, raise_at_user_line
+from ..errors import GraphCompileError, GraphFallbackWarning, SporeError, is_engine_file, located, raise_at_user_line
 from ..ops.primitive import TRACING, Aval, Primitive
 from ..tensor import Parameter, Tensor
 from .executor import Executable
@@ -86,6 +86,7 @@ class CompiledEntry:
         self.n_in = n_in
         self.executable = Executable(graph)
         self.written: list[int] = []  # inputs the function writes in place (their new values end the outputs)
+        self.same_as_input: dict[int, int] = {}  # output index -> the input it returns as it is
         self._grad: tuple[Primitive, list[Parameter]] | None = None
 
     def run(self, leaves: list[Tensor]) -> list[np.ndarray]:
@@ -233,6 +234,8 @@ class JitFunction:
 
                     self.segmented = Segmented(self, err)
                     return self.segmented(args, kwargs)
+                if err.loc is None:  # Spore's own construct refused: the user's line is the call
+                    located(err)
                 if self.fullgraph or self.cell:
                     raise_at_user_line(err)
                 self.fallback_reason = err
@@ -277,6 +280,9 @@ class JitFunction:
         graph = optimize(raw)
         entry = CompiledEntry(self.name, graph, raw, out_tree, len(leaves))
         entry.written = written
+        final = {t._var.id: i for i, t in enumerate(tracers)}
+        entry.same_as_input = {j: final[a.id] for j, a in enumerate(raw.outputs[:len(out_leaves)])
+                               if isinstance(a, Var) and a.id in final}
         if context.get_context("save_graphs"):
             from .dump import save_graphs
 
@@ -300,6 +306,10 @@ class JitFunction:
                 leaves[i]._data = new._data
                 leaves[i]._version += 1
             outs = outs[:n]
+        if entry.same_as_input:  # an argument returned as it is (or as written in place) is the same object
+            outs = list(outs)
+            for j, i in entry.same_as_input.items():
+                outs[j] = leaves[i]
         return rebuild(entry.out_tree, list(outs), lambda x: x)
 
 

@@ -68,18 +68,6 @@ class Tracer(Tensor):
         self._var = new._var
         return self
 
-    def set_dtype(self, dtype: Any) -> Tracer:
-        from ..ops import functional as F
-
-        return self._rebind(F.cast(self, dtype))
-
-    def assign_value(self, value: Any) -> Tracer:
-        from ..ops import functional as F
-
-        v = value if isinstance(value, Tensor) else Tensor(value, self.dtype)
-        v = v if v.dtype is self.dtype else F.cast(v, self.dtype)
-        return self._rebind(v if isinstance(v, Tracer) else F.identity(v))
-
     @property
     def shape(self) -> tuple[int, ...]:
         return tuple(self._var.aval.shape)
@@ -107,24 +95,6 @@ class Tracer(Tensor):
     @property
     def strides(self) -> tuple[int, ...]:
         return self._no_value("Tensor.strides")
-
-    def dim(self) -> int:
-        return self.ndim
-
-    def numel(self) -> int:
-        return self.size
-
-    nelement = numel
-
-    def __len__(self) -> int:
-        if not self.ndim:
-            raise TypeError("len() of a 0-d tensor")
-        return self.shape[0]
-
-    def __iter__(self) -> Any:
-        if not self.ndim:
-            raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self.shape[0]))
 
     def asnumpy(self) -> np.ndarray:
         return self._no_value("asnumpy()")

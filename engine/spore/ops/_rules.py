@@ -11,7 +11,7 @@ import numpy as np
 
 from ..common import dtype as mstype
 from ..common.dtype import DType
-from ..errors import DTypeError, ShapeError
+from ..errors import DTypeError, ShapeError, located
 from ..tensor import Tensor
 
 
@@ -33,7 +33,7 @@ def broadcast_shapes(op: str, a: Sequence[int], b: Sequence[int]) -> tuple[int, 
 def norm_axis(op: str, axis: int, ndim: int) -> int:
     """A non-negative axis, or a ShapeError when it is out of range."""
     if not -ndim <= axis < max(ndim, 1):
-        raise ShapeError(op, f"axis in [{-ndim}, {ndim})", f"axis={axis} for a {ndim}-d input")
+        raise located(ShapeError(op, f"axis in [{-ndim}, {ndim})", f"axis={axis} for a {ndim}-d input"))
     return axis % ndim if ndim else 0
 
 

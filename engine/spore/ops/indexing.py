@@ -365,8 +365,8 @@ def setitem_(tensor: Tensor, index: Any, value: Any) -> Tensor:
     snap._node, snap._out_index = old, tensor._out_index
     if val is tensor:
         val = snap
-    elif tape.STATE.depth and val._node is not None and id(tensor) not in tape.STATE.leaves:
-        _rebind_reads(val, tensor, snap)
+    if tape.STATE.depth and id(tensor) not in tape.STATE.leaves:
+        tape.keep_snapshot(tensor, snap)  # earlier reads (the value's among them) differentiate the old value
     new = SetItem(snap, val, index=idx)
     if old is not None:
         refs = list(old.out_refs)
@@ -398,10 +398,17 @@ def _traced_setitem(tensor: Tensor, index: Any, value: Any) -> Tensor:
         if tuple(mask.shape) != lead:
             raise located(IndexOutOfRangeError("SetItem", f"a boolean mask of shape {lead}",
                                                f"a mask of shape {tuple(mask.shape)} (tensor shape {tensor.shape})"))
-        if val.size != 1:
+        rest = tuple(tensor.shape[mask.ndim:])
+        if val.ndim == len(rest) + 1 and val.shape[0] == 1:
+            val = reshape(val, val.shape[1:])
+        try:  # one value (or one row) for every selected position: the count need not be known
+            fits = val.ndim <= len(rest) and broadcast_shapes("SetItem", val.shape, rest) == rest
+        except ShapeError:
+            fits = False
+        if not fits:
             _refuse_traced_index("SetItem", mask)  # the value's length must match the mask's count
         m = reshape(mask, mask.shape + (1,) * (tensor.ndim - mask.ndim))
-        new = where(m, reshape(val, ()), tensor)
+        new = where(m, val, tensor)
     else:
         traced: list[Tensor] = []
         idx = normalize_index("SetItem", tensor.shape, index, traced)
@@ -420,27 +427,6 @@ def _traced_write_error(tensor: Tensor) -> Exception:
     return SporeError("an in-place write with a tensor index computed in the graph into a tensor made outside it "
                       f"(shape {tuple(tensor.shape)}) cannot be compiled",
                       hint="write into a tensor computed inside construct (e.g. y = x * 1; y[i] = v)")
-
-
-def _rebind_reads(value: Tensor, old: Tensor, snap: Tensor) -> None:
-    """Make recorded reads of `old` that feed `value` read `snap` instead.
-
-    The tape binds a node's inputs by Tensor object, so after `old` takes its new value a node
-    recorded earlier with `old` as input would be differentiated as if it had read the new value
-    — for ``x[1:] = x[:-1]`` a cycle. The reads that feed the assigned value are the ones that
-    make such a cycle; they are re-pointed at the snapshot of the old value.
-    """
-    gen = tape.STATE.generation
-    stack = [value._node]
-    seen: set[int] = set()
-    while stack:
-        node = stack.pop()
-        if node is None or node.generation != gen or id(node) in seen:
-            continue
-        seen.add(id(node))
-        if any(t is old for t in node.inputs):
-            node.inputs = tuple(snap if t is old else t for t in node.inputs)
-        stack.extend(t._node for t in node.inputs if t._node is not None)
 
 
 @tensor_method("fill_")

@@ -128,7 +128,12 @@ def _same(a: list, b: list, rtol: float, atol: float) -> str | None:
             return f"output {i}: {'tensor' if x[0] == 'T' else type(x[2]).__name__} vs " \
                    f"{'tensor' if y[0] == 'T' else type(y[2]).__name__}"
         if x[0] == "P":
-            if x[1] is not y[1] or not (x[2] == y[2] or (x[2] != x[2] and y[2] != y[2])):
+            if x[1] is not y[1]:
+                return f"output {i}: {x[1].__name__} vs {y[1].__name__}"
+            if isinstance(x[2], np.ndarray):
+                if x[2].dtype != y[2].dtype or not np.array_equal(x[2], y[2], equal_nan=x[2].dtype.kind == "f"):
+                    return f"output {i}: arrays {x[2]!r} vs {y[2]!r}"
+            elif not (x[2] == y[2] or (x[2] != x[2] and y[2] != y[2])):
                 return f"output {i}: {x[2]!r} vs {y[2]!r}"
             continue
         ax, ay = x[1], y[1]
@@ -208,6 +213,8 @@ def run_case(case: Case) -> Outcome:
         return Outcome("crash", f"Graph raised {type(err).__name__} where PyNative ran: {err}", traceback.format_exc())
     except Exception as err:  # noqa: BLE001
         ms.set_context(mode=ms.PYNATIVE_MODE)
+        if py_err is not None and type(err) is type(py_err) and str(err) == str(py_err):
+            return Outcome("both_raise", f"the same {type(err).__name__} as PyNative: {err}")  # Python's own error
         return Outcome("crash", f"raw {type(err).__name__}: {err}", traceback.format_exc())
     ms.set_context(mode=ms.PYNATIVE_MODE)
     if py_err is not None:
