@@ -152,6 +152,7 @@ class Frontend:
         self.in_test = 0      # > 0 while evaluating an if/while/assert/ternary condition
         self.local_depth = 0  # nesting of local function calls (recursion is unrolled up to a limit)
         self.depth = 0        # 1 while running the root function's own statements
+        self.guards = Guards()  # Python values the graph was compiled with (checked before each run)
         self.root_stmt: ast.stmt | None = None  # the root function's statement being compiled (graph breaks)
 
     # --- errors -------------------------------------------------------------------------------
@@ -456,16 +457,21 @@ class Frontend:
         found, value = scope.lookup(node.id)
         if not found:
             raise self.error(node, f"name '{node.id}' is not defined", None, "name")
+        if scope.is_global(node.id):
+            self.guards.note(scope.fn.__globals__, node.id, value, is_dict=True)
         return value
 
     def eval_Attribute(self, node: ast.Attribute, scope: _Scope) -> Any:
         obj = self.eval(node.value, scope)
         try:
-            return getattr(obj, node.attr)
+            value = getattr(obj, node.attr)
         except TracerValueError as err:
             raise self.error(node, str(err.reason), err.hint, "python_value_of_tensor") from None
         except AttributeError as err:
             raise self.error(node, str(err), None, "attribute") from None
+        if not isinstance(obj, (Tensor, types.ModuleType, type)):
+            self.guards.note(obj, node.attr, value)
+        return value
 
     def eval_Tuple(self, node: ast.Tuple, scope: _Scope) -> tuple:
         return tuple(self._eval_elts(node.elts, scope))
@@ -775,6 +781,57 @@ def _is_pure_library(func: Any) -> bool:
                       "collections", "typing")
 
 
+_SCALARS = (bool, int, float, complex, str, bytes, type(None))
+
+
+def _frozen(v: Any, depth: int = 0) -> Any:
+    """A comparable snapshot of a plain Python value (scalars and containers of them), else _NOT_PLAIN."""
+    if isinstance(v, _SCALARS):
+        return (type(v), v)
+    if depth < 3 and isinstance(v, (tuple, list, set, frozenset, dict)) and len(v) <= 64:
+        items = sorted(v.items(), key=repr) if isinstance(v, dict) else sorted(v, key=repr) \
+            if isinstance(v, (set, frozenset)) else v
+        out = []
+        for item in items:
+            f = _frozen(item, depth + 1)
+            if f is _NOT_PLAIN:
+                return _NOT_PLAIN
+            out.append(f)
+        return (type(v), tuple(out))
+    return _NOT_PLAIN
+
+
+_NOT_PLAIN = object()
+
+
+class Guards:
+    """The plain Python values (numbers, strings, flags, small containers of them) that a compile read
+    from objects' attributes and module globals. They are baked into the graph, so before each run
+    `hold()` checks them against their current values: a changed `self.scale`, a list a Python
+    statement appended to, a global counter — the graph is recompiled, never run stale."""
+
+    def __init__(self) -> None:
+        self.items: dict[tuple[int, str], tuple[Any, str, bool, Any]] = {}
+
+    def note(self, owner: Any, name: str, value: Any, is_dict: bool = False) -> None:
+        key = (id(owner), name)
+        if key in self.items:
+            return
+        snap = _frozen(value)
+        if snap is not _NOT_PLAIN:
+            self.items[key] = (owner, name, is_dict, snap)
+
+    def hold(self) -> bool:
+        for owner, name, is_dict, snap in self.items.values():
+            try:
+                now = owner[name] if is_dict else getattr(owner, name)
+            except (KeyError, AttributeError):
+                return False
+            if _frozen(now) != snap:
+                return False
+        return True
+
+
 class _LocalFunction:
     """A `def` or `lambda` inside compiled code: called, its body is interpreted in place (inlined)
     with the scope it was defined in behind its own, as a Python closure sees it. Recursion is
@@ -882,6 +939,17 @@ class _Scope:
         if hasattr(builtins, name):
             return True, getattr(builtins, name)
         return False, None
+
+    def is_global(self, name: str) -> bool:
+        """Whether `name` resolves to the function's module globals (not a local, closure or builtin)."""
+        scope: _Scope | None = self
+        while scope is not None:
+            if name in scope.vars:
+                return False
+            if scope.parent is None:
+                return name not in scope.closure and name in scope.fn.__globals__
+            scope = scope.parent
+        return False
 
     def copy(self) -> _Scope:
         s = _Scope.__new__(_Scope)

@@ -19,7 +19,15 @@ import numpy as np
 
 from ..autodiff import tape
 from ..context import STRUCTURE_VERSION
-from ..errors import GraphCompileError, GraphFallbackWarning, SporeError, is_engine_file, located, raise_at_user_line
+from ..errors import (
+    GraphBreakWarning,
+    GraphCompileError,
+    GraphFallbackWarning,
+    SporeError,
+    is_engine_file,
+    located,
+    raise_at_user_line,
+)
 from ..ops.primitive import TRACING, Aval, Primitive
 from ..tensor import Parameter, Tensor
 from .executor import Executable
@@ -85,6 +93,7 @@ class CompiledEntry:
         self.out_tree = out_tree
         self.n_in = n_in
         self.executable = Executable(graph)
+        self.guards: Any = None  # frontend.Guards: the Python values this graph was compiled with
         self.written: list[int] = []  # inputs the function writes in place (their new values end the outputs)
         self.same_as_input: dict[int, int] = {}  # output index -> the input it returns as it is
         self._grad: tuple[Primitive, list[Parameter]] | None = None
@@ -225,15 +234,23 @@ class JitFunction:
         leaves, tree = flatten((args, kwargs))
         key = (tree, STRUCTURE_VERSION[0])
         entry = self.cache.get(key)
+        if entry is not None and entry.guards is not None and not entry.guards.hold():
+            entry = None  # a Python value the graph was compiled with has changed: compile again
         if entry is None:
             try:
                 entry = self.compile(args, kwargs, leaves)
             except GraphCompileError as err:
-                if self._may_break():
+                how = self._may_break(err)
+                if how == "segments":
                     from .segments import Segmented
 
                     self.segmented = Segmented(self, err)
                     return self.segmented(args, kwargs)
+                if how == "python":  # Spore's own construct (TrainOneStepCell...) around user code that breaks
+                    self.fallback_reason = err
+                    warnings.warn(f"graph break in {err.scope or self.name}: {err.reason} ({err.rule}); {self.name} "
+                                  "runs in Python, the Cells it calls stay compiled", GraphBreakWarning, stacklevel=2)
+                    return self._call_python(args, kwargs)
                 if err.loc is None:  # Spore's own construct refused: the user's line is the call
                     located(err)
                 if self.fullgraph or self.cell:
@@ -245,12 +262,16 @@ class JitFunction:
             self.cache[key] = entry
         return self.run(entry, leaves)
 
-    def _may_break(self) -> bool:
-        """Graph breaks: under jit_syntax_level=LAX (the default), for user code, unless fullgraph=True."""
+    def _may_break(self, err: GraphCompileError) -> str | None:
+        """Graph breaks, under jit_syntax_level=LAX (the default) unless fullgraph=True: "segments" for user
+        code; "python" for Spore's own construct when user code it calls needs a break; else None."""
         from .. import context
 
-        return not self.fullgraph and context.get_context("jit_syntax_level") == context.LAX \
-            and not is_engine_file(self.fn.__code__.co_filename)
+        if self.fullgraph or context.get_context("jit_syntax_level") != context.LAX:
+            return None
+        if not is_engine_file(self.fn.__code__.co_filename):
+            return "segments"
+        return "python" if getattr(err, "break_at", None) is not None else None
 
     def trace_body(self, fe: Frontend, t_args: list, t_kwargs: dict) -> Any:
         """Interpret the function over tracers (Spore's own code runs directly over them)."""
@@ -279,6 +300,7 @@ class JitFunction:
             raw = builder.finish(out_leaves + [tracers[i] for i in written], out_tree)
         graph = optimize(raw)
         entry = CompiledEntry(self.name, graph, raw, out_tree, len(leaves))
+        entry.guards = fe.guards if fe.guards.items else None
         entry.written = written
         final = {t._var.id: i for i, t in enumerate(tracers)}
         entry.same_as_input = {j: final[a.id] for j, a in enumerate(raw.outputs[:len(out_leaves)])
@@ -327,6 +349,8 @@ class Segment(JitFunction):
         leaves, tree = flatten(((values,), {"guards": guards}))
         key = (tree, STRUCTURE_VERSION[0])
         entry = self.cache.get(key)
+        if entry is not None and entry.guards is not None and not entry.guards.hold():
+            entry = None
         if entry is None:
             entry = self.compile((values,), {"guards": guards}, leaves)
             self.cache[key] = entry
