@@ -8,7 +8,8 @@ training-step throughput, compile time, and the dataset pipeline's parallel map.
 Sections: (a) ops and (b) training steps in both Spore modes beside numpy and PyTorch eager, (c) Graph
 mode's speed-up per network, per thread count; (d) compile time (Spore Graph mode, and torch.compile
 when it works here: a cold compile over --torch-compile-limit seconds or a failure prints n/a with the
-reason); the issue's targets; (e) bench/bench_dataset.py's table (map with 1 vs 2 workers).
+reason); the issue's targets; (e) bench/bench_dataset.py's table (map with 1 vs 2 workers); (f)
+bench/bench_graph_break.py's table (how much of Graph mode's speed-up a `print` in construct keeps).
 
 Each (backend, mode, thread count) is measured in its own subprocess with OMP_NUM_THREADS,
 OPENBLAS_NUM_THREADS and MKL_NUM_THREADS set (and torch.set_num_threads): thread pools are sized at
@@ -148,20 +149,28 @@ def compile_failure_records(backend: str, mode: str, threads: int, reason: str, 
              "error": f"torch.compile worker: {reason}" if backend == "torch" else reason} for n in names]
 
 
-def run_dataset_bench(quick: bool) -> str:
-    """bench/bench_dataset.py in its own process (it spawns map workers and pins BLAS to 1 thread): its table."""
-    cmd = [sys.executable, str(ROOT / "bench" / "bench_dataset.py")]
-    if quick:
-        cmd += ["--samples", "32", "--repeats", "2"]
+def run_side_bench(script: str, args: list[str]) -> str:
+    """One of bench/'s stand-alone scripts in its own process (each pins BLAS to 1 thread): its table."""
+    cmd = [sys.executable, str(ROOT / "bench" / script), *args]
     t0 = time.perf_counter()
     try:
         p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
     except subprocess.TimeoutExpired:
-        return "n/a: bench_dataset.py timed out after 300 s"
-    print(f"  dataset bench: {time.perf_counter() - t0:.1f}s", file=sys.stderr)
+        return f"n/a: {script} timed out after 300 s"
+    print(f"  {script}: {time.perf_counter() - t0:.1f}s", file=sys.stderr)
     if p.returncode != 0:
-        return "n/a: bench_dataset.py failed: " + (p.stderr.strip().splitlines() or ["no output"])[-1]
+        return f"n/a: {script} failed: " + (p.stderr.strip().splitlines() or ["no output"])[-1]
     return p.stdout.rstrip()
+
+
+def run_dataset_bench(quick: bool) -> str:
+    """bench/bench_dataset.py (it spawns map workers): map with 1 vs 2 workers."""
+    return run_side_bench("bench_dataset.py", ["--samples", "32", "--repeats", "2"] if quick else [])
+
+
+def run_graph_break_bench(quick: bool) -> str:
+    """bench/bench_graph_break.py: how much of Graph mode's speed-up a graph break keeps."""
+    return run_side_bench("bench_graph_break.py", ["--steps", "50", "--repeats", "2"] if quick else [])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -232,6 +241,7 @@ def main(argv: list[str] | None = None) -> int:
                                                                      res.get("failed", "no records"), a.only))
             infos["torch[compile]"] = res["info"]
         dataset_table = "" if a.no_dataset else run_dataset_bench(a.quick)
+        break_table = run_graph_break_bench(a.quick)
         results = report.best_of_rounds(results)
         checks = {(b, m): report.check_dir_errors(check_dir, b, m) for _, b, m in sets if b != "numpy"}
 
@@ -258,6 +268,10 @@ def main(argv: list[str] | None = None) -> int:
         print()
         print("=== (e) dataset: map(num_parallel_workers=1 vs 2), bench/bench_dataset.py ===")
         print(dataset_table)
+    if break_table:
+        print()
+        print("=== (f) graph breaks: one print in construct, bench/bench_graph_break.py ===")
+        print(break_table)
     n = "\n".join([*dict.fromkeys(failures), report.notes(results, checks)]).strip("\n")
     if n:
         print()
@@ -266,6 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nTotal bench time {time.perf_counter() - t_start:.0f}s.")
     if a.json:
         a.json.write_text(json.dumps({"header": head, "infos": infos, "records": results, "dataset": dataset_table,
+                                      "graph_break": break_table,
                                       "checks": {f"{b}[{m}]": c for (b, m), c in checks.items()}}, indent=1))
     return 0
 

@@ -8,6 +8,7 @@ package — the line the user wrote — found by walking the stack, never the en
 
 from __future__ import annotations
 
+import functools
 import linecache
 import os
 import sys
@@ -46,7 +47,13 @@ class SourceLoc:
 
 def is_engine_file(filename: str) -> bool:
     """True for files of the spore package itself (not the user's, not the standard library's)."""
-    return filename.startswith(_PKG_DIR)
+    return _is_engine_path(filename)
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_engine_path(filename: str) -> bool:
+    # normalised: spore imported through a path like bench/../engine names its files that way
+    return not filename.startswith("<") and os.path.abspath(filename).startswith(_PKG_DIR)
 
 
 def user_frame(start: FrameType | None = None) -> FrameType | None:

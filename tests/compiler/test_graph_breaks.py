@@ -412,3 +412,22 @@ def test_a_python_value_changed_between_calls_recompiles_instead_of_running_stal
     monkeypatch.setitem(globals(), "SCALE", 10.0)
     assert net(x).asnumpy().tolist() == [33.0, 33.0]
     assert net(x).asnumpy().tolist() == [33.0, 33.0]
+
+
+def test_the_profiler_and_save_graphs_show_each_break_and_segment(tmp_path):
+    from spore.profiler import Profiler
+
+    ms.set_context(mode=ms.GRAPH_MODE, save_graphs=True, save_graphs_path=str(tmp_path))
+    net = Prints()
+    x = ms.Tensor(INPUTS[0])
+    with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+        warnings.simplefilter("ignore", GraphBreakWarning)
+        net(x)
+        prof = Profiler(output_path=str(tmp_path / "prof"))
+        net(x)
+        prof.stop()
+    breaks = [e for e in prof.events if e.op == "GraphBreak"]
+    assert [(e.file, e.line, e.mode) for e in breaks] == [(__file__, _marked_line(Prints), "python")]
+    assert any(e.mode == "graph" for e in prof.events), "the segments around it ran compiled"
+    dumps = sorted(p.name for p in tmp_path.glob("*_after.ir"))
+    assert any("segment_0" in n for n in dumps) and any("segment_1" in n for n in dumps), dumps

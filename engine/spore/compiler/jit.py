@@ -96,19 +96,23 @@ class CompiledEntry:
         self.guards: Any = None  # frontend.Guards: the Python values this graph was compiled with
         self.written: list[int] = []  # inputs the function writes in place (their new values end the outputs)
         self.same_as_input: dict[int, int] = {}  # output index -> the input it returns as it is
-        self._grad: tuple[Primitive, list[Parameter]] | None = None
+        self._grad: dict[tuple[bool, ...], tuple[Primitive, list[Parameter]]] = {}
 
     def run(self, leaves: list[Tensor]) -> list[np.ndarray]:
         return self.executable(*[t._data for t in leaves])
 
-    def grad_call(self) -> tuple[Primitive, list[Parameter]]:
-        """The `GraphCall` primitive for use on the PyNative tape (built on first use)."""
-        if self._grad is None:
-            self._grad = _build_graph_call(self)
-        return self._grad
+    def grad_call(self, leaves: list[Tensor]) -> tuple[Primitive, list[Parameter]]:
+        """The `GraphCall` primitive for use on the PyNative tape, built on first use for each set of
+        inputs and Parameters the tape tracks: the compiled backward computes only their gradients (the
+        first layer's input gradient of a network is never computed for nothing)."""
+        need = tuple(tape.is_tracked(t) for t in leaves) + tuple(tape.is_tracked(p.param) for p in self.raw.params)
+        call = self._grad.get(need)
+        if call is None:
+            call = self._grad[need] = _build_graph_call(self, need)
+        return call
 
 
-def _build_graph_call(entry: CompiledEntry) -> tuple[Primitive, list[Parameter]]:
+def _build_graph_call(entry: CompiledEntry, need: tuple[bool, ...]) -> tuple[Primitive, list[Parameter]]:
     raw = entry.raw
     params = [p.param for p in raw.params]
     joint = GraphBuilder(raw.name + "_grad")
@@ -119,7 +123,8 @@ def _build_graph_call(entry: CompiledEntry) -> tuple[Primitive, list[Parameter]]
     with building(joint):
         cot_tracers = [joint.new_input(a.aval, "cot") for a in out_vars]
     cot_vars = list(joint.inputs)
-    wrt = list(raw.inputs) + [p.var for p in raw.params]
+    wrt_all = list(raw.inputs) + [p.var for p in raw.params]
+    wrt = [v for v, n in zip(wrt_all, need) if n]
     grads = backprop(joint, joint.eqns[:n_fwd], out_vars, cot_tracers, wrt)
     grad_atoms = [joint.atom(g) if g is not None else Const(np.zeros(v.aval.shape, v.aval.dtype.np))
                   for g, v in zip(grads, wrt)]
@@ -169,7 +174,8 @@ def _build_graph_call(entry: CompiledEntry) -> tuple[Primitive, list[Parameter]]
 
         res = list(outs[n_out:])
         main_cots = [c if c is not None else F.zeros_like(o) for c, o in zip(cots[:n_out], outs[:n_out])]
-        return backward(*res, *main_cots)
+        got = iter(backward(*res, *main_cots))
+        return tuple(next(got) if n else None for n in need)
 
     call = Primitive(f"GraphCall[{raw.name}]", lambda *a, **k: tuple(out_avals + res_avals), fwd_impl, vjp,
                      "A compiled function called from PyNative code.", multi_output=True)
@@ -315,7 +321,7 @@ class JitFunction:
         __tracebackhide__ = True
         try:
             if tape.STATE.depth and _any_tracked(leaves, entry):
-                call, params = entry.grad_call()
+                call, params = entry.grad_call(leaves)
                 outs = call(*leaves, *params)
                 outs = outs[:len(entry.raw.outputs)]
             else:

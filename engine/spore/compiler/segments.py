@@ -25,11 +25,13 @@ copy of them.
 from __future__ import annotations
 
 import ast
+import time
 import types
 import warnings
 from typing import Any
 
 from ..errors import GraphBreakWarning, GraphCompileError, SourceLoc
+from ..ops.primitive import TRACING
 from . import support
 
 _UNBOUND = type("Unbound", (), {"__repr__": lambda self: "<unbound>"})()
@@ -111,6 +113,8 @@ class Plan:
         fdef = owner.fdef
         self.python = self._close(fdef, set(python))
         self.segments: list[Any] = []
+        self.breaks: list[ast.stmt] = []  # the Python statements, in the order they appear
+        self.break_started: dict[int, float] = {}
         self.function = self._build(fdef)
 
     # --- which statements must be Python --------------------------------------------------------
@@ -177,7 +181,8 @@ class Plan:
                               end_col_offset=0)
         free = list(owner.fn.__code__.co_freevars)
         maker = ast.FunctionDef(
-            name="__spore_make", args=ast.arguments(posonlyargs=[], args=[ast.arg(a) for a in ["__run"] + free],
+            name="__spore_make", args=ast.arguments(posonlyargs=[],
+                                                    args=[ast.arg(a) for a in ["__run", "__brk"] + free],
                                                     kwonlyargs=[], kw_defaults=[], defaults=[]),
             body=[gen, ast.Return(ast.Name(fdef.name, ast.Load()))], decorator_list=[], returns=None,
             lineno=fdef.lineno, col_offset=0, end_lineno=end, end_col_offset=0)
@@ -187,7 +192,7 @@ class Plan:
         make_code = next(c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == "__spore_make")
         make = types.FunctionType(make_code, owner.fn.__globals__)
         cells = [c.cell_contents for c in (owner.fn.__closure__ or ())]
-        fn = make(self._run, *cells)
+        fn = make(self._run, self._brk, *cells)
         fn.__defaults__ = owner.fn.__defaults__
         fn.__kwdefaults__ = owner.fn.__kwdefaults__
         return fn
@@ -199,7 +204,7 @@ class Plan:
             if stmt_key(s) in self.python:
                 out.extend(self._segment(run))
                 run = []
-                out.append(s)
+                out.extend(self._timed(s))
             elif _contains(s, self.python):
                 out.extend(self._segment(run))
                 run = []
@@ -208,6 +213,33 @@ class Plan:
                 run.append(s)
         out.extend(self._segment(run))
         return out or [ast.Pass(lineno=stmts[0].lineno, col_offset=stmts[0].col_offset)]
+
+    def _timed(self, s: ast.stmt) -> list[ast.stmt]:
+        """A Python statement between `__brk` marks, so the profiler shows each graph break."""
+        if isinstance(s, (ast.Global, ast.Nonlocal)):
+            return [s]
+        k = len(self.breaks)
+        self.breaks.append(s)
+        wrapped = ast.parse(f"__brk({k}, True)\ntry:\n    pass\nfinally:\n    __brk({k}, False)").body
+        wrapped[1].body = [s]
+        for n in wrapped:
+            for m in ast.walk(n):
+                if hasattr(m, "lineno") and m is not s and not _inside(m, s):
+                    m.lineno = m.end_lineno = s.lineno
+                    m.col_offset = m.end_col_offset = s.col_offset
+        return wrapped
+
+    def _brk(self, k: int, start: bool) -> None:
+        profiler = TRACING.profiler
+        if profiler is None:
+            return
+        if start:
+            self.break_started[k] = time.perf_counter()
+        elif k in self.break_started:
+            t0 = self.break_started.pop(k)
+            s = self.breaks[k]
+            profiler.record_graph_break(t0, time.perf_counter() - t0, self.owner.jit_fn.name, self.owner.file,
+                                        s.lineno)
 
     def _compound(self, s: ast.stmt) -> ast.stmt:
         new = type(s)(**{f: getattr(s, f) for f in s._fields})
@@ -402,6 +434,10 @@ class _ReturnAsTriple(ast.NodeTransformer):
 
     def visit_Lambda(self, node: ast.Lambda) -> ast.Lambda:
         return node
+
+
+def _inside(node: ast.AST, stmt: ast.stmt) -> bool:
+    return any(n is node for n in ast.walk(stmt))
 
 
 def _clone(node: ast.AST) -> ast.AST:

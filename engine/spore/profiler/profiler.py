@@ -117,6 +117,10 @@ class Profiler:
             self._add(ProfilerEvent(e.prim.name, (start - self._t0) * 1e6, dur * 1e6, "graph", e.scope,
                                     loc.file if loc else None, loc.line if loc else None, tuple(e.fused)))
 
+    def record_graph_break(self, start: float, dur: float, scope: str, file: str, line: int) -> None:
+        """A statement that ran in Python between compiled segments (a graph break), as one event."""
+        self._add(ProfilerEvent("GraphBreak", (start - self._t0) * 1e6, dur * 1e6, "python", scope, file, line))
+
     def _add(self, event: ProfilerEvent) -> None:
         with self._lock:
             self.events.append(event)
