@@ -179,20 +179,7 @@ class Plan:
         gen = ast.FunctionDef(name=fdef.name, args=args, body=body, decorator_list=[], returns=None,
                               type_comment=None, lineno=fdef.lineno, col_offset=fdef.col_offset, end_lineno=end,
                               end_col_offset=0)
-        free = list(owner.fn.__code__.co_freevars)
-        maker = ast.FunctionDef(
-            name="__spore_make", args=ast.arguments(posonlyargs=[],
-                                                    args=[ast.arg(a) for a in ["__run", "__brk"] + free],
-                                                    kwonlyargs=[], kw_defaults=[], defaults=[]),
-            body=[gen, ast.Return(ast.Name(fdef.name, ast.Load()))], decorator_list=[], returns=None,
-            lineno=fdef.lineno, col_offset=0, end_lineno=end, end_col_offset=0)
-        module = ast.Module(body=[maker], type_ignores=[])
-        ast.fix_missing_locations(module)
-        code = compile(module, owner.file, "exec")
-        make_code = next(c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == "__spore_make")
-        make = types.FunctionType(make_code, owner.fn.__globals__)
-        cells = [c.cell_contents for c in (owner.fn.__closure__ or ())]
-        fn = make(self._run, self._brk, *cells)
+        fn = _define(owner.fn, owner.file, gen, {"__run": self._run, "__brk": self._brk})
         fn.__defaults__ = owner.fn.__defaults__
         fn.__kwdefaults__ = owner.fn.__kwdefaults__
         return fn
@@ -404,19 +391,26 @@ class Segmented:
         end = max(n.end_lineno or n.lineno for n in run)
         fdef = ast.FunctionDef(name="__spore_segment", args=args, body=body + tail.body, decorator_list=[],
                                returns=None, lineno=run[0].lineno, col_offset=0, end_lineno=end, end_col_offset=0)
-        free = list(self.fn.__code__.co_freevars)
-        maker = ast.FunctionDef(name="__spore_make", args=ast.arguments(
-            posonlyargs=[], args=[ast.arg(a) for a in ["__u"] + free], kwonlyargs=[], kw_defaults=[], defaults=[]),
-            body=[fdef, ast.Return(ast.Name("__spore_segment", ast.Load()))], decorator_list=[], returns=None,
-            lineno=run[0].lineno, col_offset=0, end_lineno=end, end_col_offset=0)
         if self.declared_globals:
             fdef.body.insert(0, ast.Global(names=sorted(self.declared_globals), lineno=run[0].lineno, col_offset=0))
-        module = ast.Module(body=[maker], type_ignores=[])
-        ast.fix_missing_locations(module)
-        code = compile(module, self.file, "exec")
-        make_code = next(c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == "__spore_make")
-        cells = [c.cell_contents for c in (self.fn.__closure__ or ())]
-        return types.FunctionType(make_code, self.fn.__globals__)(_UNBOUND, *cells)
+        return _define(self.fn, self.file, fdef, {"__u": _UNBOUND})
+
+
+def _define(fn: Any, file: str, fdef: ast.FunctionDef, hidden: dict[str, Any]) -> types.FunctionType:
+    """Compile `fdef` under the user's file (its line numbers kept) as a function of `fn`'s module, with
+    `hidden` names and `fn`'s closure variables as free variables of it."""
+    free = list(fn.__code__.co_freevars)
+    maker = ast.FunctionDef(
+        name="__spore_make", args=ast.arguments(posonlyargs=[], args=[ast.arg(a) for a in list(hidden) + free],
+                                                kwonlyargs=[], kw_defaults=[], defaults=[]),
+        body=[fdef, ast.Return(ast.Name(fdef.name, ast.Load()))], decorator_list=[], returns=None,
+        lineno=fdef.lineno, col_offset=0, end_lineno=fdef.end_lineno, end_col_offset=0)
+    module = ast.Module(body=[maker], type_ignores=[])
+    ast.fix_missing_locations(module)
+    code = compile(module, file, "exec")
+    make_code = next(c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == "__spore_make")
+    cells = [c.cell_contents for c in (fn.__closure__ or ())]
+    return types.FunctionType(make_code, fn.__globals__)(*hidden.values(), *cells)
 
 
 class _ReturnAsTriple(ast.NodeTransformer):

@@ -353,13 +353,7 @@ def setitem_(tensor: Tensor, index: Any, value: Any) -> Tensor:
         return _traced_setitem(tensor, index, value)
     idx = normalize_index("SetItem", tensor.shape, index)
     val = _as_value(value, tensor)
-    region = index_shape("SetItem", tensor.shape, idx)
-    if val.ndim > len(region):
-        extra = val.shape[:val.ndim - len(region)]
-        if any(d != 1 for d in extra):
-            raise located(ShapeError("SetItem", f"a value that broadcasts to the indexed shape {region}",
-                                     f"a value of shape {val.shape}"))
-        val = reshape(val, val.shape[val.ndim - len(region):])
+    val = _fit_value(val, index_shape("SetItem", tensor.shape, idx))
     snap = Tensor._wrap(tensor._data)
     old = tensor._node
     snap._node, snap._out_index = old, tensor._out_index
@@ -377,6 +371,16 @@ def setitem_(tensor: Tensor, index: Any, value: Any) -> Tensor:
     if new._node is not None:
         new._node.out_refs = (weakref.ref(tensor),)
     return tensor
+
+
+def _fit_value(val: Tensor, region: tuple[int, ...]) -> Tensor:
+    """Drop a value's leading size-1 dims beyond the indexed region's rank (NumPy allows them)."""
+    if val.ndim > len(region):
+        if any(d != 1 for d in val.shape[:val.ndim - len(region)]):
+            raise located(ShapeError("SetItem", f"a value that broadcasts to the indexed shape {region}",
+                                     f"a value of shape {val.shape}"))
+        val = reshape(val, val.shape[val.ndim - len(region):])
+    return val
 
 
 def _has_traced(index: Any) -> bool:
@@ -412,14 +416,7 @@ def _traced_setitem(tensor: Tensor, index: Any, value: Any) -> Tensor:
     else:
         traced: list[Tensor] = []
         idx = normalize_index("SetItem", tensor.shape, index, traced)
-        region = index_shape("SetItem", tensor.shape, idx)
-        if val.ndim > len(region):
-            extra = val.shape[:val.ndim - len(region)]
-            if any(d != 1 for d in extra):
-                raise located(ShapeError("SetItem", f"a value that broadcasts to the indexed shape {region}",
-                                         f"a value of shape {val.shape}"))
-            val = reshape(val, val.shape[val.ndim - len(region):])
-        new = SetItem(tensor, val, *traced, index=idx)
+        new = SetItem(tensor, _fit_value(val, index_shape("SetItem", tensor.shape, idx)), *traced, index=idx)
     return tensor._rebind(new)
 
 

@@ -13,6 +13,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
+import spore as ms
 from spore import ops
 
 from .cases_ops import EXEMPT_CLASSES, EXEMPT_FUNCTIONS, covered_name, ops_class_cases, ops_function_cases
@@ -79,8 +80,11 @@ def test_case_names_are_unique_and_inputs_keep_their_shapes():
 
 
 # --- the differential cases -------------------------------------------------------------------------
+@pytest.mark.parametrize("level", ["LAX", "STRICT"])
 @pytest.mark.parametrize("case", ALL_CASES, ids=[c.name for c in ALL_CASES])
-def test_graph_matches_pynative(case):
+def test_graph_matches_pynative(case, level):
+    """LAX (the default) runs what a graph cannot hold in Python (graph breaks); STRICT refuses it."""
+    ms.set_context(jit_syntax_level=getattr(ms, level))
     outcome = run_case(case)
     tail = "\n".join(outcome.tb.strip().splitlines()[-12:]) if outcome.tb else ""
     assert outcome.kind in ("identical", "refused", "both_raise"), \
