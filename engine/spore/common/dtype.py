@@ -1,21 +1,17 @@
 """Spore's data types, named and printed as MindSpore's (`ms.float32` prints as ``Float32``).
 
 A DType wraps the NumPy dtype that stores it, so kernels never translate names. ``bfloat16`` comes
-from ml_dtypes, the package JAX and TensorFlow use for it, so NumPy arrays can hold it.
+from ml_dtypes, the package JAX and TensorFlow use for it, so NumPy arrays can hold it. Importing
+ml_dtypes takes about a second, most of `import spore`; so `bfloat16` is a DType from the start but
+loads ml_dtypes only when its NumPy dtype is first needed (a bfloat16 tensor, a cast to it).
 """
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Any
 
 import numpy as np
-
-try:  # bfloat16 is optional: ml_dtypes is a well-kept package but not a hard requirement
-    import ml_dtypes
-
-    _BF16 = np.dtype(ml_dtypes.bfloat16)
-except ImportError:  # pragma: no cover - exercised only where ml_dtypes is absent
-    _BF16 = None
 
 
 class DType:
@@ -26,7 +22,7 @@ class DType:
     def __init__(self, name: str, np_dtype: np.dtype) -> None:
         self.name = name
         self.np = np.dtype(np_dtype)
-        self.is_float = self.np.kind == "f" or self.np == _BF16
+        self.is_float = self.np.kind == "f"
         self.is_int = self.np.kind in "iu"
         self.itemsize = self.np.itemsize
 
@@ -39,6 +35,25 @@ class DType:
         return (get_dtype, (self.name,))
 
 
+class _BFloat16(DType):
+    """bfloat16, whose NumPy dtype (from ml_dtypes) is loaded on first use of `.np`."""
+
+    __slots__ = ("_np",)
+
+    def __init__(self) -> None:  # noqa: D107  (no DType.__init__: `np` is the lazy property below)
+        self.name, self._np = "bfloat16", None
+        self.is_float, self.is_int, self.itemsize = True, False, 2
+
+    @property  # type: ignore[override]
+    def np(self) -> np.dtype:
+        if self._np is None:
+            import ml_dtypes
+
+            self._np = np.dtype(ml_dtypes.bfloat16)
+            _BY_NP[self._np] = self
+        return self._np
+
+
 float16 = DType("float16", np.float16)
 float32 = DType("float32", np.float32)
 float64 = DType("float64", np.float64)
@@ -48,14 +63,15 @@ int32 = DType("int32", np.int32)
 int64 = DType("int64", np.int64)
 uint8 = DType("uint8", np.uint8)
 bool_ = DType("bool", np.bool_)
-bfloat16 = DType("bfloat16", _BF16) if _BF16 is not None else None
+# bfloat16 is optional: ml_dtypes is a well-kept package but not a hard requirement
+bfloat16 = _BFloat16() if importlib.util.find_spec("ml_dtypes") is not None else None
 
 # MindSpore's aliases
 half, single, double = float16, float32, float64
 float_, int_ = float32, int64
 
 _ALL = [t for t in (float16, float32, float64, int8, int16, int32, int64, uint8, bool_, bfloat16) if t]
-_BY_NP = {t.np: t for t in _ALL}
+_BY_NP = {t.np: t for t in _ALL if t is not bfloat16}  # bfloat16 joins when ml_dtypes loads
 _BY_NAME = {t.name: t for t in _ALL} | {"bool_": bool_, "float": float32, "int": int64}
 number_type = tuple(t for t in _ALL if t is not bool_)
 float_type = tuple(t for t in _ALL if t.is_float)
@@ -76,6 +92,8 @@ def from_numpy(np_dtype: Any) -> DType:
     try:
         return _BY_NP[dt]
     except KeyError:
+        if bfloat16 is not None and dt.name == "bfloat16" and bfloat16.np == dt:  # ml_dtypes loaded elsewhere
+            return bfloat16
         raise TypeError(
             f"NumPy dtype {dt} has no Spore dtype; supported: {', '.join(t.name for t in _ALL)}"
         ) from None

@@ -75,7 +75,7 @@ TENSOR_TYPES: dict[str, DType] = {name: t for name, t in (
     ("BFloat16", mstype.bfloat16), ("Int8", mstype.int8), ("Int16", mstype.int16),
     ("Int32", mstype.int32), ("Int64", mstype.int64), ("UInt8", mstype.uint8), ("Bool", mstype.bool_),
 ) if t is not None}
-_NAME_BY_NP = {t.np: name for name, t in TENSOR_TYPES.items()}
+_NAME_BY_DTYPE = {t: name for name, t in TENSOR_TYPES.items()}  # by DType: bfloat16 stays unloaded
 # MindSpore writes these too; Spore has no dtype for them, so they are refused by name.
 MINDSPORE_ONLY_TYPES = ("UInt16", "UInt32", "UInt64", "Int4", "Complex64", "Complex128", "random_op")
 STR_TYPE = "str"
@@ -89,8 +89,8 @@ class FormatError(ValueError):
 def type_name(np_dtype: np.dtype) -> str:
     """The tensor_type MindSpore writes for arrays of this NumPy dtype (its ``str(dtype)``)."""
     try:
-        return _NAME_BY_NP[np.dtype(np_dtype)]
-    except KeyError:
+        return _NAME_BY_DTYPE[mstype.from_numpy(np_dtype)]
+    except (KeyError, TypeError):
         raise TypeError(f"arrays of NumPy dtype {np_dtype} cannot be saved to a checkpoint; "
                         f"supported: {', '.join(TENSOR_TYPES)}") from None
 
