@@ -244,3 +244,8 @@ class GraphFallbackWarning(UserWarning):
 class GraphBreakWarning(GraphFallbackWarning):
     """A statement of a compiled function runs in Python between compiled segments (a graph break,
     under jit_syntax_level=LAX); said once per statement, with its line and the rule."""
+
+
+class GraphRecompileWarning(UserWarning):
+    """A compiled function keeps being recompiled because a Python value it reads (an attribute, a
+    global) keeps changing between calls; said once, naming the value."""

@@ -431,3 +431,26 @@ def test_the_profiler_and_save_graphs_show_each_break_and_segment(tmp_path):
     assert any(e.mode == "graph" for e in prof.events), "the segments around it ran compiled"
     dumps = sorted(p.name for p in tmp_path.glob("*_after.ir"))
     assert any("segment_0" in n for n in dumps) and any("segment_1" in n for n in dumps), dumps
+
+
+def test_a_python_value_that_keeps_changing_is_followed_and_warned_about_once():
+    from spore.errors import GraphRecompileWarning
+
+    class Counted(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.count = 0
+
+        def construct(self, x):
+            return x * self.count
+
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net = Counted()
+    x = ms.Tensor(np.ones(2, np.float32))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for k in range(12):
+            net.count = k
+            assert net(x).asnumpy().tolist() == [float(k)] * 2
+    recompiles = [w for w in caught if issubclass(w.category, GraphRecompileWarning)]
+    assert len(recompiles) == 1 and "Counted.count" in str(recompiles[0].message)

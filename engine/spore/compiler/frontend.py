@@ -821,15 +821,16 @@ class Guards:
         if snap is not _NOT_PLAIN:
             self.items[key] = (owner, name, is_dict, snap)
 
-    def hold(self) -> bool:
+    def changed(self) -> str | None:
+        """None while every value is as compiled; else which one changed (`Net.scale`, `global COUNT`)."""
         for owner, name, is_dict, snap in self.items.values():
             try:
                 now = owner[name] if is_dict else getattr(owner, name)
             except (KeyError, AttributeError):
-                return False
-            if _frozen(now) != snap:
-                return False
-        return True
+                now = _NOT_PLAIN
+            if now is _NOT_PLAIN or _frozen(now) != snap:
+                return f"global {name}" if is_dict else f"{type(owner).__name__}.{name}"
+        return None
 
 
 class _LocalFunction:

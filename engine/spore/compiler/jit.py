@@ -23,6 +23,7 @@ from ..errors import (
     GraphBreakWarning,
     GraphCompileError,
     GraphFallbackWarning,
+    GraphRecompileWarning,
     SporeError,
     is_engine_file,
     located,
@@ -206,6 +207,7 @@ class JitFunction:
         self.cache: dict[Any, CompiledEntry] = {}
         self.fallback_reason: GraphCompileError | None = None
         self.segmented: Any = None  # the function with graph breaks (LAX), once one was needed
+        self.recompiles = 0  # compiles caused by a changed Python value (see _stale)
         functools.update_wrapper(self, fn)
 
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
@@ -240,7 +242,7 @@ class JitFunction:
         leaves, tree = flatten((args, kwargs))
         key = (tree, STRUCTURE_VERSION[0])
         entry = self.cache.get(key)
-        if entry is not None and entry.guards is not None and not entry.guards.hold():
+        if entry is not None and entry.guards is not None and self._stale(entry):
             entry = None  # a Python value the graph was compiled with has changed: compile again
         if entry is None:
             try:
@@ -267,6 +269,19 @@ class JitFunction:
                 return self._call_python(args, kwargs)
             self.cache[key] = entry
         return self.run(entry, leaves)
+
+    def _stale(self, entry: CompiledEntry) -> bool:
+        """Whether a Python value `entry` was compiled with has changed; warns once when that keeps
+        happening (each change costs a compile: the value is better passed in as a tensor)."""
+        what = entry.guards.changed()
+        if what is None:
+            return False
+        self.recompiles += 1
+        if self.recompiles == _RECOMPILE_WARN:
+            warnings.warn(f"{self.name} was compiled again {self.recompiles} times because {what} (a Python value "
+                          "the graph reads) keeps changing; pass it in as a Tensor argument, or keep it a Parameter, "
+                          "so one graph serves every value", GraphRecompileWarning, stacklevel=3)
+        return True
 
     def _may_break(self, err: GraphCompileError) -> str | None:
         """Graph breaks, under jit_syntax_level=LAX (the default) unless fullgraph=True: "segments" for user
@@ -355,7 +370,7 @@ class Segment(JitFunction):
         leaves, tree = flatten(((values,), {"guards": guards}))
         key = (tree, STRUCTURE_VERSION[0])
         entry = self.cache.get(key)
-        if entry is not None and entry.guards is not None and not entry.guards.hold():
+        if entry is not None and entry.guards is not None and self._stale(entry):
             entry = None
         if entry is None:
             entry = self.compile((values,), {"guards": guards}, leaves)
@@ -378,6 +393,9 @@ class Segment(JitFunction):
         if isinstance(signal, _Return):
             return (True, signal.value, ())
         return (False, None, tuple(scope.vars.get(n, _UNBOUND) for n in self.live_out))
+
+
+_RECOMPILE_WARN = 8
 
 
 def _any_tracked(leaves: list[Tensor], entry: CompiledEntry) -> bool:
