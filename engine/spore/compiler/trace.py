@@ -52,11 +52,15 @@ class Tracer(Tensor):
 
     @property  # type: ignore[override]
     def _data(self) -> Any:
-        return self._no_value("reading the tensor's values")
+        raise TracerValueError(
+            "this call reads a tensor's values while compiling (a shape, size, axis, count or fill value given "
+            "as a tensor), but Graph mode only knows them when the graph runs",
+            hint="pass that argument as a Python number or tuple (x.shape gives static ints), or run it in "
+                 "ms.set_context(mode=ms.PYNATIVE_MODE)")
 
     @_data.setter
     def _data(self, value: Any) -> None:
-        self._no_value("replacing the tensor's values")
+        self._no_value("replacing the tensor's storage")
 
     def _no_value(self, what: str) -> Any:
         raise TracerValueError(f"{what} needs the tensor's value, which Graph mode only knows when the graph runs",
