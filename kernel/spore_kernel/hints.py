@@ -20,6 +20,7 @@ log = logging.getLogger("spore_kernel")
 
 MIME_HINT = "application/vnd.spore.hint+json"
 PYNATIVE_MAGIC = "%spore_mode pynative"
+LAX_SETTING = "ms.set_context(jit_syntax_level=ms.LAX)"
 GRAPH_MAGIC = "%spore_mode graph"
 _BOLD, _RESET = "\x1b[1;33m", "\x1b[0m"
 
@@ -80,6 +81,9 @@ def compile_hint(shell: Any, err: Any) -> dict[str, Any]:
     if graph_mode:
         steps.append({"kind": "magic", "code": PYNATIVE_MAGIC,
                       "text": "run eagerly (PyNative), where every Python construct works"})
+    if graph_mode and rule is not None and spore.get_context("jit_syntax_level") == spore.STRICT:
+        steps.append({"kind": "code", "code": LAX_SETTING,
+                      "text": "stay in Graph mode: this statement runs in Python between compiled parts"})
     rewrite = rule.fix if rule is not None else err.hint
     if rewrite:
         steps.append({"kind": "rewrite", "text": rewrite})
@@ -114,7 +118,7 @@ def hint_text(data: dict[str, Any], color: bool = False) -> str:
     lines.append(f"  why:  {data['reason']}")
     for i, step in enumerate(data["next_steps"]):
         label = "next:" if i == 0 else "  or:"
-        body = f"{step['code']}  ({step['text']})" if step["kind"] == "magic" else step["text"]
+        body = f"{step['code']}  ({step['text']})" if step["kind"] in ("magic", "code") else step["text"]
         lines.append(f"  {label} {body}")
     return "\n".join(lines)
 
@@ -125,7 +129,7 @@ def short_text(data: dict[str, Any]) -> str:
     if not steps:
         return f"Spore hint: {data['title']}"
     first = steps[0]
-    return f"Spore hint: next step {first['code'] if first['kind'] == 'magic' else first['text']}"
+    return f"Spore hint: next step {first['code'] if first['kind'] in ('magic', 'code') else first['text']}"
 
 
 def publish(data: dict[str, Any], text: str) -> None:

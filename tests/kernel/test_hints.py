@@ -90,6 +90,8 @@ def test_compile_error_shows_line_caret_reason_and_next_step(k: Kernel) -> None:
             "      ^^^^",
             f"  why:  {rule.reason}",
             "  next: %spore_mode pynative  (run eagerly (PyNative), where every Python construct works)",
+            "    or: ms.set_context(jit_syntax_level=ms.LAX)  (stay in Graph mode: this statement runs in Python "
+            "between compiled parts)",
             f"    or: {rule.fix}",
         ]
         # IPython's own frames: the call in the cell, then the rejected line; none of Spore's internals
@@ -99,7 +101,8 @@ def test_compile_error_shows_line_caret_reason_and_next_step(k: Kernel) -> None:
         assert bundle["rule"]["id"] == "try" and bundle["scope"] == "Bad.construct"
         assert (bundle["cell"], bundle["line"], bundle["col"]) == (f"In[{n}]", TRY_LINE, 8)
         assert bundle["caret"] == ["try:", "^^^^"] and bundle["mode"] == "graph"
-        assert [s.get("code", s["text"]) for s in bundle["next_steps"]] == ["%spore_mode pynative", rule.fix]
+        assert [s.get("code", s["text"]) for s in bundle["next_steps"]] == [
+            "%spore_mode pynative", "ms.set_context(jit_syntax_level=ms.LAX)", rule.fix]
         display = [b for b in res.bundles() if MIME_H in b][0]
         assert display["text/plain"] == "Spore hint: next step %spore_mode pynative"
     finally:
