@@ -115,7 +115,7 @@ class BoolCondition(Base):
 class FloatCondition(Base):
     def construct(self, x):
         y = self.fc(x)
-        while float(y.sum()) < 100.0:
+        while float(y.abs().sum()) < 100.0:
             y = y * 2 + 1
         return y
 
