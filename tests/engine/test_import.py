@@ -1,0 +1,35 @@
+"""`import spore` loads its names on first use: the language server can import the support table
+without the engine, and every public name still resolves (and is listed for static tools)."""
+
+import ast
+import pathlib
+import subprocess
+import sys
+
+import spore
+
+
+def _modules_after(code: str) -> set[str]:
+    out = subprocess.run([sys.executable, "-c", code + "\nimport sys; print('\\n'.join(sys.modules))"],
+                         capture_output=True, text=True, check=True, timeout=120).stdout
+    return set(out.split())
+
+
+def test_the_support_table_imports_without_the_engine_or_numpy():
+    mods = _modules_after("import spore.compiler.support")
+    assert "numpy" not in mods and "spore.tensor" not in mods and "spore.ops" not in mods
+
+
+def test_import_spore_loads_nothing_until_a_name_is_used():
+    mods = _modules_after("import spore")
+    assert not {"numpy", "spore.tensor", "spore.nn", "spore.train", "spore._kernels", "ml_dtypes"} & mods
+
+
+def test_every_lazy_name_resolves_and_static_tools_see_each_of_them():
+    for name in spore.__all__:
+        assert getattr(spore, name) is not None or name == "bfloat16", name
+    tree = ast.parse(pathlib.Path(spore.__file__).read_text())
+    typed = {a.asname or a.name for node in ast.walk(tree) if isinstance(node, ast.If)
+             for sub in ast.walk(node) if isinstance(sub, ast.ImportFrom) for a in sub.names}
+    assert typed == set(spore.__all__)
+    assert spore.context.get_context("mode") == spore.PYNATIVE_MODE  # submodules as attributes too
