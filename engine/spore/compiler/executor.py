@@ -29,19 +29,11 @@ from .ir import Const, Eqn, Graph, Var, subgraphs
 Step = Callable[[list], None]
 
 
-def _relu_into(a: np.ndarray, out: np.ndarray) -> np.ndarray:
-    return np.maximum(a, 0, out=out)
-
-
-# Elementwise ops that may write their result over their first input when that input dies here.
-INPLACE = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "RealDiv": np.divide, "Neg": np.negative,
-           "Exp": np.exp, "Log": np.log, "ReLU": _relu_into, "Sqrt": np.sqrt, "Tanh": np.tanh}
-
-
 def _inplace_step(e: Eqn, ins: list[int], out: int) -> Step:
     """Write into the first input's buffer when, at run time, nothing else can see it: it owns its
-    memory (not a view) and the environment slot is its only reference."""
-    ufunc, impl, attrs = INPLACE[e.prim.name], e.prim.impl, e.attrs
+    memory (not a view) and the environment slot is its only reference. Which ops may, and how, is
+    declared on the op (`inplace`, `ufunc`)."""
+    ufunc, impl, attrs = e.prim.ufunc, e.prim.impl, e.attrs
     refcount = sys.getrefcount
     if len(ins) == 1:
         a_slot = ins[0]
@@ -251,7 +243,7 @@ class Executable:
                     last[vid] = i
         ok: set[int] = set()
         for i, e in enumerate(graph.eqns):
-            if e.prim.name not in INPLACE or len(e.outputs) != 1 or not e.inputs:
+            if not e.prim.inplace or len(e.outputs) != 1 or not e.inputs:
                 continue
             a, out = e.inputs[0], e.outputs[0]
             if (isinstance(a, Var) and a.id not in protected and last.get(a.id) == i

@@ -122,9 +122,21 @@ class LogSoftmaxGrad:
         return gg_g, mul(mul(gg, e), mul(ReduceSum(g, axis=ax, keep_dims=True), -1))
 
 
+def _sigmoid_into(a: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """Sigmoid into `out` as 1 / (1 + exp(-a)) (what the fused C++ kernel computes; equal to `impl` to
+    float rounding)."""
+    np.negative(a, out=out)
+    np.exp(out, out=out)
+    np.add(out, 1, out=out)
+    return np.reciprocal(out, out=out)
+
+
 @primitive
 class Sigmoid:
     """Logistic sigmoid 1 / (1 + exp(-x)) of each element, computed stably as (1 + tanh(x/2)) / 2."""
+
+    ufunc = _sigmoid_into  # fusion, C++ opcode and in-place reuse: see ops/primitive.py
+    opcode = 17
 
     infer = _float_infer("Sigmoid")
 

@@ -42,9 +42,18 @@ def _same_infer(a: Any) -> Aval:
     return Aval(a.shape, a.dtype)
 
 
+def _relu_into(a: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """max(a, 0) into `out` (ReLU's `ufunc`)."""
+    return np.maximum(a, 0, out=out)
+
+
 @primitive
 class Add:
     """Adds two tensors element-wise, with broadcasting."""
+
+    ufunc = np.add  # fusion, C++ opcode and in-place reuse: see ops/primitive.py
+    opcode = 0
+    inplace = True
 
     infer = _binary_infer("Add")
 
@@ -59,6 +68,10 @@ class Add:
 class Sub:
     """Subtracts the second tensor from the first element-wise, with broadcasting."""
 
+    ufunc = np.subtract  # fusion, C++ opcode and in-place reuse: see ops/primitive.py
+    opcode = 1
+    inplace = True
+
     infer = _binary_infer("Sub")
 
     def impl(a, b):
@@ -71,6 +84,10 @@ class Sub:
 @primitive
 class Mul:
     """Multiplies two tensors element-wise, with broadcasting."""
+
+    ufunc = np.multiply  # fusion, C++ opcode and in-place reuse: see ops/primitive.py
+    opcode = 2
+    inplace = True
 
     infer = _binary_infer("Mul")
 
@@ -87,6 +104,10 @@ class RealDiv:
 
     Integer and bool inputs give a float32 result (true division), as in MindSpore.
     """
+
+    ufunc = np.divide  # fusion, C++ opcode and in-place reuse: see ops/primitive.py
+    opcode = 3
+    inplace = True
 
     def infer(a, b):
         require_same_dtype("RealDiv", a, b)
@@ -106,6 +127,10 @@ class RealDiv:
 class Neg:
     """Negates a tensor element-wise."""
 
+    ufunc = np.negative  # fusion, C++ opcode and in-place reuse: see ops/primitive.py
+    opcode = 10
+    inplace = True
+
     infer = _same_infer
 
     def impl(a):
@@ -118,6 +143,10 @@ class Neg:
 @primitive
 class Exp:
     """Computes e raised to each element (float input)."""
+
+    ufunc = np.exp  # fusion, C++ opcode and in-place reuse: see ops/primitive.py
+    opcode = 11
+    inplace = True
 
     infer = _float_infer("Exp")
 
@@ -132,6 +161,10 @@ class Exp:
 class Log:
     """Computes the natural logarithm of each element (float input; log(0) = -inf)."""
 
+    ufunc = np.log  # fusion, C++ opcode and in-place reuse: see ops/primitive.py
+    opcode = 12
+    inplace = True
+
     infer = _float_infer("Log")
 
     def impl(a):
@@ -144,6 +177,10 @@ class Log:
 @primitive
 class ReLU:
     """Rectified linear unit: max(x, 0) element-wise."""
+
+    ufunc = _relu_into  # fusion, C++ opcode and in-place reuse: see ops/primitive.py
+    opcode = 13
+    inplace = True
 
     infer = _same_infer
 

@@ -27,6 +27,10 @@ from .elementwise import _as_float, _binary, _binary_infer, _float_infer, _promo
 from .primitive import Aval, primitive
 
 
+def _square_into(a: np.ndarray, out: np.ndarray) -> np.ndarray:
+    return np.multiply(a, a, out=out)
+
+
 def _erf(x: np.ndarray) -> np.ndarray:
     """Exact erf in x's dtype (what `ops.erf` computes): scipy's when it is installed (imported on first
     use: it takes a third of a second), else an exact, slower fallback."""
@@ -84,6 +88,9 @@ def _numeric_infer(name: str):
 class Abs:
     """Absolute value of each element (the gradient at 0 is 0)."""
 
+    ufunc = np.abs  # fusion, C++ opcode and in-place reuse: see ops/primitive.py
+    opcode = 18
+
     infer = _numeric_infer("Abs")
 
     def impl(a):
@@ -96,6 +103,10 @@ class Abs:
 @primitive
 class Sqrt:
     """Square root of each element (float input)."""
+
+    ufunc = np.sqrt  # fusion, C++ opcode and in-place reuse: see ops/primitive.py
+    opcode = 14
+    inplace = True
 
     infer = _float_infer("Sqrt")
 
@@ -124,6 +135,9 @@ class Rsqrt:
 class Square:
     """Square of each element: x * x."""
 
+    ufunc = _square_into  # fusion, C++ opcode and in-place reuse: see ops/primitive.py
+    opcode = 15
+
     infer = _numeric_infer("Square")
 
     def impl(a):
@@ -136,6 +150,9 @@ class Square:
 @primitive
 class Reciprocal:
     """Reciprocal of each element: 1 / x (float input)."""
+
+    ufunc = np.reciprocal  # fusion, C++ opcode and in-place reuse: see ops/primitive.py
+    opcode = 19
 
     infer = _float_infer("Reciprocal")
 
@@ -150,6 +167,9 @@ class Reciprocal:
 class Sin:
     """Sine of each element (radians)."""
 
+    ufunc = np.sin  # fusion, C++ opcode and in-place reuse: see ops/primitive.py
+    opcode = 20
+
     infer = _float_infer("Sin")
 
     def impl(a):
@@ -162,6 +182,9 @@ class Sin:
 @primitive
 class Cos:
     """Cosine of each element (radians)."""
+
+    ufunc = np.cos  # fusion, C++ opcode and in-place reuse: see ops/primitive.py
+    opcode = 21
 
     infer = _float_infer("Cos")
 
@@ -227,6 +250,10 @@ class Cosh:
 @primitive
 class Tanh:
     """Hyperbolic tangent of each element."""
+
+    ufunc = np.tanh  # fusion, C++ opcode and in-place reuse: see ops/primitive.py
+    opcode = 16
+    inplace = True
 
     infer = _float_infer("Tanh")
 
@@ -437,6 +464,9 @@ def _max_min_vjp(g: Tensor, a: Tensor, b: Tensor, a_wins: Tensor) -> tuple[Any, 
 class Maximum:
     """Element-wise maximum of two tensors, with broadcasting (NaN propagates)."""
 
+    ufunc = np.maximum  # fusion, C++ opcode and in-place reuse: see ops/primitive.py
+    opcode = 4
+
     infer = _binary_infer("Maximum")
 
     def impl(a, b):
@@ -449,6 +479,9 @@ class Maximum:
 @primitive
 class Minimum:
     """Element-wise minimum of two tensors, with broadcasting (NaN propagates)."""
+
+    ufunc = np.minimum  # fusion, C++ opcode and in-place reuse: see ops/primitive.py
+    opcode = 5
 
     infer = _binary_infer("Minimum")
 

@@ -27,6 +27,12 @@ vjp receives tuples. ``nondiff = True`` marks outputs that carry no gradient by 
 ``side_effect = True`` marks ops that write state in place (`Assign`), which graph passes keep in
 program order; ``random = True`` marks ops that draw random numbers (never constant-folded or
 merged). An optional ``onnx`` attribute holds the export mapping.
+
+Elementwise ops also say how compiled graphs may run them: ``ufunc`` is a function ``f(*arrays,
+out=buf)`` that computes what ``impl`` computes into a given buffer (Graph mode's elementwise fusion
+chains these), ``opcode`` is the op's number in the C++ fused kernel (`csrc/fused.cpp`; a test runs
+every opcode against ``impl``), and ``inplace = True`` lets the executor write the result over a
+dying first input. Adding a plain elementwise op is its declaration (with these three) and a sample.
 """
 
 from __future__ import annotations
@@ -57,11 +63,12 @@ class Primitive:
     """A registered op: name, rules and docs. Calling it applies it (see `bind`)."""
 
     __slots__ = ("name", "infer", "impl", "vjp", "doc", "onnx", "multi_output", "nondiff", "side_effect",
-                 "random")
+                 "random", "ufunc", "opcode", "inplace")
 
     def __init__(self, name: str, infer: Callable, impl: Callable, vjp: Callable | None,
                  doc: str, onnx: Any = None, multi_output: bool = False, nondiff: bool = False,
-                 side_effect: bool = False, random: bool = False):
+                 side_effect: bool = False, random: bool = False, ufunc: Callable | None = None,
+                 opcode: int | None = None, inplace: bool = False):
         self.name = name
         self.infer = infer
         self.impl = impl
@@ -72,6 +79,9 @@ class Primitive:
         self.nondiff = nondiff  # outputs carry no gradient by design (comparisons, argmax, ...)
         self.side_effect = side_effect  # writes state (Assign): graph passes must keep and not merge it
         self.random = random  # draws random numbers: never folded to a constant or merged with a twin
+        self.ufunc = ufunc  # elementwise: f(*arrays, out=buf) computing impl into a buffer (fusion)
+        self.opcode = opcode  # elementwise: its number in the C++ fused kernel
+        self.inplace = inplace  # elementwise: may write over a dying first input (executor)
 
     def __call__(self, *inputs: Tensor, **attrs: Any) -> Any:
         return bind(self, *inputs, **attrs)
@@ -113,6 +123,9 @@ def primitive(cls: type) -> Primitive:
         nondiff=cls.__dict__.get("nondiff", False),
         side_effect=cls.__dict__.get("side_effect", False),
         random=cls.__dict__.get("random", False),
+        ufunc=cls.__dict__.get("ufunc"),
+        opcode=cls.__dict__.get("opcode"),
+        inplace=cls.__dict__.get("inplace", False),
     )
     REGISTRY[name] = prim
     return prim

@@ -12,37 +12,14 @@ from typing import Any
 
 import numpy as np
 
-from ...ops.primitive import Aval, Primitive
+from ...ops.primitive import REGISTRY, Aval, Primitive
 from ..ir import Eqn, Graph, Var
 from .rewrite import apply_subst
 
 
-def _relu(a: np.ndarray, out: np.ndarray) -> np.ndarray:
-    return np.maximum(a, 0, out=out)
-
-
-def _sigmoid(a: np.ndarray, out: np.ndarray) -> np.ndarray:
-    np.negative(a, out=out)
-    np.exp(out, out=out)
-    np.add(out, 1, out=out)
-    return np.reciprocal(out, out=out)
-
-
-def _square(a: np.ndarray, out: np.ndarray) -> np.ndarray:
-    return np.multiply(a, a, out=out)
-
-
-UNARY = {"Neg": np.negative, "Exp": np.exp, "Log": np.log, "ReLU": _relu, "Sqrt": np.sqrt, "Square": _square,
-         "Tanh": np.tanh, "Sigmoid": _sigmoid, "Abs": np.abs, "Reciprocal": np.reciprocal, "Sin": np.sin,
-         "Cos": np.cos}
-BINARY = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "RealDiv": np.divide, "Maximum": np.maximum,
-          "Minimum": np.minimum}
-ELEMENTWISE = set(UNARY) | set(BINARY)
-
-
-OPCODES = {"Add": 0, "Sub": 1, "Mul": 2, "RealDiv": 3, "Maximum": 4, "Minimum": 5, "Neg": 10, "Exp": 11,
-           "Log": 12, "ReLU": 13, "Sqrt": 14, "Square": 15, "Tanh": 16, "Sigmoid": 17, "Abs": 18, "Reciprocal": 19,
-           "Sin": 20, "Cos": 21}
+def _fusible(prim: Primitive) -> bool:
+    """Elementwise ops that declare how to run into a buffer (`ufunc`) and their C++ opcode."""
+    return prim.ufunc is not None and prim.opcode is not None
 
 
 def _fused_infer(*inputs: Any, program: tuple, shape: tuple, dtype: Any, names: tuple, cpp: Any = None) -> Aval:
@@ -62,10 +39,7 @@ def _fused_impl(*inputs: np.ndarray, program: tuple, shape: tuple, dtype: Any, n
         vals = [inputs[k] if kind == "in" else regs[k] for kind, k in args]
         buf = pool.pop() if pool else np.empty(shape, dtype.np)
         pool.extend(regs[k] for kind, k in args if kind == "reg")
-        if op in UNARY:
-            UNARY[op](vals[0], out=buf)
-        else:
-            BINARY[op](vals[0], vals[1], out=buf)
+        REGISTRY[op].ufunc(*vals, out=buf)
         regs.append(buf)
     return regs[-1]
 
@@ -75,7 +49,7 @@ FUSED_ELEMENTWISE = Primitive("FusedElementwise", _fused_infer, _fused_impl, Non
 
 
 def _candidate(e: Eqn) -> bool:
-    if e.prim.name not in ELEMENTWISE or len(e.outputs) != 1 or e.attrs:
+    if not _fusible(e.prim) or REGISTRY.get(e.prim.name) is not e.prim or len(e.outputs) != 1 or e.attrs:
         return False
     out = e.outputs[0].aval
     return out.dtype.is_float and all(a.aval.dtype is out.dtype for a in e.inputs)
@@ -170,5 +144,5 @@ def _cpp_form(program: list, inputs: list, shape: tuple, dtype: Any) -> tuple | 
     for op, args in program:
         a = args[0]
         b = args[1] if len(args) > 1 else ("in", 0)
-        codes.append([OPCODES[op], 1 if a[0] == "reg" else 0, a[1], 1 if b[0] == "reg" else 0, b[1]])
+        codes.append([REGISTRY[op].opcode, 1 if a[0] == "reg" else 0, a[1], 1 if b[0] == "reg" else 0, b[1]])
     return (codes, patterns)
