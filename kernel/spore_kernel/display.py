@@ -41,10 +41,8 @@ def cell_bundle(c: Any) -> dict[str, Any]:
 
 
 def register(shell: Any) -> None:
-    """Register the formatters on an IPython shell's display formatter."""
-    from spore import Tensor
-    from spore.nn import Cell
-
+    """Register the formatters on an IPython shell's display formatter, by class name: the engine is
+    loaded by the first cell that uses it, not by the kernel's start (subclasses match through the MRO)."""
     mb = shell.display_formatter.mimebundle_formatter
-    mb.for_type(Tensor, guarded(tensor_bundle))
-    mb.for_type(Cell, guarded(cell_bundle))
+    mb.for_type_by_name("spore.tensor", "Tensor", guarded(tensor_bundle))
+    mb.for_type_by_name("spore.nn.cell", "Cell", guarded(cell_bundle))
