@@ -31,6 +31,7 @@ KERNEL = "spore"
 RAISES = "raises-exception"
 ACCURACY = re.compile(r"final test accuracy: ([0-9]+(?:\.[0-9]+)?)%")
 CELL_TIMEOUT = 120
+STARTUP_TIMEOUT = 300  # seconds for the kernel to answer its first request
 
 
 class DemoFailed(RuntimeError):
@@ -113,8 +114,10 @@ def run(notebook: Path = NOTEBOOK, out_dir: Path = OUT_DIR, *, kernel_name: str 
     nb = nbformat.read(notebook, as_version=4)
     out_dir.mkdir(parents=True, exist_ok=True)
     ipynb, html_path = out_dir / notebook.name, out_dir / f"{notebook.stem}.html"
+    # startup_timeout: a kernel starting beside a busy test suite on two shared cores can need longer
+    # than nbclient's default minute to answer its first request
     client = NotebookClient(nb, kernel_name=kernel_name, km=km, timeout=timeout, allow_errors=False,
-                            resources={"metadata": {"path": str(notebook.parent)}})
+                            startup_timeout=STARTUP_TIMEOUT, resources={"metadata": {"path": str(notebook.parent)}})
     failure: str | None = None
     t0 = time.perf_counter()
     try:

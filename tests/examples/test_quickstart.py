@@ -55,7 +55,10 @@ def kernel_manager(tmp: Path) -> AsyncKernelManager:
                     "--env", "OMP_NUM_THREADS=1", "--env", "OPENBLAS_NUM_THREADS=1"],
                    check=True, env=dict(os.environ, PYTHONPATH=KERNEL_PATH), capture_output=True, text=True)
     ksm = KernelSpecManager(kernel_dirs=[str(tmp / "share" / "jupyter" / "kernels")])
-    return AsyncKernelManager(kernel_name="spore", kernel_spec_manager=ksm)
+    # IPC sockets in tmp: two test workers starting kernels at once cannot race for the same TCP port
+    # (a kernel that loses that race dies binding it, and the client waits out its timeout)
+    return AsyncKernelManager(kernel_name="spore", kernel_spec_manager=ksm, transport="ipc",
+                              ip=str(tmp / "kernel-ipc"))
 
 
 def cell(nb: Any, cell_id: str) -> Any:

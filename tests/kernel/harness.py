@@ -104,14 +104,26 @@ class Kernel:
 
     def __init__(self, tmp: Path, kernel_name: str = "spore") -> None:
         data_dir = install_spec(tmp) if kernel_name == "spore" else install_stock_spec(tmp)
-        self.km = KernelManager(kernel_name=kernel_name, kernel_spec_manager=spec_manager(data_dir))
-        self.km.transport = "tcp"
-        self.km.ip = "127.0.0.1"
         start = time.perf_counter()
-        self.km.start_kernel()
-        self.kc: BlockingKernelClient = self.km.client()
-        self.kc.start_channels()
-        self.info = self.kc.kernel_info(reply=True, timeout=TIMEOUT)["content"]
+        for attempt in range(3):
+            self.km = KernelManager(kernel_name=kernel_name, kernel_spec_manager=spec_manager(data_dir))
+            self.km.transport = "tcp"
+            self.km.ip = "127.0.0.1"
+            self.km.start_kernel()
+            self.kc: BlockingKernelClient = self.km.client()
+            self.kc.start_channels()
+            try:
+                self.info = self.kc.kernel_info(reply=True, timeout=TIMEOUT)["content"]
+                break
+            except (Empty, TimeoutError):
+                # A kernel whose ports another process took in the meantime dies binding them (two test
+                # workers start kernels at once); start it again on fresh ports. A live kernel that does
+                # not answer is a real failure.
+                alive = self.km.is_alive()
+                self.kc.stop_channels()
+                self.km.shutdown_kernel(now=True)
+                if alive or attempt == 2:
+                    raise
         self.startup_s = time.perf_counter() - start
         self.drain()
 

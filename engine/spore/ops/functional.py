@@ -25,7 +25,10 @@ def _public_functions(module: types.ModuleType) -> dict:
             if not n.startswith("_") and isinstance(v, types.FunctionType) and v.__module__ == module.__name__}
 
 
+__all__: list[str] = []  # what `from spore.ops.functional import *` exports: the ops, nothing else
 for _m in DECLARATION_MODULES:
     globals().update(_public_functions(_m))
+    __all__.extend(_public_functions(_m))
+__all__ = sorted(set(__all__))
 
 _binary = importlib.import_module(f"{__package__}.elementwise")._binary
