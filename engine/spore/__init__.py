@@ -15,70 +15,28 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-# public name -> (submodule, attribute; None: the submodule itself)
-_LAZY: dict[str, tuple[str, str | None]] = {
-    "COMPATIBLE": ("context", "COMPATIBLE"),
-    "Callback": ("train", "Callback"),
-    "CheckpointConfig": ("train", "CheckpointConfig"),
-    "DTypeError": ("errors", "DTypeError"),
-    "EarlyStopping": ("train", "EarlyStopping"),
-    "GRAPH_MODE": ("context", "GRAPH_MODE"),
-    "GraphCompileError": ("errors", "GraphCompileError"),
-    "History": ("train", "History"),
-    "LAX": ("context", "LAX"),
-    "LearningRateScheduler": ("train", "LearningRateScheduler"),
-    "LossMonitor": ("train", "LossMonitor"),
-    "Model": ("train", "Model"),
-    "ModelCheckpoint": ("train", "ModelCheckpoint"),
-    "PYNATIVE_MODE": ("context", "PYNATIVE_MODE"),
-    "Parameter": ("tensor", "Parameter"),
-    "ParameterTuple": ("tensor", "ParameterTuple"),
-    "Profiler": ("profiler", "Profiler"),
-    "RunContext": ("train", "RunContext"),
-    "STRICT": ("context", "STRICT"),
-    "ShapeError": ("errors", "ShapeError"),
-    "SporeError": ("errors", "SporeError"),
-    "SummaryCollector": ("train", "SummaryCollector"),
-    "Tensor": ("tensor", "Tensor"),
-    "TimeMonitor": ("train", "TimeMonitor"),
-    "amp": ("amp", None),
-    "bfloat16": ("common.dtype", "bfloat16"),
-    "bool_": ("common.dtype", "bool_"),
-    "dataset": ("dataset", None),
-    "double": ("common.dtype", "double"),
-    "dtype": ("common.dtype", None),
-    "dtype_to_nptype": ("common.dtype", "dtype_to_nptype"),
-    "float16": ("common.dtype", "float16"),
-    "float32": ("common.dtype", "float32"),
-    "float64": ("common.dtype", "float64"),
-    "float_": ("common.dtype", "float_"),
-    "get_context": ("context", "get_context"),
-    "get_seed": ("common.seed", "get_seed"),
-    "grad": ("autodiff.api", "grad"),
-    "half": ("common.dtype", "half"),
-    "initializer": ("common.initializer", "initializer"),
-    "int16": ("common.dtype", "int16"),
-    "int32": ("common.dtype", "int32"),
-    "int64": ("common.dtype", "int64"),
-    "int8": ("common.dtype", "int8"),
-    "int_": ("common.dtype", "int_"),
-    "jit": ("compiler.jit", "jit"),
-    "load_checkpoint": ("train.checkpoint", "load_checkpoint"),
-    "load_param_into_net": ("train.checkpoint", "load_param_into_net"),
-    "nn": ("nn", None),
-    "ops": ("ops", None),
-    "pytype_to_dtype": ("common.dtype", "pytype_to_dtype"),
-    "run_check": ("runcheck", "run_check"),
-    "save_checkpoint": ("train.checkpoint", "save_checkpoint"),
-    "set_context": ("context", "set_context"),
-    "set_device": ("context", "set_device"),
-    "set_seed": ("common.seed", "set_seed"),
-    "single": ("common.dtype", "single"),
-    "train": ("train", None),
-    "uint8": ("common.dtype", "uint8"),
-    "value_and_grad": ("autodiff.api", "value_and_grad"),
-    "vjp": ("autodiff.api", "vjp"),
-}
+def _lazy_table() -> dict[str, tuple[str, str | None]]:
+    """public name -> (submodule, attribute; None: the submodule itself), read from the
+    `TYPE_CHECKING` imports at the end of this file: one list serves static tools and the loader."""
+    import ast
+
+    with open(__file__, encoding="utf-8") as f:
+        tree = ast.parse(f.read())
+    block = next(n for n in tree.body if isinstance(n, ast.If) and getattr(n.test, "id", "") == "TYPE_CHECKING")
+    table: dict[str, tuple[str, str | None]] = {}
+    for node in block.body:
+        if isinstance(node, ast.ImportFrom):
+            for a in node.names:
+                if node.module is None:  # from . import nn
+                    table[a.asname or a.name] = (a.name, None)
+                elif node.module == "common" and a.name == "dtype":  # a module imported from a package
+                    table[a.asname or a.name] = ("common.dtype", None)
+                else:
+                    table[a.asname or a.name] = (node.module, a.name)
+    return table
+
+
+_LAZY = _lazy_table()
 
 
 def __getattr__(name: str) -> Any:

