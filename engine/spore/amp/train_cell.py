@@ -30,7 +30,7 @@ from ..common import dtype as mstype
 from ..nn.cell import Cell
 from ..nn.wrap import TrainOneStepCell
 from ..ops import functional as F
-from ..ops.primitive import Aval, Primitive, bind
+from ..ops.primitive import Aval, Primitive, bind, register
 from ..tensor import Parameter, Tensor
 from .loss_scale import all_finite
 
@@ -51,9 +51,9 @@ def _guarded_impl(finite: np.ndarray, *arrays: np.ndarray, optimizer: Any = None
 
 # The parameters are inputs too so that, in a graph, the update is ordered after every read of
 # the old weights (as the unguarded OptimizerStep is).
-GUARDED_STEP = Primitive("GuardedOptimizerStep", _guarded_infer, _guarded_impl, None,
-                         "Applies an optimizer update only when the flag is true (a step skipped on overflow).",
-                         nondiff=True, side_effect=True)
+GUARDED_STEP = register(Primitive("GuardedOptimizerStep", _guarded_infer, _guarded_impl, None,
+                                  "Applies an optimizer update only when the flag is true (a step skipped on "
+                                  "overflow).", nondiff=True, side_effect=True, internal=True))
 
 
 def guarded_step(optimizer: Any, finite: Tensor, grads: tuple) -> Tensor:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..ops.primitive import Aval, Primitive
+from ..ops.primitive import Aval, Primitive, register
 from ..tensor import Tensor
 from .ir import Eqn, Graph, Var
 from .trace import GraphBuilder, Tracer, building
@@ -34,12 +34,12 @@ def _no_eager(*_: Any, **__: Any) -> Any:
     raise TypeError("control-flow equations run only inside a compiled graph")
 
 
-IF = Primitive("If", _outputs_infer, _no_eager, None,
-               "Runs the `then` or the `else` sub-graph depending on a scalar boolean tensor.",
-               multi_output=True)
-WHILE = Primitive("While", _outputs_infer, _no_eager, None,
-                  "Repeats the `body` sub-graph on the loop-carried values while `cond` is true.",
-                  multi_output=True)
+IF = register(Primitive("If", _outputs_infer, _no_eager, None,
+                        "Runs the `then` or the `else` sub-graph depending on a scalar boolean tensor.",
+                        multi_output=True, internal=True))
+WHILE = register(Primitive("While", _outputs_infer, _no_eager, None,
+                           "Repeats the `body` sub-graph on the loop-carried values while `cond` is true.",
+                           multi_output=True, internal=True))
 
 
 def _assigned_names(stmts: list[ast.stmt]) -> list[str]:

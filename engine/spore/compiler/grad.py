@@ -20,7 +20,7 @@ import numpy as np
 
 from ..autodiff import tape
 from ..errors import GradError
-from ..ops.primitive import Aval, Primitive
+from ..ops.primitive import Aval, Primitive, register
 from ..tensor import Tensor
 from .control_flow import IF, WHILE
 from .ir import Const, Eqn, Graph, Var, subgraphs
@@ -184,9 +184,9 @@ def _no_eager(*_: Any, **__: Any) -> Any:
     raise TypeError("WhileGrad runs only inside a compiled graph")
 
 
-WHILE_GRAD = Primitive("WhileGrad", _while_grad_infer, _no_eager, None,
-                       "Gradient of a While loop: replays the loop, then runs the body's gradient in reverse.",
-                       multi_output=True)
+WHILE_GRAD = register(Primitive("WhileGrad", _while_grad_infer, _no_eager, None,
+                                "Gradient of a While loop: replays the loop, then runs the body's gradient in "
+                                "reverse.", multi_output=True, internal=True))
 
 
 def _vjp_while(env: _Env, e: Eqn, needs: set[int]) -> None:

@@ -1,6 +1,6 @@
 """IR-only primitives the frontend emits for Python statements that act at run time.
 
-They are not user ops (not in the registry, no functional name): `assert` on a tensor value
+They are not user ops (registered as internal, no functional name): `assert` on a tensor value
 becomes an `Assert` equation that checks the value each time the graph runs, exactly as the
 Python `assert` would in PyNative.
 """
@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..ops.primitive import TRACING, Aval, Primitive
+from ..ops.primitive import TRACING, Aval, Primitive, register
 from ..tensor import Tensor
 
 
@@ -27,9 +27,9 @@ def _assert_impl(x: np.ndarray, message: str = "", where: str = "") -> np.ndarra
     return np.asarray(True)
 
 
-ASSERT = Primitive("Assert", _assert_infer, _assert_impl, None,
-                   "Raises AssertionError when the tensor is not all true (a compiled `assert`).",
-                   nondiff=True, side_effect=True)
+ASSERT = register(Primitive("Assert", _assert_infer, _assert_impl, None,
+                            "Raises AssertionError when the tensor is not all true (a compiled `assert`).",
+                            nondiff=True, side_effect=True, internal=True))
 
 
 def assert_all(x: Tensor, message: str, where: str) -> None:

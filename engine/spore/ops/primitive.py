@@ -33,6 +33,13 @@ out=buf)`` that computes what ``impl`` computes into a given buffer (Graph mode'
 chains these), ``opcode`` is the op's number in the C++ fused kernel (`csrc/fused.cpp`; a test runs
 every opcode against ``impl``), and ``inplace = True`` lets the executor write the result over a
 dying first input. Adding a plain elementwise op is its declaration (with these three) and a sample.
+
+``internal = True`` (``@primitive(internal=True)``, or `register` for a `Primitive` built directly)
+marks a primitive that only the compiler makes: control flow (`If`, `While`), a compiled
+`assert`, an optimizer step inside a training graph, the fused kernels the graph passes create.
+Internal primitives live in `INTERNAL`, not `REGISTRY`, so everything that lists the public ops
+(docs, the op catalogue, the differential test) never sees them, while the registry coverage test
+(which walks both) still holds their `infer` to their `impl`.
 """
 
 from __future__ import annotations
@@ -63,12 +70,12 @@ class Primitive:
     """A registered op: name, rules and docs. Calling it applies it (see `bind`)."""
 
     __slots__ = ("name", "infer", "impl", "vjp", "doc", "onnx", "multi_output", "nondiff", "side_effect",
-                 "random", "ufunc", "opcode", "inplace")
+                 "random", "ufunc", "opcode", "inplace", "internal")
 
     def __init__(self, name: str, infer: Callable, impl: Callable, vjp: Callable | None,
                  doc: str, onnx: Any = None, multi_output: bool = False, nondiff: bool = False,
                  side_effect: bool = False, random: bool = False, ufunc: Callable | None = None,
-                 opcode: int | None = None, inplace: bool = False):
+                 opcode: int | None = None, inplace: bool = False, internal: bool = False):
         self.name = name
         self.infer = infer
         self.impl = impl
@@ -82,6 +89,7 @@ class Primitive:
         self.ufunc = ufunc  # elementwise: f(*arrays, out=buf) computing impl into a buffer (fusion)
         self.opcode = opcode  # elementwise: its number in the C++ fused kernel
         self.inplace = inplace  # elementwise: may write over a dying first input (executor)
+        self.internal = internal  # made only by the compiler: kept out of the public REGISTRY
 
     def __call__(self, *inputs: Tensor, **attrs: Any) -> Any:
         return bind(self, *inputs, **attrs)
@@ -90,7 +98,16 @@ class Primitive:
         return f"<primitive {self.name}>"
 
 
-REGISTRY: dict[str, Primitive] = {}
+REGISTRY: dict[str, Primitive] = {}  # the public ops, by name
+INTERNAL: dict[str, Primitive] = {}  # primitives only the compiler makes (see `internal`)
+
+
+def register(prim: Primitive) -> Primitive:
+    """Add `prim` to `REGISTRY`, or to `INTERNAL` when it is internal; names are unique across both."""
+    if prim.name in REGISTRY or prim.name in INTERNAL:
+        raise ValueError(f"primitive {prim.name} is declared twice")
+    (INTERNAL if prim.internal else REGISTRY)[prim.name] = prim
+    return prim
 
 
 class _Tracing:
@@ -107,13 +124,15 @@ class _Tracing:
 TRACING = _Tracing()
 
 
-def primitive(cls: type) -> Primitive:
-    """Class decorator: turn a declaration class into a registered `Primitive`."""
-    name = cls.__name__
-    if name in REGISTRY:
-        raise ValueError(f"primitive {name} is declared twice")
-    prim = Primitive(
-        name=name,
+def primitive(cls: type | None = None, *, internal: bool = False) -> Any:
+    """Class decorator: turn a declaration class into a registered `Primitive`.
+
+    ``@primitive`` declares a public op; ``@primitive(internal=True)`` one only the compiler makes.
+    """
+    if cls is None:
+        return lambda c: primitive(c, internal=internal)
+    return register(Primitive(
+        name=cls.__name__,
         infer=cls.__dict__["infer"],
         impl=cls.__dict__["impl"],
         vjp=cls.__dict__.get("vjp"),
@@ -126,9 +145,12 @@ def primitive(cls: type) -> Primitive:
         ufunc=cls.__dict__.get("ufunc"),
         opcode=cls.__dict__.get("opcode"),
         inplace=cls.__dict__.get("inplace", False),
-    )
-    REGISTRY[name] = prim
-    return prim
+        internal=internal,
+    ))
+
+
+def _one(out: Any) -> list:
+    return [out]
 
 
 def bind(prim: Primitive, *inputs: Tensor, **attrs: Any) -> Any:

@@ -1,4 +1,4 @@
-"""Sample inputs for every registered primitive, one module per op family.
+"""Sample inputs for every registered primitive (public and internal), one module per op family.
 
 Each module defines ``SAMPLES: dict[str, list[Sample]]`` keyed by primitive name. The registry
 coverage test runs every sample through: infer vs impl agreement (shape and dtype) and, unless
@@ -22,6 +22,7 @@ class Sample:
     why: str = ""
     rtol: float = 1e-5
     atol: float = 1e-6
+    graph: bool = False                     # run as a one-equation compiled graph (impl runs only there)
 
 
 def all_samples() -> dict[str, list[Sample]]:

@@ -21,51 +21,74 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...ops.loss_ops import sparse_softmax_ce_value_and_grad
-from ...ops.primitive import Primitive
+from ...ops.array import SumTo
+from ...ops.elementwise import ReluGrad
+from ...ops.linalg import MatMul
+from ...ops.loss_ops import (
+    SparseSoftmaxCrossEntropyWithLogits,
+    SparseSoftmaxCrossEntropyWithLogitsGrad,
+    sparse_softmax_ce_value_and_grad,
+)
+from ...ops.primitive import Aval, primitive
 from ..ir import Const, Eqn, Graph, Var
-from .rewrite import apply_subst, made_by_pass
+from .rewrite import apply_subst
 
 
-def _sparse_ce_impl(g: np.ndarray, logits: np.ndarray, labels: np.ndarray, *weight: np.ndarray,
-                    **attrs) -> tuple[np.ndarray, np.ndarray]:
-    return sparse_softmax_ce_value_and_grad(g, logits, labels, weight[0] if weight else None, **attrs)
+@primitive(internal=True)
+class FusedSparseSoftmaxCE:
+    """Sparse softmax cross-entropy and its logits gradient from one kernel pass (loss fusion)."""
+
+    multi_output = True
+
+    def infer(g, logits, labels, *weight, **attrs):
+        return (SparseSoftmaxCrossEntropyWithLogits.infer(logits, labels, *weight, **attrs),
+                SparseSoftmaxCrossEntropyWithLogitsGrad.infer(g, logits, labels, *weight, **attrs))
+
+    def impl(g, logits, labels, *weight, **attrs):
+        return sparse_softmax_ce_value_and_grad(g, logits, labels, weight[0] if weight else None, **attrs)
 
 
-FUSED_SPARSE_CE = Primitive(
-    "FusedSparseSoftmaxCE", made_by_pass, _sparse_ce_impl, None,
-    "Sparse softmax cross-entropy and its logits gradient from one kernel pass (loss fusion).",
-    multi_output=True)
+@primitive(internal=True)
+class FusedReluGradBias:
+    """ReLU gradient of a Dense layer and its bias gradient (the column sums) in one pass (fusion pass)."""
+
+    multi_output = True
+
+    def infer(g, y):
+        r = ReluGrad.infer(g, y)
+        return r, Aval(tuple(r.shape[1:]), r.dtype)
+
+    def impl(g, y):
+        if g.dtype == np.float32 and y.dtype == np.float32:
+            from ... import _kernels
+
+            return _kernels.relu_grad_bias(g, y)
+        r = np.multiply(g, y > 0, dtype=g.dtype)
+        return r, r.sum(axis=0)
 
 
-def _relu_grad_bias_impl(g: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    if g.dtype == np.float32 and y.dtype == np.float32:
+@primitive(internal=True)
+class DenseBackward:
+    """A Dense layer's input, weight and bias gradients (after its ReLU mask) in one call (fusion pass).
+
+    Inputs: the output gradient g (N, O), the layer input x (N, I), the weight (O, I) when the input
+    gradient is wanted (`has_w`), the ReLU output (N, O) when g is masked by it (`relu`). Outputs:
+    (dx,) dw, db. float32 only (C++ `dense_backward`).
+    """
+
+    multi_output = True
+
+    def infer(g, x, *rest, has_w=True, relu=False):
+        dw = Aval((g.shape[1], x.shape[1]), g.dtype)
+        db = Aval((g.shape[1],), g.dtype)
+        return (Aval(tuple(x.shape), g.dtype), dw, db) if has_w else (dw, db)
+
+    def impl(g, x, *rest, has_w=True, relu=False):
         from ... import _kernels
 
-        return _kernels.relu_grad_bias(g, y)
-    r = np.multiply(g, y > 0, dtype=g.dtype)
-    return r, r.sum(axis=0)
-
-
-FUSED_RELU_GRAD_BIAS = Primitive(
-    "FusedReluGradBias", made_by_pass, _relu_grad_bias_impl, None,
-    "ReLU gradient of a Dense layer and its bias gradient (the column sums) in one pass (fusion pass).",
-    multi_output=True)
-
-
-def _dense_backward_impl(g: np.ndarray, x: np.ndarray, *rest: np.ndarray, has_w: bool = True,
-                         relu: bool = False) -> tuple[np.ndarray, ...]:
-    from ... import _kernels
-
-    w = rest[0] if has_w else None
-    dx, dw, db = _kernels.dense_backward(g, x, w, rest[-1] if relu else None)
-    return (dx, dw, db) if has_w else (dw, db)
-
-
-DENSE_BACKWARD = Primitive(
-    "DenseBackward", made_by_pass, _dense_backward_impl, None,
-    "A Dense layer's input, weight and bias gradients (after its ReLU mask) in one call (fusion pass).",
-    multi_output=True)
+        w = rest[0] if has_w else None
+        dx, dw, db = _kernels.dense_backward(g, x, w, rest[-1] if relu else None)
+        return (dx, dw, db) if has_w else (dw, db)
 
 
 def fuse_backward(graph: Graph) -> Graph:
@@ -89,18 +112,18 @@ def _fuse_loss(graph: Graph) -> Graph:
     producer = _producers(graph)
     changed = False
     for i, fwd in enumerate(graph.eqns):
-        if fwd.prim.name != "SparseSoftmaxCrossEntropyWithLogits":
+        if fwd.prim is not SparseSoftmaxCrossEntropyWithLogits:
             continue
         for j in range(i + 1, len(graph.eqns)):
             bwd = graph.eqns[j]
-            if (eqns[j] is None or bwd.prim.name != "SparseSoftmaxCrossEntropyWithLogitsGrad"
+            if (eqns[j] is None or bwd.prim is not SparseSoftmaxCrossEntropyWithLogitsGrad
                     or bwd.attrs != fwd.attrs or len(bwd.inputs) != len(fwd.inputs) + 1
                     or not all(_same_atom(a, b) for a, b in zip(bwd.inputs[1:], fwd.inputs))):
                 continue
             g = bwd.inputs[0]
             if not (isinstance(g, Const) or producer.get(g.id, -1) < i):
                 continue  # the cotangent is computed from the loss (or later): the two calls stay
-            eqns[i] = Eqn(FUSED_SPARSE_CE, [g] + list(fwd.inputs), dict(fwd.attrs),
+            eqns[i] = Eqn(FusedSparseSoftmaxCE, [g] + list(fwd.inputs), dict(fwd.attrs),
                           [fwd.outputs[0], bwd.outputs[0]], fwd.loc, fwd.scope,
                           [fwd.prim.name, bwd.prim.name])
             eqns[j] = None
@@ -116,18 +139,18 @@ def _fuse_relu_grad_bias(graph: Graph) -> Graph:
     producer = _producers(graph)
     changed = False
     for j, s in enumerate(graph.eqns):
-        if s.prim.name != "SumTo" or not isinstance(s.inputs[0], Var):
+        if s.prim is not SumTo or not isinstance(s.inputs[0], Var):
             continue
         r = s.inputs[0]
         i = producer.get(r.id)
-        if i is None or eqns[i] is None or graph.eqns[i].prim.name != "ReluGrad":
+        if i is None or eqns[i] is None or graph.eqns[i].prim is not ReluGrad:
             continue
         rg = graph.eqns[i]
         if (len(r.aval.shape) != 2 or tuple(s.attrs["shape"]) != (r.aval.shape[1],)
                 or any(a.aval.dtype is not r.aval.dtype for a in rg.inputs)
                 or tuple(rg.inputs[1].aval.shape) != tuple(r.aval.shape)):
             continue
-        eqns[i] = Eqn(FUSED_RELU_GRAD_BIAS, list(rg.inputs), {}, [r, s.outputs[0]], rg.loc, rg.scope,
+        eqns[i] = Eqn(FusedReluGradBias, list(rg.inputs), {}, [r, s.outputs[0]], rg.loc, rg.scope,
                       ["ReluGrad", "SumTo"])
         eqns[j] = None
         changed = True
@@ -137,7 +160,7 @@ def _fuse_relu_grad_bias(graph: Graph) -> Graph:
 
 
 def _is_matmul(e: Eqn, r: Var, transpose_a: bool) -> bool:
-    return (e.prim.name == "MatMul" and isinstance(e.inputs[0], Var) and e.inputs[0].id == r.id
+    return (e.prim is MatMul and isinstance(e.inputs[0], Var) and e.inputs[0].id == r.id
             and bool(e.attrs.get("transpose_a", False)) is transpose_a and not e.attrs.get("transpose_b", False))
 
 
@@ -153,11 +176,11 @@ def _fuse_dense_backward(graph: Graph) -> Graph:
     for k, e in enumerate(graph.eqns):
         if eqns[k] is None:
             continue
-        if e.prim is FUSED_RELU_GRAD_BIAS:  # r and db come from the fused mask
+        if e.prim is FusedReluGradBias:  # r and db come from the fused mask
             r, db = e.outputs
             g, y = e.inputs
             bias_at, inputs_tail = k, [y]
-        elif e.prim.name == "SumTo" and isinstance(e.inputs[0], Var) and len(e.inputs[0].aval.shape) == 2 \
+        elif e.prim is SumTo and isinstance(e.inputs[0], Var) and len(e.inputs[0].aval.shape) == 2 \
                 and tuple(e.attrs["shape"]) == (e.inputs[0].aval.shape[1],):
             r, db = e.inputs[0], e.outputs[0]
             g, bias_at, inputs_tail = r, k, []
@@ -183,7 +206,7 @@ def _fuse_dense_backward(graph: Graph) -> Graph:
             continue
         outs = ([graph.eqns[dx_at[0]].outputs[0]] if dx_at else []) + [dw_eqn.outputs[0], db]
         fused_from = eqns[bias_at]
-        eqns[at] = Eqn(DENSE_BACKWARD, atoms, {"has_w": bool(dx_at), "relu": bool(inputs_tail)}, outs, dw_eqn.loc,
+        eqns[at] = Eqn(DenseBackward, atoms, {"has_w": bool(dx_at), "relu": bool(inputs_tail)}, outs, dw_eqn.loc,
                        dw_eqn.scope,
                        list(fused_from.fused or [fused_from.prim.name]) + ["MatMul"] * (1 + len(dx_at)))
         for j in {bias_at, *dw_at, *dx_at} - {at}:

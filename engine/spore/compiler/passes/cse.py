@@ -46,7 +46,8 @@ def eliminate_common_subexpressions(graph: Graph) -> Graph:
                 seen.clear()  # state may have changed: a later read of it is not the same value
             kept.append(e)
             continue
-        key = (prim.name, tuple(_key_of(a) for a in e.inputs),
+        # keyed by the primitive itself: two with one name (GraphCall of two graphs) never merge
+        key = (prim, tuple(_key_of(a) for a in e.inputs),
                tuple(sorted((k, _attr_key(v)) for k, v in e.attrs.items())))
         prev = seen.get(key)
         if prev is not None:

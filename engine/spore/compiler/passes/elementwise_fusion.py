@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ...ops.primitive import REGISTRY, Aval, Primitive
+from ...ops.primitive import REGISTRY, Aval, Primitive, primitive
 from ..ir import Eqn, Graph, Var
 from .rewrite import apply_subst
 
@@ -22,33 +22,37 @@ def _fusible(prim: Primitive) -> bool:
     return prim.ufunc is not None and prim.opcode is not None
 
 
-def _fused_infer(*inputs: Any, program: tuple, shape: tuple, dtype: Any, names: tuple, cpp: Any = None) -> Aval:
-    return Aval(shape, dtype)
+@primitive(internal=True)
+class FusedElementwise:
+    """A chain of elementwise ops run as one kernel call (made by the fusion pass).
 
+    `program` lists each step as (op name, args), an arg being ("in", k) for input k or ("reg", k)
+    for step k's result; `cpp` is the C++ kernel's form of it (float32), or None to run the steps'
+    `ufunc`s into reused buffers.
+    """
 
-def _fused_impl(*inputs: np.ndarray, program: tuple, shape: tuple, dtype: Any, names: tuple,
-                cpp: Any = None) -> np.ndarray:
-    if cpp is not None:  # float32 with supported broadcasts: one C++ pass over the data
-        from ... import _kernels
+    def infer(*inputs, program, shape, dtype, names, cpp=None):
+        return Aval(shape, dtype)
 
-        codes, patterns = cpp
-        return _kernels.fused_elementwise(codes, list(inputs), patterns, list(shape))
-    regs: list[np.ndarray] = []
-    pool: list[np.ndarray] = []  # every intermediate is read once, so its buffer is free right after
-    for op, args in program:
-        vals = [inputs[k] if kind == "in" else regs[k] for kind, k in args]
-        buf = pool.pop() if pool else np.empty(shape, dtype.np)
-        pool.extend(regs[k] for kind, k in args if kind == "reg")
-        REGISTRY[op].ufunc(*vals, out=buf)
-        regs.append(buf)
-    return regs[-1]
+    def impl(*inputs, program, shape, dtype, names, cpp=None):
+        if cpp is not None:  # float32 with supported broadcasts: one C++ pass over the data
+            from ... import _kernels
 
-
-FUSED_ELEMENTWISE = Primitive("FusedElementwise", _fused_infer, _fused_impl, None,
-                              "A chain of elementwise ops run as one kernel call (made by the fusion pass).")
+            codes, patterns = cpp
+            return _kernels.fused_elementwise(codes, list(inputs), patterns, list(shape))
+        regs: list[np.ndarray] = []
+        pool: list[np.ndarray] = []  # every intermediate is read once, so its buffer is free right after
+        for op, args in program:
+            vals = [inputs[k] if kind == "in" else regs[k] for kind, k in args]
+            buf = pool.pop() if pool else np.empty(shape, dtype.np)
+            pool.extend(regs[k] for kind, k in args if kind == "reg")
+            REGISTRY[op].ufunc(*vals, out=buf)
+            regs.append(buf)
+        return regs[-1]
 
 
 def _candidate(e: Eqn) -> bool:
+    # the program names its ops: only a registered op, the one its name resolves to, is fused
     if not _fusible(e.prim) or REGISTRY.get(e.prim.name) is not e.prim or len(e.outputs) != 1 or e.attrs:
         return False
     out = e.outputs[0].aval
@@ -114,7 +118,7 @@ def _build(eqns: list[Eqn], members: list[int]) -> Eqn:
     names = tuple(eqns[i].prim.name for i in members)
     attrs = {"program": tuple(program), "shape": tuple(out.aval.shape), "dtype": out.aval.dtype, "names": names,
              "cpp": _cpp_form(program, inputs, tuple(out.aval.shape), out.aval.dtype)}
-    return Eqn(FUSED_ELEMENTWISE, inputs, attrs, [out], last.loc, last.scope, list(names))
+    return Eqn(FusedElementwise, inputs, attrs, [out], last.loc, last.scope, list(names))
 
 
 def broadcast_pattern(in_shape: tuple, out_shape: tuple) -> tuple[int, int] | None:

@@ -15,44 +15,41 @@ A fused equation keeps the SourceLoc of the last op it absorbed and lists the ab
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
+from ...ops.conv_pool import Conv2D
+from ...ops.elementwise import Add, ReLU
+from ...ops.linalg import MatMul
+from ...ops.normalization import BatchNorm
+from ...ops.primitive import Aval, primitive
 from ..ir import Eqn, Graph, Var
 from .backward_fusion import fuse_backward
 from .elementwise_fusion import fuse_elementwise
-from .rewrite import apply_subst, made_by_pass
+from .rewrite import apply_subst
 
 
-def _fused_dense_impl(x: np.ndarray, w: np.ndarray, b: np.ndarray, transpose_a: bool = False,
-                      transpose_b: bool = False, relu: bool = False, matmul: Callable | None = None) -> np.ndarray:
-    if x.dtype == np.float32 and w.dtype == np.float32 and b.dtype == np.float32:
-        from ... import _kernels
-
-        return _kernels.dense_forward(x, w, b, transpose_a, transpose_b, relu)  # bias and ReLU as the epilogue
-    out = matmul(x, w, transpose_a=transpose_a, transpose_b=transpose_b)
-    if not out.flags.writeable or out.base is not None:
-        out = np.array(out)
-    np.add(out, b, out=out)
-    if relu:
-        np.maximum(out, 0, out=out)
-    return out
-
-
-def _fused_dense_prim():
-    from ...ops.primitive import Aval, Primitive
+@primitive(internal=True)
+class FusedDense:
+    """MatMul + bias add (+ ReLU) in one kernel call (made by the fusion pass); `matmul` is the
+    MatMul kernel used outside float32."""
 
     def infer(x, w, b, transpose_a=False, transpose_b=False, relu=False, matmul=None):
         m = x.shape[1] if transpose_a else x.shape[0]
         n = w.shape[0] if transpose_b else w.shape[1]
         return Aval((m, n), x.dtype)
 
-    return Primitive("FusedDense", infer, _fused_dense_impl, None,
-                     "MatMul + bias add (+ ReLU) in one kernel call (made by the fusion pass).")
+    def impl(x, w, b, transpose_a=False, transpose_b=False, relu=False, matmul=None):
+        if x.dtype == np.float32 and w.dtype == np.float32 and b.dtype == np.float32:
+            from ... import _kernels
 
-
-FUSED_DENSE = _fused_dense_prim()
+            return _kernels.dense_forward(x, w, b, transpose_a, transpose_b, relu)  # bias and ReLU as the epilogue
+        out = matmul(x, w, transpose_a=transpose_a, transpose_b=transpose_b)
+        if not out.flags.writeable or out.base is not None:
+            out = np.array(out)
+        np.add(out, b, out=out)
+        if relu:
+            np.maximum(out, 0, out=out)
+        return out
 
 
 def fuse(graph: Graph) -> Graph:
@@ -62,30 +59,29 @@ def fuse(graph: Graph) -> Graph:
     return fuse_elementwise(graph)
 
 
-def _fused_conv_bn_impl(x: np.ndarray, w: np.ndarray, *rest: np.ndarray, has_bias: bool = False,
-                        epsilon: float = 1e-5, relu: bool = False, conv: Callable | None = None,
-                        conv_attrs: tuple = ()) -> np.ndarray:
-    b = rest[0] if has_bias else None
-    gamma, beta, mean, var = rest[1:] if has_bias else rest
-    scale = gamma.astype(np.float64) / np.sqrt(var.astype(np.float64) + epsilon)
-    w2 = (w * scale.reshape((-1,) + (1,) * (w.ndim - 1))).astype(w.dtype)
-    b2 = ((b if b is not None else 0.0) - mean) * scale + beta
-    out = conv(x, w2, b2.astype(w.dtype), **dict(conv_attrs))
-    if relu:
-        if not out.flags.writeable or out.base is not None:
-            out = np.array(out)
-        np.maximum(out, 0, out=out)
-    return out
+@primitive(internal=True)
+class FusedConvBN:
+    """Conv2D + BatchNorm (inference) (+ ReLU) with the norm folded into the conv (fusion pass).
 
+    Inputs: x, the conv weight, its bias when `has_bias`, then BatchNorm's gamma, beta, mean and
+    variance; `conv` is the Conv2D kernel and `conv_attrs` its attributes.
+    """
 
-def _fused_conv_bn_prim():
-    from ...ops.primitive import Primitive
+    def infer(x, w, *rest, has_bias=False, epsilon=1e-5, relu=False, conv=None, conv_attrs=()):
+        return Conv2D.infer(x, w, *rest[:1] if has_bias else (), **dict(conv_attrs))
 
-    return Primitive("FusedConvBN", made_by_pass, _fused_conv_bn_impl, None,
-                     "Conv2D + BatchNorm (inference) (+ ReLU) with the norm folded into the conv (fusion pass).")
-
-
-FUSED_CONV_BN = _fused_conv_bn_prim()
+    def impl(x, w, *rest, has_bias=False, epsilon=1e-5, relu=False, conv=None, conv_attrs=()):
+        b = rest[0] if has_bias else None
+        gamma, beta, mean, var = rest[1:] if has_bias else rest
+        scale = gamma.astype(np.float64) / np.sqrt(var.astype(np.float64) + epsilon)
+        w2 = (w * scale.reshape((-1,) + (1,) * (w.ndim - 1))).astype(w.dtype)
+        b2 = ((b if b is not None else 0.0) - mean) * scale + beta
+        out = conv(x, w2, b2.astype(w.dtype), **dict(conv_attrs))
+        if relu:
+            if not out.flags.writeable or out.base is not None:
+                out = np.array(out)
+            np.maximum(out, 0, out=out)
+        return out
 
 
 def _fuse_conv_bn(graph: Graph) -> Graph:
@@ -99,11 +95,11 @@ def _fuse_conv_bn(graph: Graph) -> Graph:
                 consumers.setdefault(a.id, []).append(i)
     dead: set[int] = set()
     for i, e in enumerate(eqns):
-        if e.prim.name != "BatchNorm" or e.attrs.get("is_training") or e.attrs.get("data_format", "NCHW") != "NCHW":
+        if e.prim is not BatchNorm or e.attrs.get("is_training") or e.attrs.get("data_format", "NCHW") != "NCHW":
             continue
         x = e.inputs[0]
         ci = producer.get(x.id) if isinstance(x, Var) else None
-        if ci is None or ci in dead or eqns[ci].prim.name != "Conv2D" or uses.get(x.id, 0) != 1:
+        if ci is None or ci in dead or eqns[ci].prim is not Conv2D or uses.get(x.id, 0) != 1:
             continue
         if any(uses.get(o.id, 0) for o in e.outputs[1:]):
             continue  # the batch statistics are read elsewhere
@@ -112,7 +108,7 @@ def _fuse_conv_bn(graph: Graph) -> Graph:
         relu = False
         names = ["Conv2D", "BatchNorm"]
         nxt = consumers.get(out.id, [])
-        if uses.get(out.id, 0) == 1 and len(nxt) == 1 and eqns[nxt[0]].prim.name == "ReLU":
+        if uses.get(out.id, 0) == 1 and len(nxt) == 1 and eqns[nxt[0]].prim is ReLU:
             relu = True
             names.append("ReLU")
             dead.add(nxt[0])
@@ -121,7 +117,7 @@ def _fuse_conv_bn(graph: Graph) -> Graph:
         attrs = {"has_bias": has_bias, "epsilon": e.attrs.get("epsilon", 1e-5), "relu": relu, "conv": conv.prim.impl,
                  "conv_attrs": tuple(sorted(conv.attrs.items()))}
         loc = eqns[nxt[0]].loc if relu else e.loc
-        eqns[i] = Eqn(FUSED_CONV_BN, list(conv.inputs) + list(e.inputs[1:]), attrs, [out], loc, e.scope, names)
+        eqns[i] = Eqn(FusedConvBN, list(conv.inputs) + list(e.inputs[1:]), attrs, [out], loc, e.scope, names)
         dead.add(ci)
     if not dead:
         return graph
@@ -137,11 +133,11 @@ def _fuse_dense(graph: Graph) -> Graph:
             producer[o.id] = i
     dead: set[int] = set()
     for i, e in enumerate(eqns):
-        if e.prim.name != "Add" or i in dead:
+        if e.prim is not Add or i in dead:
             continue
         a, b = e.inputs
         mm_i = producer.get(a.id) if isinstance(a, Var) else None
-        if mm_i is None or eqns[mm_i].prim.name != "MatMul" or uses.get(a.id, 0) != 1:
+        if mm_i is None or eqns[mm_i].prim is not MatMul or uses.get(a.id, 0) != 1:
             continue
         if len(b.aval.shape) != 1 or b.aval.dtype is not a.aval.dtype:
             continue
@@ -151,7 +147,7 @@ def _fuse_dense(graph: Graph) -> Graph:
         fused_names = ["MatMul", "Add"]
         consumers = [j for j in range(i + 1, len(eqns)) if any(isinstance(x, Var) and x.id == out.id
                                                                for x in eqns[j].inputs)]
-        if uses.get(out.id, 0) == 1 and len(consumers) == 1 and eqns[consumers[0]].prim.name == "ReLU":
+        if uses.get(out.id, 0) == 1 and len(consumers) == 1 and eqns[consumers[0]].prim is ReLU:
             relu_eqn = eqns[consumers[0]]
             relu = True
             fused_names.append("ReLU")
@@ -159,7 +155,7 @@ def _fuse_dense(graph: Graph) -> Graph:
             out = relu_eqn.outputs[0]
         attrs = {"transpose_a": mm.attrs.get("transpose_a", False), "transpose_b": mm.attrs.get("transpose_b", False),
                  "relu": relu, "matmul": mm.prim.impl}
-        eqns[i] = Eqn(FUSED_DENSE, [mm.inputs[0], mm.inputs[1], b], attrs, [out],
+        eqns[i] = Eqn(FusedDense, [mm.inputs[0], mm.inputs[1], b], attrs, [out],
                       e.loc if not relu else eqns[consumers[0]].loc, e.scope, fused_names)
         dead.add(mm_i)
     kept = [e for k, e in enumerate(eqns) if k not in dead]

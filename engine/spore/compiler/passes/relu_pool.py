@@ -22,23 +22,28 @@ from dataclasses import replace
 
 import numpy as np
 
-from ...ops.primitive import REGISTRY, Primitive
+from ...ops.conv_pool import MaxPool, MaxPoolGrad
+from ...ops.elementwise import ReLU, ReluGrad
+from ...ops.primitive import primitive
 from ..ir import Eqn, Graph, Var
-from .rewrite import apply_subst, made_by_pass
+from .rewrite import apply_subst
 
 
-def _fused_impl(x: np.ndarray, kernel_size=(1, 1), strides=(1, 1), pad=(0, 0, 0, 0), dilation=(1, 1),
-                ceil_mode=False) -> tuple[np.ndarray, np.ndarray]:
-    from ... import _kernels
-    from ...ops.conv_pool import _pool_geom
+@primitive(internal=True)
+class FusedMaxPoolReLU:
+    """Max pooling then ReLU in one call; argmax -1 where the ReLU passes no gradient (float32)."""
 
-    out = _pool_geom("MaxPool", x.shape, kernel_size, strides, pad, dilation, ceil_mode)[2:]
-    return _kernels.max_pool2d_forward(x, kernel_size, strides, pad, dilation, out, True)
+    multi_output = True
 
+    def infer(x, **attrs):
+        return MaxPool.infer(x, **attrs)  # MaxPool's outputs: the pooled values and their indices
 
-FUSED_MAXPOOL_RELU = Primitive("FusedMaxPoolReLU", made_by_pass, _fused_impl, None,
-                               "Max pooling then ReLU in one call; argmax -1 where the ReLU passes no gradient.",
-                               multi_output=True)
+    def impl(x, kernel_size=(1, 1), strides=(1, 1), pad=(0, 0, 0, 0), dilation=(1, 1), ceil_mode=False):
+        from ... import _kernels
+        from ...ops.conv_pool import _pool_geom
+
+        out = _pool_geom("MaxPool", x.shape, kernel_size, strides, pad, dilation, ceil_mode)[2:]
+        return _kernels.max_pool2d_forward(x, kernel_size, strides, pad, dilation, out, True)
 
 
 def _readers(graph: Graph) -> dict[int, list[int]]:
@@ -54,13 +59,12 @@ def swap_relu_maxpool(graph: Graph) -> Graph:
     uses = graph.uses()
     readers = _readers(graph)
     eqns: list[Eqn | None] = list(graph.eqns)
-    relu, relu_grad = REGISTRY["ReLU"], REGISTRY["ReluGrad"]
     changed = False
     for ip, pool in enumerate(graph.eqns):
-        if pool.prim.name != "MaxPool" or not isinstance(pool.inputs[0], Var):
+        if pool.prim is not MaxPool or not isinstance(pool.inputs[0], Var):
             continue
         r = pool.inputs[0]
-        ir_ = next((i for i, e in enumerate(graph.eqns) if e.prim is relu and e.outputs[0].id == r.id), None)
+        ir_ = next((i for i, e in enumerate(graph.eqns) if e.prim is ReLU and e.outputs[0].id == r.id), None)
         if ir_ is None or eqns[ir_] is None:
             continue
         p, idx = pool.outputs
@@ -73,7 +77,7 @@ def swap_relu_maxpool(graph: Graph) -> Graph:
                 continue
             irg, ipg = r_readers[0], idx_readers[0]
             rg, pg = graph.eqns[irg], graph.eqns[ipg]
-            same_pair = (rg.prim is relu_grad and pg.prim.name == "MaxPoolGrad"
+            same_pair = (rg.prim is ReluGrad and pg.prim is MaxPoolGrad
                          and isinstance(rg.inputs[1], Var) and rg.inputs[1].id == r.id
                          and isinstance(rg.inputs[0], Var) and rg.inputs[0].id == pg.outputs[0].id
                          and uses.get(pg.outputs[0].id, 0) == 1)
@@ -85,7 +89,7 @@ def swap_relu_maxpool(graph: Graph) -> Graph:
         x = graph.eqns[ir_].inputs[0]
         eqns[ir_] = None
         if x.aval.dtype.np == np.float32:  # one C++ call each way (the float32 kernels skip argmax -1)
-            eqns[ip] = Eqn(FUSED_MAXPOOL_RELU, [x] + list(pool.inputs[1:]), dict(pool.attrs), [p, idx], pool.loc,
+            eqns[ip] = Eqn(FusedMaxPoolReLU, [x] + list(pool.inputs[1:]), dict(pool.attrs), [p, idx], pool.loc,
                            pool.scope, ["MaxPool", "ReLU"])
             if grad_pair:
                 irg, ipg = grad_pair
@@ -95,13 +99,13 @@ def swap_relu_maxpool(graph: Graph) -> Graph:
             continue
         pooled = Var(p.aval, "pooled")
         eqns[ip] = replace(pool, inputs=[x] + list(pool.inputs[1:]), outputs=[pooled, idx])
-        relu_small = Eqn(relu, [pooled], {}, [p], pool.loc, pool.scope, ["MaxPool", "ReLU"])
+        relu_small = Eqn(ReLU, [pooled], {}, [p], pool.loc, pool.scope, ["MaxPool", "ReLU"])
         eqns[ip] = [eqns[ip], relu_small]  # type: ignore[assignment]
         if grad_pair:
             irg, ipg = grad_pair
             rg, pg = graph.eqns[irg], graph.eqns[ipg]
             masked = Var(pg.inputs[0].aval, "masked")
-            eqns[ipg] = [Eqn(relu_grad, [pg.inputs[0], p], {}, [masked], rg.loc, rg.scope),  # type: ignore
+            eqns[ipg] = [Eqn(ReluGrad, [pg.inputs[0], p], {}, [masked], rg.loc, rg.scope),  # type: ignore
                          replace(pg, inputs=[masked] + list(pg.inputs[1:]), outputs=list(rg.outputs))]
             eqns[irg] = None
         changed = True

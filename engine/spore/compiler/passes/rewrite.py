@@ -7,11 +7,6 @@ from dataclasses import replace
 from ..ir import Atom, Eqn, Graph, Var
 
 
-def made_by_pass(*args, **attrs):
-    """The `infer` of a primitive only a pass creates: its equations are built with their avals known."""
-    raise TypeError("this equation is made by a graph pass with its output avals already known")
-
-
 def substitute(atom: Atom, subst: dict[int, Atom]) -> Atom:
     while isinstance(atom, Var) and atom.id in subst:
         atom = subst[atom.id]

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ...ops.array import BroadcastTo, Cast, Identity, Reshape
+from ...ops.shape_ops import Transpose
 from ..ir import Atom, Eqn, Graph, Var
 from .rewrite import apply_subst, rename_eqn
 
@@ -19,22 +21,22 @@ def simplify(graph: Graph) -> Graph:
     kept: list[Eqn] = []
     for e in graph.eqns:
         e = rename_eqn(e, subst)
-        name = e.prim.name
+        prim = e.prim
         x = e.inputs[0] if e.inputs else None
         out = e.outputs[0] if e.outputs else None
-        if name in ("Reshape", "BroadcastTo") and isinstance(x, Var) and tuple(x.aval.shape) == tuple(out.aval.shape):
+        if prim in (Reshape, BroadcastTo) and isinstance(x, Var) and tuple(x.aval.shape) == tuple(out.aval.shape):
             subst[out.id] = x
             continue
-        if name == "Cast" and x is not None and x.aval.dtype is out.aval.dtype:
+        if prim is Cast and x is not None and x.aval.dtype is out.aval.dtype:
             subst[out.id] = x
             continue
-        if name == "Identity" and x is not None:
+        if prim is Identity and x is not None:
             subst[out.id] = x
             continue
         src = producer.get(x.id) if isinstance(x, Var) else None
-        if name == "Reshape" and src is not None and src.prim.name == "Reshape":
+        if prim is Reshape and src is not None and src.prim is Reshape:
             e = replace(e, inputs=[src.inputs[0]])
-        elif name == "Transpose" and src is not None and src.prim.name == "Transpose":
+        elif prim is Transpose and src is not None and src.prim is Transpose:
             inner, outer = src.attrs["perm"], e.attrs["perm"]
             perm = tuple(inner[p] for p in outer)
             if perm == tuple(range(len(perm))):

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import ShapeError, located
-from ...ops.primitive import TRACING, Primitive
+from ...ops.primitive import TRACING, Primitive, register
 from ...tensor import Parameter, ParameterTuple, Tensor
 from ..learning_rate_schedule import LearningRateSchedule
 from . import _fused
@@ -553,9 +553,9 @@ def _step_impl(*arrays: np.ndarray, optimizer: Any = None) -> np.ndarray:
 # Graph mode's view of `optimizer(grads)`: a state-writing equation that runs the optimizer's own
 # (fused) update with the gradients the graph computed, each time the graph runs. The parameters
 # are inputs too, so the equation is ordered after every read of the old weights.
-_OPTIMIZER_STEP = Primitive("OptimizerStep", _step_infer, _step_impl, None,
-                            "Applies an optimizer update to its parameters (a compiled `optimizer(grads)`).",
-                            nondiff=True, side_effect=True)
+_OPTIMIZER_STEP = register(Primitive("OptimizerStep", _step_infer, _step_impl, None,
+                                     "Applies an optimizer update to its parameters (a compiled "
+                                     "`optimizer(grads)`).", nondiff=True, side_effect=True, internal=True))
 
 
 def _record_step(optimizer: Optimizer, gradients: tuple) -> Tensor:
