@@ -13,8 +13,6 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from . import cell_view, tensor_view
-
 log = logging.getLogger("spore_kernel")
 
 
@@ -33,10 +31,14 @@ def guarded(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
 
 
 def tensor_bundle(t: Any) -> dict[str, Any]:
+    from . import tensor_view  # (NumPy loads with the first tensor shown, not with the kernel)
+
     return tensor_view.bundle(t)  # looked up per call: a view replaced at run time takes effect
 
 
 def cell_bundle(c: Any) -> dict[str, Any]:
+    from . import cell_view
+
     return cell_view.bundle(c)
 
 

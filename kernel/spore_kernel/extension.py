@@ -11,7 +11,8 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from . import display, hints, inspection, magics, plots, speed
+from . import display, hints, inspection, magics, speed
+from .lazy import when_imported
 
 
 @dataclass
@@ -34,7 +35,7 @@ def setup(shell: Any) -> SporeSession:
     settings = hints.HintSettings()
     display.register(shell)
     inspection.install(shell)
-    plots.install_plt_property()
+    install_plt_property()
     shell.register_magics(magics.SporeMagics(shell, settings))
     hints.install(shell, settings)
     advisor = speed.SpeedAdvisor(shell, settings)
@@ -43,6 +44,21 @@ def setup(shell: Any) -> SporeSession:
     session = SporeSession(shell, settings, advisor)
     shell._spore_session = session
     return session
+
+
+def install_plt_property() -> None:
+    """Give Tensor a `plt` property (as lovely-tensors does for torch), unless Spore has one, once
+    the user's code first loads Spore's Tensor (the kernel starts without the engine)."""
+
+    def install(module: Any) -> None:
+        from .plots import TensorPlot
+
+        tensor = module.Tensor
+        if "plt" not in tensor.__dict__:
+            tensor.plt = property(lambda self: TensorPlot(self),
+                                  doc="A PNG picture of the tensor: histogram, heatmap or channel grid.")
+
+    when_imported("spore.tensor", install)
 
 
 def _route_logs() -> None:

@@ -1,7 +1,7 @@
 """`%spore_graph`: compile a Cell (or jitted function) for one input and show the graph.
 
-The compile goes through the same `JitFunction.compile` that Graph mode uses, but the compiled
-graph is only shown, never run: looking at a training step's graph must not take a training step.
+The compile goes through `spore.ide.compile_graph` (the same path Graph mode uses), and the
+compiled graph is only shown, never run: looking at a training step's graph must not take a training step.
 The display carries the IR text (always), the graph JSON for IDE renderers, and — when the
 `spore_viz` package is importable — its interactive page, isolated in an iframe so its styles and
 scripts cannot touch the notebook's.
@@ -18,29 +18,11 @@ log = logging.getLogger("spore_kernel")
 MIME_GRAPH = "application/vnd.spore.graph+json"
 
 
-def compile_graph(target: Any, args: tuple, kwargs: dict | None = None, raw: bool = False) -> Any:
-    """The optimized (or, with raw, the traced) IR graph of `target` for these inputs."""
-    from spore.compiler.jit import JitFunction, flatten
-    from spore.errors import GraphCompileError, raise_at_user_line
-    from spore.nn import Cell
+def compile_graph(target: Any, args: tuple, kwargs: dict | None = None, raw: bool = False) -> dict[str, Any]:
+    """The optimized (or, with raw, the traced) graph of `target` for these inputs: its JSON and IR."""
+    from spore import ide
 
-    kwargs = kwargs or {}
-    if isinstance(target, Cell):
-        jf = JitFunction(type(target).construct, self_obj=target, fullgraph=True,
-                         name=f"{type(target).__name__}.construct")
-    elif isinstance(target, JitFunction):
-        jf = target
-    elif callable(target):
-        jf = JitFunction(target, fullgraph=True)
-    else:
-        raise TypeError(f"%spore_graph: expected a Cell or a function, got {type(target).__name__}")
-    leaves, _ = flatten((args, kwargs))
-    try:
-        entry = jf.compile(args, kwargs, leaves)
-    except GraphCompileError as err:
-        raise_at_user_line(err)
-        raise
-    return entry.raw if raw else entry.graph
+    return ide.compile_graph(target, args, kwargs, raw=raw)
 
 
 def _viz() -> Any:
@@ -51,12 +33,10 @@ def _viz() -> Any:
     return spore_viz
 
 
-def graph_bundle(graph: Any) -> dict[str, Any]:
+def graph_bundle(compiled: dict[str, Any]) -> dict[str, Any]:
     """text/plain IR, the graph JSON, and spore_viz's page when available."""
-    from spore.compiler.printer import format_graph, graph_to_json
-
-    data = graph_to_json(graph)
-    out: dict[str, Any] = {"text/plain": format_graph(graph), MIME_GRAPH: data}
+    data = compiled["graph"]
+    out: dict[str, Any] = {"text/plain": compiled["ir"], MIME_GRAPH: data}
     viz = _viz()
     if viz is not None:
         try:

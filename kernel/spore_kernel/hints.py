@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import os
-import types
 from typing import Any
 
 from . import sources
@@ -53,28 +52,17 @@ def user_traceback(tb: Any) -> Any:
     (Cell.__call__, the jit entry, the raising helper, a magic of this package) would stand
     between the user's call and that line.
     """
-    from spore.errors import is_engine_file
+    from spore import ide
 
-    if os.environ.get("SPORE_TRACEBACK", "") == "full":
-        return tb
-    kept = []
-    while tb is not None:
-        fname = tb.tb_frame.f_code.co_filename
-        if not is_engine_file(fname) and not fname.startswith(_KERNEL_DIR):
-            kept.append(tb)
-        tb = tb.tb_next
-    out = None
-    for t in reversed(kept):
-        out = types.TracebackType(out, t.tb_frame, t.tb_lasti, t.tb_lineno)
-    return out
+    return ide.user_traceback(tb, also=(_KERNEL_DIR,))
 
 
 def compile_hint(shell: Any, err: Any) -> dict[str, Any]:
     """The hint for a GraphCompileError, as plain data (text included under "text")."""
     import spore
-    from spore.compiler.support import RULES
+    from spore import ide
 
-    rule = RULES.get(err.rule) if getattr(err, "rule", None) else None
+    rule = ide.support_rule(getattr(err, "rule", None))
     loc = err.loc
     graph_mode = spore.get_context("mode") == spore.GRAPH_MODE
     steps: list[dict[str, str]] = []
@@ -84,16 +72,15 @@ def compile_hint(shell: Any, err: Any) -> dict[str, Any]:
     if graph_mode and rule is not None and spore.get_context("jit_syntax_level") == spore.STRICT:
         steps.append({"kind": "code", "code": LAX_SETTING,
                       "text": "stay in Graph mode: this statement runs in Python between compiled parts"})
-    rewrite = rule.fix if rule is not None else err.hint
+    rewrite = rule["fix"] if rule is not None else err.hint
     if rewrite:
         steps.append({"kind": "rewrite", "text": rewrite})
     data: dict[str, Any] = {
         "schema": "spore.hint/1", "kind": "compile",
         "title": f"Graph mode cannot compile {err.scope}" if err.scope else "Graph mode cannot compile this code",
-        "reason": rule.reason if rule is not None else err.reason,
+        "reason": rule["reason"] if rule is not None else err.reason,
         "message": err.reason, "scope": err.scope,
-        "rule": None if rule is None else {"id": rule.id, "construct": rule.construct, "reason": rule.reason,
-                                           "fix": rule.fix},
+        "rule": rule,
         "mode": "graph" if graph_mode else "pynative",
         "file": loc.file if loc else None, "line": loc.line if loc else None,
         "col": loc.col if loc else None, "end_col": loc.end_col if loc else None,
@@ -167,6 +154,6 @@ def make_handler(settings: HintSettings) -> Any:
 
 
 def install(shell: Any, settings: HintSettings) -> None:
-    from spore.errors import GraphCompileError
+    from spore.ide import GraphCompileError
 
     shell.set_custom_exc((GraphCompileError,), make_handler(settings))

@@ -12,35 +12,36 @@ from __future__ import annotations
 
 import html
 import logging
+import sys
 from typing import Any
 
 from IPython.core.oinspect import Inspector
 
-from . import cell_view, opdocs, sources, tensor_view
+from . import opdocs, sources
 
 log = logging.getLogger("spore_kernel")
 
 
 def _is_tensor(obj: Any) -> bool:
-    from spore import Tensor
-
-    return isinstance(obj, Tensor)
+    module = sys.modules.get("spore.tensor")  # not loaded yet: nothing can be a Spore tensor
+    return module is not None and isinstance(obj, module.Tensor)
 
 
 def _is_cell(obj: Any) -> bool:
-    from spore.nn import Cell
-
-    return isinstance(obj, Cell)
+    module = sys.modules.get("spore.nn.cell")
+    return module is not None and isinstance(obj, module.Cell)
 
 
 def tensor_origin(shell: Any, oname: str, t: Any) -> str:
     """Where a tensor came from: its Parameter path, the op that made it, the cell that assigned it."""
     lines = []
-    if hasattr(t, "requires_grad") and isinstance(getattr(t, "name", None), str):
-        lines.append(f"Parameter {t.name!r}")
-    node = getattr(t, "_node", None)
-    if node is not None:
-        lines.append(f"output of op {node.prim.name} (recorded for gradients)")
+    from spore import ide
+
+    origin = ide.tensor_origin(t)
+    if origin["parameter"] is not None:
+        lines.append(f"Parameter {origin['parameter']!r}")
+    if origin["op"] is not None:
+        lines.append(f"output of op {origin['op']} (recorded for gradients)")
     root = oname.split(".")[0].split("[")[0]
     if root.isidentifier():
         hit = sources.last_assignment(shell, root)
@@ -51,6 +52,8 @@ def tensor_origin(shell: Any, oname: str, t: Any) -> str:
 
 
 def tensor_sections(shell: Any, oname: str, t: Any) -> list[tuple[str, str]]:
+    from . import tensor_view
+
     st = tensor_view.stats_of(t)
     sections = [("Summary", tensor_view.summary(t, st)), ("Shape", str(tuple(st.shape))), ("Dtype", st.dtype)]
     if st.size and st.min is not None and st.kind != "bool":
@@ -67,6 +70,8 @@ def tensor_sections(shell: Any, oname: str, t: Any) -> list[tuple[str, str]]:
 
 
 def cell_sections(c: Any) -> list[tuple[str, str]]:
+    from . import cell_view
+
     layers = [f"{path or '(root)'}: {type(sub).__name__}" + (f"<{sub.extend_repr()}>" if sub.extend_repr() else "")
               for path, sub in c.cells_and_names()]
     rows = cell_view.param_rows(c)
@@ -106,6 +111,8 @@ class SporeInspector(Inspector):
         return self.format_mime(to_bundle(sections, extra))
 
     def spore_sections(self, obj: Any, oname: str) -> tuple[list[tuple[str, str]] | None, dict[str, Any] | None]:
+        from . import cell_view, tensor_view
+
         if _is_tensor(obj):
             return tensor_sections(self.shell, oname, obj), {tensor_view.MIME_TENSOR: tensor_view.json_bundle(obj)}
         if _is_cell(obj):

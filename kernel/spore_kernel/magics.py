@@ -94,8 +94,8 @@ class SporeMagics(Magics):
         net = self._eval(net_expr, "%spore_graph NET")
         inputs = self._eval(input_expr, "%spore_graph INPUT_EXPR")
         args = inputs if isinstance(inputs, tuple) else (inputs,)
-        graph = graphview.compile_graph(net, args, raw=raw)
-        display(graphview.graph_bundle(graph), raw=True)
+        compiled = graphview.compile_graph(net, args, raw=raw)
+        display(graphview.graph_bundle(compiled), raw=True)
 
     @line_magic
     def spore_plot(self, line: str) -> None:

@@ -113,18 +113,9 @@ class TensorPlot:
     def _repr_png_(self) -> bytes:
         from .tensor_view import summary
 
-        return render_png(self.tensor._data, self.title or summary(self.tensor))
+        return render_png(self.tensor.asnumpy(), self.title or summary(self.tensor))
 
     def __repr__(self) -> str:
         from .tensor_view import summary
 
         return f"<plot of {summary(self.tensor)}>"
-
-
-def install_plt_property() -> None:
-    """Give Tensor a `plt` property (as lovely-tensors does for torch), unless Spore has one."""
-    from spore import Tensor
-
-    if "plt" not in Tensor.__dict__:
-        Tensor.plt = property(lambda self: TensorPlot(self),  # type: ignore[attr-defined]
-                              doc="A PNG picture of the tensor: histogram, heatmap or channel grid.")

@@ -15,7 +15,6 @@ random state is restored afterwards, so a Dropout in the copy does not shift the
 
 from __future__ import annotations
 
-import copy
 import logging
 import statistics
 import sys
@@ -54,9 +53,7 @@ class CallSampler:
     """Samples one thread's stack while a notebook cell runs."""
 
     def __init__(self, interval: float = INTERVAL) -> None:
-        from spore.nn.cell import Cell
-
-        self._call_code = Cell.__call__.__code__
+        self._call_code: Any = None  # Cell.__call__'s code, read when sampling starts (spore loads lazily)
         self.interval = interval
         self.records: dict[int, CellRecord] = {}
         self._thread: threading.Thread | None = None
@@ -64,7 +61,10 @@ class CallSampler:
         self._ident = 0
 
     def start(self, ident: int) -> None:
+        from spore.nn import Cell
+
         self.stop()
+        self._call_code = Cell.__call__.__code__
         self._ident = ident
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, args=(self._stop,), name="spore-call-sampler", daemon=True)
@@ -131,35 +131,20 @@ class Measurement:
         return self.pynative_s / self.graph_s if self.graph_s > 0 else 0.0
 
 
-def _clone(cell: Any) -> Any:
-    """A deep copy of a Cell without its compiled-graph caches (they are rebuilt on the copy)."""
-    memo: dict[int, Any] = {}
-    for _, sub in cell.cells_and_names():
-        d = sub.__dict__
-        if d.get("_graph_fn") is not None:
-            memo[id(d["_graph_fn"])] = None
-        if d.get("_jit_bound") is not None:
-            memo[id(d["_jit_bound"])] = {}
-    return copy.deepcopy(cell, memo)
-
-
 def measure(cell: Any, args: tuple, kwargs: dict, budget_s: float = BUDGET_S) -> Measurement | None:
     """Median time per call of a copy of `cell` in PyNative and compiled; None if it cannot compile."""
-    from spore.common import seed
-    from spore.compiler.jit import JitFunction
-    from spore.errors import SporeError
+    from spore import ide
 
-    state = seed.rng().bit_generator.state
+    state = ide.random_state()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            twin = _clone(cell)
-            jf = JitFunction(type(twin).construct, self_obj=twin, fullgraph=True,
-                             name=f"{type(twin).__name__}.construct")
+            twin = ide.clone_cell(cell)
+            jf = ide.graph_runner(twin)
             start = time.perf_counter()
             try:
                 jf(*args, **kwargs)
-            except SporeError:
+            except ide.SporeError:
                 return None
             compile_s = time.perf_counter() - start
             twin(*args, **kwargs)  # warm the PyNative path too
@@ -174,7 +159,7 @@ def measure(cell: Any, args: tuple, kwargs: dict, budget_s: float = BUDGET_S) ->
                 py.append(t1 - t0)
                 gr.append(t2 - t1)
     finally:
-        seed.rng().bit_generator.state = state
+        ide.set_random_state(state)
     return Measurement(statistics.median(py), statistics.median(gr), compile_s, len(py))
 
 
@@ -236,10 +221,9 @@ class SpeedAdvisor:
 
     def decide(self, rec: CellRecord) -> None:
         import spore
-        from spore.autodiff import tape
-        from spore.ops.primitive import TRACING
+        from spore import ide
 
-        if spore.get_context("mode") != spore.PYNATIVE_MODE or TRACING.profiler is not None or tape.STATE.depth:
+        if spore.get_context("mode") != spore.PYNATIVE_MODE or ide.is_busy():
             return
         rec.decided = True
         cell = rec.ref()

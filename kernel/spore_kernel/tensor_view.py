@@ -25,7 +25,7 @@ TABLE_FULL = 12       # dimensions up to this length are shown whole
 
 
 def _np(t: Any) -> np.ndarray:
-    return t._data
+    return t.asnumpy()  # the tensor's own buffer, not a copy: views only read it
 
 
 def _printable(arr: np.ndarray) -> np.ndarray:
@@ -38,11 +38,13 @@ def kind_name(t: Any) -> str:
 
 def grad_info(t: Any) -> str | None:
     """'requires_grad' / 'no_grad' for a Parameter; 'grad_fn=<op>' for a tensor on the tape."""
-    if hasattr(t, "requires_grad") and hasattr(t, "name"):
-        return "requires_grad" if t.requires_grad else "no_grad"
-    node = getattr(t, "_node", None)
-    if node is not None:
-        return f"grad_fn={node.prim.name}"
+    from spore import ide
+
+    origin = ide.tensor_origin(t)
+    if origin["parameter"] is not None:
+        return "requires_grad" if origin["requires_grad"] else "no_grad"
+    if origin["op"] is not None:
+        return f"grad_fn={origin['op']}"
     return None
 
 

@@ -92,14 +92,14 @@ class Model:
 def load_graph(graph: Any) -> dict:
     """A spore.graph/1 dict from a dict, a JSON file path, JSON text, or a spore IR `Graph`."""
     if hasattr(graph, "eqns") and hasattr(graph, "params"):  # a compiled spore Graph: no file round-trip
-        from spore.compiler.printer import graph_to_json
-        graph = graph_to_json(graph)
+        from spore.ide import graph_json
+        graph = graph_json(graph)
     elif isinstance(graph, (str, os.PathLike)):
         text = str(graph)
         graph = json.loads(text) if text.lstrip().startswith("{") else json.loads(Path(text).read_text("utf-8"))
     if not isinstance(graph, Mapping) or graph.get("schema") != SCHEMA:
         got = graph.get("schema") if isinstance(graph, Mapping) else type(graph).__name__
-        raise ValueError(f"spore_viz: expected a {SCHEMA!r} graph (see spore.compiler.printer.graph_to_json), "
+        raise ValueError(f"spore_viz: expected a {SCHEMA!r} graph (see spore.ide.compile_graph), "
                          f"got {got!r}")
     return dict(graph)
 

@@ -14,14 +14,13 @@ checks or tape, which is where Graph mode's speed over PyNative comes from on sm
 from __future__ import annotations
 
 import sys
-import time
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from ..errors import SporeError
-from ..ops.primitive import TRACING
+from ..ops.observers import OBSERVERS, OpEvent, run_observed
 from .control_flow import IF, WHILE
 from .grad import WHILE_GRAD
 from .ir import Const, Eqn, Graph, Var, subgraphs
@@ -110,6 +109,47 @@ def _kernel_step(e: Eqn, ins: list[int], outs: list[int]) -> Step:
     return stepn
 
 
+class _Sub:
+    """A sub-graph's schedule (an `if` branch, a loop's condition or body) on the parent's slots."""
+
+    __slots__ = ("steps", "observed", "ins", "outs")
+
+    def __init__(self, steps: list[Step], observed: list[Step], ins: list[int], outs: list[int]) -> None:
+        self.steps, self.observed, self.ins, self.outs = steps, observed, ins, outs
+
+    def run(self, env: list, values: list | None = None) -> None:
+        """Bind the sub-graph's inputs to `values` (when given) and run its steps."""
+        if values is not None:
+            for s, v in zip(self.ins, values):
+                env[s] = v
+        for step in (self.observed if OBSERVERS.active else self.steps):
+            step(env)
+
+
+def _observed_step(e: Eqn, step: Step, ins: list[int], outs: list[int]) -> Step:
+    """`step` reporting to the execution observers, with the node's op, line, scope and values."""
+    name, attrs, loc, scope, fused = e.prim.name, e.attrs, e.loc, e.scope, tuple(e.fused or ())
+
+    def observed(env: list) -> None:
+        event = OpEvent(name, "graph", [env[i] for i in ins], attrs, loc=loc, scope=scope, fused=fused)
+        run_observed(event, lambda: step(env), lambda _: [env[o] for o in outs])
+    return observed
+
+
+def _run_loop(env: list, carried: list, cond: _Sub, body: _Sub, history: list | None = None) -> list:
+    """Run a while loop on the slots; return the final carried values (keeping each iteration's
+    carried values in `history` when given, for the gradient's replay)."""
+    flag = cond.outs[0]
+    while True:
+        cond.run(env, carried)
+        if not env[flag]:
+            return carried
+        if history is not None:
+            history.append(carried)
+        body.run(env, carried)
+        carried = [env[o] for o in body.outs]
+
+
 class Executable:
     """A compiled graph: call it with input arrays, get output arrays back."""
 
@@ -119,7 +159,7 @@ class Executable:
         self.in_slots = [self.slots.of(v) for v in graph.inputs]
         self.param_slots = [(self.slots.of(p.var), p.param) for p in graph.params]
         self.inplace_ok = self._inplace_candidates(graph) if free_dead else set()
-        self.steps, self.step_eqns = self._schedule(graph.eqns)
+        self.steps, self.observed_steps, self.step_eqns = self._schedule(graph.eqns)
         self.out_slots = [self.slots.of(a) for a in graph.outputs]
         self.update_slots = [(p.param, self.slots.of(v)) for p, v in graph.updates]
         self.template: list[Any] = [None] * self.slots.size
@@ -129,8 +169,11 @@ class Executable:
             self._plan_frees()
 
     # --- scheduling ---------------------------------------------------------------------------
-    def _schedule(self, eqns: list[Eqn]) -> tuple[list[Step], list[Eqn]]:
+    def _schedule(self, eqns: list[Eqn]) -> tuple[list[Step], list[Step], list[Eqn]]:
+        """The steps of `eqns`, and the same steps reporting to observers (control flow picks its
+        sub-schedules when it runs, so one compound step serves both)."""
         steps: list[Step] = []
+        observed: list[Step] = []
         for e in eqns:
             ins = [self.slots.of(a) for a in e.inputs]
             outs = [self.slots.of(v) for v in e.outputs]
@@ -140,87 +183,53 @@ class Executable:
                 steps.append(self._while_step(e, ins, outs))
             elif e.prim is WHILE_GRAD:
                 steps.append(self._while_grad_step(e, ins, outs))
-            elif id(e) in self.inplace_ok:
-                steps.append(_inplace_step(e, ins, outs[0]))
             else:
-                steps.append(_kernel_step(e, ins, outs))
-        return steps, list(eqns)
+                kernel = _inplace_step(e, ins, outs[0]) if id(e) in self.inplace_ok else _kernel_step(e, ins, outs)
+                steps.append(kernel)
+                observed.append(_observed_step(e, kernel, ins, outs))
+                continue
+            observed.append(steps[-1])
+        return steps, observed, list(eqns)
 
-    def _sub(self, g: Graph) -> tuple[list[Step], list[int], list[int]]:
-        steps, _ = self._schedule(g.eqns)
-        return steps, [self.slots.of(v) for v in g.inputs], [self.slots.of(a) for a in g.outputs]
+    def _sub(self, g: Graph) -> _Sub:
+        steps, observed, _ = self._schedule(g.eqns)
+        return _Sub(steps, observed, [self.slots.of(v) for v in g.inputs], [self.slots.of(a) for a in g.outputs])
 
     def _if_step(self, e: Eqn, cond: int, outs: list[int]) -> Step:
-        then_steps, _, then_outs = self._sub(e.attrs["then"])
-        else_steps, _, else_outs = self._sub(e.attrs["else"])
+        then, other = self._sub(e.attrs["then"]), self._sub(e.attrs["else"])
 
         def step(env: list) -> None:
-            steps, res = (then_steps, then_outs) if env[cond] else (else_steps, else_outs)
-            for s in steps:
-                s(env)
-            for o, r in zip(outs, res):
+            branch = then if env[cond] else other
+            branch.run(env)
+            for o, r in zip(outs, branch.outs):
                 env[o] = env[r]
         return step
 
     def _while_step(self, e: Eqn, ins: list[int], outs: list[int]) -> Step:
-        cond_steps, cond_ins, cond_outs = self._sub(e.attrs["cond"])
-        body_steps, body_ins, body_outs = self._sub(e.attrs["body"])
-        flag = cond_outs[0]
+        cond, body = self._sub(e.attrs["cond"]), self._sub(e.attrs["body"])
 
         def step(env: list) -> None:
-            carried = [env[i] for i in ins]
-            while True:
-                for s, v in zip(cond_ins, carried):
-                    env[s] = v
-                for s in cond_steps:
-                    s(env)
-                if not env[flag]:
-                    break
-                for s, v in zip(body_ins, carried):
-                    env[s] = v
-                for s in body_steps:
-                    s(env)
-                carried = [env[o] for o in body_outs]
+            carried = _run_loop(env, [env[i] for i in ins], cond, body)
             for o, v in zip(outs, carried):
                 env[o] = v
         return step
 
     def _while_grad_step(self, e: Eqn, ins: list[int], outs: list[int]) -> Step:
         n = e.attrs["n_carried"]
-        cond_steps, cond_ins, cond_outs = self._sub(e.attrs["cond"])
-        body_steps, body_ins, body_outs = self._sub(e.attrs["body"])
-        grad_steps, grad_ins, grad_outs = self._sub(e.attrs["body_grad"])
-        cot_ins = grad_ins[n:]
-        flag = cond_outs[0]
+        cond, body, grad = self._sub(e.attrs["cond"]), self._sub(e.attrs["body"]), self._sub(e.attrs["body_grad"])
+        cot_ins = grad.ins[n:]
 
         def step(env: list) -> None:
-            carried = [env[i] for i in ins[:n]]
-            history = []
-            while True:  # replay the loop, keeping each iteration's carried values
-                for s, v in zip(cond_ins, carried):
-                    env[s] = v
-                for s in cond_steps:
-                    s(env)
-                if not env[flag]:
-                    break
-                history.append(carried)
-                for s, v in zip(body_ins, carried):
-                    env[s] = v
-                for s in body_steps:
-                    s(env)
-                carried = [env[o] for o in body_outs]
+            history: list[list] = []  # replay the loop, keeping each iteration's carried values
+            _run_loop(env, [env[i] for i in ins[:n]], cond, body, history)
             cot = [env[i] for i in ins[n:]]
-            free_acc: list[Any] = [None] * (len(grad_outs) - n)
+            free_acc: list[Any] = [None] * (len(grad.outs) - n)
             for values in reversed(history):  # recompute iteration i, then its gradient
-                for s, v in zip(body_ins, values):
-                    env[s] = v
-                for s in body_steps:
-                    s(env)
+                body.run(env, values)
                 for s, v in zip(cot_ins, cot):
                     env[s] = v
-                for s in grad_steps:
-                    s(env)
-                res = [env[o] for o in grad_outs]
+                grad.run(env)
+                res = [env[o] for o in grad.outs]
                 cot = res[:n]
                 free_acc = [r if a is None else a + r for a, r in zip(free_acc, res[n:])]
             for k, (o, v) in enumerate(zip(outs, cot + free_acc)):
@@ -272,6 +281,7 @@ class Executable:
                 frees.setdefault(i, []).append(slot)
         for i, slots in frees.items():
             self.steps[i] = _with_frees(self.steps[i], tuple(slots))
+            self.observed_steps[i] = _with_frees(self.observed_steps[i], tuple(slots))
         self.peak_live = _peak_live(self.step_eqns, last, keep, self.slots)
 
     # --- running ------------------------------------------------------------------------------
@@ -281,20 +291,10 @@ class Executable:
             env[s] = a
         for s, p in self.param_slots:
             env[s] = p._data
-        profiler = TRACING.profiler
         i = 0
         try:
-            if profiler is None:
-                for i, step in enumerate(self.steps):  # noqa: B007  (i names the failing equation)
-                    step(env)
-            else:
-                clock = time.perf_counter
-                timed = []
-                for i, (step, e) in enumerate(zip(self.steps, self.step_eqns)):
-                    t0 = clock()
-                    step(env)
-                    timed.append((e, t0, clock() - t0))
-                profiler.record_graph_run(timed)
+            for i, step in enumerate(self.observed_steps if OBSERVERS.active else self.steps):  # noqa: B007
+                step(env)  # (i names the failing equation)
         except SporeError as err:
             raise _at_equation(err, self.step_eqns[i]) from None
         for p, s in self.update_slots:

@@ -2,9 +2,10 @@
 the user's source line, written as a Chrome trace (opens in Perfetto or chrome://tracing) and
 summarised as a table of the ops that took the most time.
 
-PyNative: every kernel call made through the op registry is timed (the user's line is found by
-walking the stack, which is why this only happens while a profiler runs). Graph mode: compiled
-graphs time each step of their schedule; the line and scope come from the IR node.
+The profiler is an execution observer (`spore.ops.observers`). PyNative: every kernel call made
+through the op registry is timed (the user's line is found by walking the stack, which is why this
+only happens while a profiler runs). Graph mode: compiled graphs time each step of their schedule;
+the line and scope come from the IR node. A graph break is one "python" event.
 """
 
 from __future__ import annotations
@@ -16,21 +17,9 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import user_location
+from ..context import call_state_changed
+from ..ops.observers import OpEvent, add_observer, remove_observer
 from ..ops.primitive import TRACING
-
-
-def _current_scope() -> str:
-    """The path of the Cell whose construct is running (empty outside Cells)."""
-    from ..nn.cell import current_scope
-
-    return current_scope()
-
-
-def _refresh_cells() -> None:
-    from ..nn.cell import refresh_call_path
-
-    refresh_call_path()
 
 
 @dataclass
@@ -77,13 +66,15 @@ class Profiler:
         Profiler._active = self
         TRACING.profiler = self
         self._running = True
-        _refresh_cells()
+        add_observer(self)
+        call_state_changed()
 
     def stop(self) -> None:
         if Profiler._active is self:
             Profiler._active = None
             TRACING.profiler = None
-            _refresh_cells()
+            remove_observer(self)
+            call_state_changed()
         self._running = False
 
     def __enter__(self) -> Profiler:
@@ -98,28 +89,14 @@ class Profiler:
     def _now_us(self) -> float:
         return (time.perf_counter() - self._t0) * 1e6
 
-    def time_eager(self, prim: Any, arrays: list, attrs: dict) -> Any:
-        """Run one eager kernel and record it (called by `bind` while this profiler runs)."""
-        if prim.name.startswith(("GraphCall[", "GraphBackward[")):
-            return prim.impl(*arrays, **attrs)  # its steps are recorded one by one as graph events
-        start = time.perf_counter()
-        out = prim.impl(*arrays, **attrs)
-        end = time.perf_counter()
-        loc = user_location()
-        self._add(ProfilerEvent(prim.name, (start - self._t0) * 1e6, (end - start) * 1e6, "pynative",
-                                _current_scope(), loc.file if loc else None, loc.line if loc else None))
-        return out
+    def before(self, event: OpEvent) -> None:
+        """Execution observer: nothing to do before an op (its time is measured around the kernel)."""
 
-    def record_graph_run(self, steps: list[tuple[Any, float, float]]) -> None:
-        """Add a compiled graph's per-step timings: (eqn, start perf_counter, duration seconds)."""
-        for e, start, dur in steps:
-            loc = e.loc
-            self._add(ProfilerEvent(e.prim.name, (start - self._t0) * 1e6, dur * 1e6, "graph", e.scope,
-                                    loc.file if loc else None, loc.line if loc else None, tuple(e.fused)))
-
-    def record_graph_break(self, start: float, dur: float, scope: str, file: str, line: int) -> None:
-        """A statement that ran in Python between compiled segments (a graph break), as one event."""
-        self._add(ProfilerEvent("GraphBreak", (start - self._t0) * 1e6, dur * 1e6, "python", scope, file, line))
+    def after(self, event: OpEvent) -> None:
+        """Execution observer: one event per op run (PyNative kernel, graph node or graph break)."""
+        loc = event.loc
+        self._add(ProfilerEvent(event.op, (event.start - self._t0) * 1e6, event.duration * 1e6, event.mode,
+                                event.scope, loc.file if loc else None, loc.line if loc else None, event.fused))
 
     def _add(self, event: ProfilerEvent) -> None:
         with self._lock:

@@ -1,0 +1,278 @@
+"""The op catalogue: every public op's declaration as plain data, and which public names apply it.
+
+Hover docs, completion, signature help and the language server's shape inference all need the
+same facts: an op's name, docstring, shape-rule signature and attribute defaults, its flags, and
+which public functions, class forms, Tensor methods and `nn` layers run it. They are read from the
+registry (the declaration) and from Spore's own code, once per process, never from user code.
+
+Which primitives a public name applies is found by following its bytecode: a global or module
+attribute that is a `Primitive` is applied; one that is another Spore function or class is
+followed (up to `_DEPTH` calls deep, so `ops.MatMul()` -> `ops.matmul` -> `MatMul` is found and
+`nn.Dense` lists `MatMul` and `BiasAdd`). tests/ide/test_catalogue.py checks the result against a
+dynamic oracle: the ops an observer sees when each public name runs on the differential test's
+inputs must be listed. Operators (`x + y`) are not followed: in Spore's own code most of them work
+on shapes and Python numbers, and listing Tensor's dunders for them would name ops never run.
+"""
+
+from __future__ import annotations
+
+import dis
+import functools
+import inspect
+import types
+from typing import Any
+
+_DEPTH = 4
+_LOADS = frozenset({"LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF"})
+_ATTRS = frozenset({"LOAD_ATTR", "LOAD_METHOD"})
+
+
+def _is_spore(obj: Any) -> bool:
+    module = getattr(obj, "__module__", None) or ""
+    return module == "spore" or module.startswith("spore.")
+
+
+def _code_objects(obj: Any) -> list[types.CodeType]:
+    """The code that runs when `obj` is called (a class: its __init__, __call__ and construct)."""
+    if isinstance(obj, (staticmethod, classmethod)):
+        obj = obj.__func__
+    if inspect.ismethod(obj):
+        obj = obj.__func__
+    if isinstance(obj, property):
+        return [f.__code__ for f in (obj.fget, obj.fset) if inspect.isfunction(f)]
+    if inspect.isfunction(obj):
+        return [obj.__code__]
+    if inspect.isclass(obj):
+        out = []
+        for klass in obj.__mro__:
+            if not _is_spore(klass) or klass.__name__ in ("Cell", "Operation"):
+                continue
+            for name in ("__init__", "__call__", "construct"):
+                m = klass.__dict__.get(name)
+                if isinstance(m, staticmethod):
+                    m = m.__func__
+                if inspect.isfunction(m):
+                    out.append(m.__code__)
+            if "_fn" in klass.__dict__:  # a class form generated from a table forwards to `_fn`
+                out.extend(_code_objects(klass.__dict__["_fn"]))
+        return out
+    return []
+
+
+def _nested(code: types.CodeType) -> list[types.CodeType]:
+    out = [code]
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            out.extend(_nested(c))
+    return out
+
+
+def _globals_of(obj: Any) -> dict[str, Any]:
+    if isinstance(obj, (staticmethod, classmethod)):
+        obj = obj.__func__
+    if inspect.ismethod(obj):
+        obj = obj.__func__
+    if isinstance(obj, property):
+        obj = obj.fget
+    g = getattr(obj, "__globals__", None)
+    if g is not None:
+        return g
+    module = inspect.getmodule(obj)
+    return vars(module) if module is not None else {}
+
+
+def _referenced(obj: Any) -> list[Any]:
+    """Objects `obj`'s code loads: globals, and attributes of global modules and classes."""
+    found: list[Any] = []
+    g = _globals_of(obj)
+    closure = {}
+    fn = obj.__func__ if inspect.ismethod(obj) else obj
+    if inspect.isfunction(fn) and fn.__closure__:
+        for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
+            try:
+                closure[name] = cell.cell_contents
+            except ValueError:
+                continue
+    for code in (c for top in _code_objects(obj) for c in _nested(top)):
+        last: Any = None
+        for ins in dis.get_instructions(code):
+            if ins.opname in _LOADS:
+                name = ins.argval
+                last = closure[name] if name in closure else g.get(name)
+                if last is not None:
+                    found.append(last)
+            elif ins.opname in _ATTRS and last is not None:
+                if isinstance(last, types.ModuleType) or inspect.isclass(last):
+                    last = getattr(last, ins.argval, None)
+                    if last is not None:
+                        found.append(last)
+                else:
+                    last = None
+            else:
+                last = None
+    return found
+
+
+_MEMO: dict[tuple[int, int], tuple[Any, list[Any]]] = {}
+
+
+def _applies(obj: Any, budget: int, stack: set[int]) -> list[Any]:
+    """The primitives `obj` applies, following Spore functions `budget` calls deep."""
+    from ..ops.primitive import Primitive
+
+    if isinstance(obj, Primitive):
+        return [obj]
+    if obj is None or budget < 0 or id(obj) in stack or not _is_spore(obj):
+        return []
+    hit = _MEMO.get((id(obj), budget))
+    if hit is not None and hit[0] is obj:
+        return hit[1]
+    stack.add(id(obj))
+    out: list[Any] = []
+    for ref in _referenced(obj):
+        for p in _applies(ref, budget - 1, stack):
+            if p not in out:
+                out.append(p)
+    stack.discard(id(obj))
+    _MEMO[(id(obj), budget)] = (obj, out)  # (a walk cut by a cycle is memoized as seen: good enough for docs)
+    return out
+
+
+def primitives_of(obj: Any) -> list[Any]:
+    """The registered primitives a public API object applies (its own first)."""
+    from ..ops.primitive import INTERNAL, Primitive
+
+    if isinstance(obj, Primitive):
+        return [obj]
+    return [p for p in _applies(obj, _DEPTH, set()) if p.name not in INTERNAL]
+
+
+def public_api() -> dict[str, Any]:
+    """Every public name of the op surfaces: ``ops.<name>``, ``Tensor.<name>``, ``nn.<name>``."""
+    import spore
+    from spore import nn, ops
+
+    out: dict[str, Any] = {}
+    for name in getattr(ops, "__all__", dir(ops)):
+        obj = getattr(ops, name, None)
+        if not name.startswith("_") and (inspect.isfunction(obj) or inspect.isclass(obj)) and _is_spore(obj):
+            out[f"ops.{name}"] = obj
+    for name, obj in vars(spore.Tensor).items():
+        if not name.startswith("_") and (inspect.isfunction(obj) or isinstance(obj, property)):
+            out[f"Tensor.{name}"] = obj
+    for name in dir(nn):
+        obj = getattr(nn, name, None)
+        if not name.startswith("_") and inspect.isclass(obj) and _is_spore(obj):
+            out[f"nn.{name}"] = obj
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def _api_index() -> dict[str, list[str]]:
+    """Primitive name -> the public names that apply it."""
+    index: dict[str, list[str]] = {}
+    for qual, obj in public_api().items():
+        for p in primitives_of(obj):
+            index.setdefault(p.name, []).append(qual)
+    return index
+
+
+def _signature(fn: Any, name: str) -> str:
+    try:
+        return f"{name}{inspect.signature(fn)}"
+    except (TypeError, ValueError):
+        return f"{name}(...)"
+
+
+def op_entry(prim: Any) -> dict[str, Any]:
+    """One primitive's declaration as plain data."""
+    inputs: list[str] = []
+    attrs: dict[str, Any] = {}
+    try:
+        for p in inspect.signature(prim.infer).parameters.values():
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty:
+                inputs.append(p.name)
+            elif p.kind is p.VAR_POSITIONAL:
+                inputs.append("*" + p.name)
+            elif p.kind is not p.VAR_KEYWORD:
+                attrs[p.name] = None if p.default is p.empty else repr(p.default)
+    except (TypeError, ValueError):
+        pass
+    return {
+        "name": prim.name,
+        "doc": prim.doc,
+        "shape_rule": _signature(prim.infer, "infer"),
+        "inputs": inputs,
+        "attrs": attrs,
+        "differentiable": prim.vjp is not None and not prim.nondiff,
+        "multi_output": prim.multi_output,
+        "random": prim.random,
+        "side_effect": prim.side_effect,
+        "elementwise": prim.ufunc is not None,
+        "onnx": prim.onnx is not None,
+        "api": list(_api_index().get(prim.name, [])),
+    }
+
+
+def op_catalogue() -> list[dict[str, Any]]:
+    """Every public op of the registry, sorted by name (see `op_entry` for the fields)."""
+    from ..ops.primitive import REGISTRY
+
+    return [op_entry(REGISTRY[name]) for name in sorted(REGISTRY)]
+
+
+def op(name: str) -> dict[str, Any] | None:
+    """One op's entry by its registry name (``"MatMul"``), or None."""
+    from ..ops.primitive import REGISTRY
+
+    prim = REGISTRY.get(name)
+    return None if prim is None else op_entry(prim)
+
+
+def is_spore_api(obj: Any) -> bool:
+    """True for functions, classes and primitives that Spore itself defines."""
+    from ..ops.primitive import Primitive
+
+    if isinstance(obj, Primitive):
+        return True
+    if not (inspect.isfunction(obj) or inspect.isclass(obj) or inspect.ismethod(obj) or inspect.isbuiltin(obj)):
+        return False
+    return _is_spore(obj)
+
+
+def describe(obj: Any) -> dict[str, Any] | None:
+    """What an editor shows for a Spore API object: signature, docstring, module, the ops it applies."""
+    from ..ops.primitive import Primitive
+
+    if not is_spore_api(obj):
+        return None
+    if isinstance(obj, Primitive):
+        entry = op_entry(obj)
+        return {"name": obj.name, "signature": entry["shape_rule"].replace("infer", obj.name, 1), "doc": None,
+                "module": "spore.ops", "ops": [entry]}
+    name = getattr(obj, "__name__", type(obj).__name__)
+    return {"name": name, "signature": _signature(obj, name), "doc": inspect.getdoc(obj),
+            "module": getattr(obj, "__module__", None), "ops": [op_entry(p) for p in primitives_of(obj)]}
+
+
+def lookup(name: str) -> Any:
+    """Resolve an API name the user has not bound yet: ``ops.matmul``, ``MatMul``, ``nn.Dense``."""
+    import spore
+    from spore import nn, ops
+
+    from ..ops.primitive import REGISTRY
+
+    last = name.rsplit(".", 1)[-1]
+    if not last.isidentifier():
+        return None
+    for space in (ops, nn, spore):
+        obj = getattr(space, last, None)
+        if obj is not None and not isinstance(obj, types.ModuleType):
+            return obj
+    if last in REGISTRY:
+        return REGISTRY[last]
+    target = last.replace("_", "").lower()
+    for key, p in REGISTRY.items():
+        if key.replace("_", "").lower() == target:
+            return p
+    return None
