@@ -31,7 +31,7 @@ import warnings
 from typing import Any
 
 from ..errors import GraphBreakWarning, GraphCompileError, SourceLoc
-from ..ops.primitive import TRACING
+from ..ops.observers import OBSERVERS, OpEvent
 from . import support
 
 _UNBOUND = type("Unbound", (), {"__repr__": lambda self: "<unbound>"})()
@@ -217,16 +217,22 @@ class Plan:
         return wrapped
 
     def _brk(self, k: int, start: bool) -> None:
-        profiler = TRACING.profiler
-        if profiler is None:
+        """Report the graph-break statement `k` to the execution observers, as one "python" event."""
+        if not OBSERVERS.active:
             return
         if start:
-            self.break_started[k] = time.perf_counter()
-        elif k in self.break_started:
-            t0 = self.break_started.pop(k)
             s = self.breaks[k]
-            profiler.record_graph_break(t0, time.perf_counter() - t0, self.owner.jit_fn.name, self.owner.file,
-                                        s.lineno)
+            loc = SourceLoc(self.owner.file, s.lineno, s.col_offset,
+                            s.end_col_offset if s.end_lineno == s.lineno else None)
+            event = self.break_started[k] = OpEvent("GraphBreak", "python", loc=loc, scope=self.owner.jit_fn.name)
+            for o in OBSERVERS.active:
+                o.before(event)
+            event.start = time.perf_counter()
+        elif k in self.break_started:
+            event = self.break_started.pop(k)
+            event.duration = time.perf_counter() - event.start
+            for o in OBSERVERS.active:
+                o.after(event)
 
     def _compound(self, s: ast.stmt) -> ast.stmt:
         new = type(s)(**{f: getattr(s, f) for f in s._fields})

@@ -52,6 +52,7 @@ from ..autodiff import tape
 from ..common.dtype import DType
 from ..errors import SporeError, located
 from ..tensor import Tensor
+from .observers import OBSERVERS, OpEvent, run_observed
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,7 @@ class Primitive:
 
 REGISTRY: dict[str, Primitive] = {}  # the public ops, by name
 INTERNAL: dict[str, Primitive] = {}  # primitives only the compiler makes (see `internal`)
+_GRAPH_RUNS = ("GraphCall[", "GraphBackward[")  # compiled graphs called eagerly (compiler/jit.py)
 
 
 def register(prim: Primitive) -> Primitive:
@@ -112,7 +114,8 @@ def register(prim: Primitive) -> Primitive:
 
 class _Tracing:
     """Hooks into `bind`: while `builder` is set (Graph mode compiling), ops are recorded instead of
-    computed; while `profiler` is set, each eager kernel call is timed and reported to it."""
+    computed. `profiler` is the running `Profiler` (Cells record their scopes while it is set); what
+    observes each kernel call is `observers.OBSERVERS`."""
 
     __slots__ = ("builder", "profiler")
 
@@ -167,10 +170,12 @@ def bind(prim: Primitive, *inputs: Tensor, **attrs: Any) -> Any:
     except SporeError as err:
         raise located(err).with_traceback(None) from None
     try:  # kernels validate values (index ranges, labels): their errors name the user's line too
-        if TRACING.profiler is None:
+        if not OBSERVERS.active or prim.name.startswith(_GRAPH_RUNS):
             out = prim.impl(*[t._data for t in inputs], **attrs)
-        else:
-            out = TRACING.profiler.time_eager(prim, [t._data for t in inputs], attrs)
+        else:  # the graph a GraphCall runs reports its own nodes
+            arrays = [t._data for t in inputs]
+            out = run_observed(OpEvent(prim.name, "pynative", arrays, attrs), lambda: prim.impl(*arrays, **attrs),
+                               list if prim.multi_output else _one)
     except SporeError as err:
         raise located(err).with_traceback(None) from None
     if prim.multi_output:
