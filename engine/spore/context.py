@@ -6,6 +6,7 @@ silent no-op. Keys MindSpore has for other hardware (Ascend/GPU tuning) are refu
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .errors import ContextError, located
@@ -92,7 +93,7 @@ def set_context(**kwargs: Any) -> None:
     checked = {k: _check(k, v) for k, v in kwargs.items()}
     _CONTEXT.update(checked)
     if "mode" in checked:
-        _refresh_call_path()
+        call_state_changed()
 
 
 def get_context(attr_key: str) -> Any:
@@ -108,13 +109,28 @@ def set_device(device_target: str, device_id: int | None = None) -> None:
     set_context(device_target=device_target, **({"device_id": device_id} if device_id is not None else {}))
 
 
-def _refresh_call_path() -> None:
-    from .nn import cell
+# Listeners told when something that decides how a call runs has changed: the mode here, a graph
+# starting or ending compilation (compiler/trace.py), a profiler starting or stopping. `nn.cell`
+# registers the one that recomputes the flag `Cell.__call__` tests, so the ordinary PyNative call
+# reads one precomputed flag instead of three pieces of state; the notifiers import nothing above
+# this module.
+_CALL_STATE_LISTENERS: list[Callable[[], None]] = []
 
-    cell.refresh_call_path()
+
+def on_call_state_change(listener: Callable[[], None]) -> Callable[[], None]:
+    """Register `listener` (called with no arguments) for `call_state_changed`; returns it."""
+    _CALL_STATE_LISTENERS.append(listener)
+    listener()
+    return listener
+
+
+def call_state_changed() -> None:
+    """Tell the listeners that the mode, the graph being compiled or the running profiler changed."""
+    for listener in _CALL_STATE_LISTENERS:
+        listener()
 
 
 def _reset_for_tests() -> None:
     _CONTEXT.clear()
     _CONTEXT.update(_DEFAULTS)
-    _refresh_call_path()
+    call_state_changed()

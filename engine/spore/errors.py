@@ -15,6 +15,7 @@ import sys
 import types
 from dataclasses import dataclass
 from types import FrameType
+from typing import Any
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
@@ -45,8 +46,28 @@ class SourceLoc:
         return f"{self.file}:{self.line}"
 
 
+def is_engine_code(obj: Any) -> bool:
+    """Whether `obj` is Spore's own code rather than the user's: the one test for it.
+
+    Spore's own functions, Cells and layers are written for Graph mode and run directly over tracers,
+    while user code is interpreted statement by statement; Spore's frames are left out of tracebacks
+    and error locations. `obj` may be a file name, a code object, a function or method (judged by
+    the file its code is in), or any other object — a class, a C function of `spore._kernels`, an
+    instance of a Spore class — judged by its `__module__`.
+    """
+    if isinstance(obj, str):
+        return _is_engine_path(obj)
+    if isinstance(obj, types.CodeType):
+        return _is_engine_path(obj.co_filename)
+    code = getattr(obj, "__code__", None)  # functions, and methods through their __func__
+    if isinstance(code, types.CodeType) and _is_engine_path(code.co_filename):
+        return True
+    mod = getattr(obj, "__module__", None)
+    return isinstance(mod, str) and (mod == "spore" or mod.startswith("spore."))
+
+
 def is_engine_file(filename: str) -> bool:
-    """True for files of the spore package itself (not the user's, not the standard library's)."""
+    """`is_engine_code` for a file name (kept: the kernel calls it under this name)."""
     return _is_engine_path(filename)
 
 
@@ -69,7 +90,11 @@ def user_frame(start: FrameType | None = None) -> FrameType | None:
 
 def user_location() -> SourceLoc | None:
     """SourceLoc of the user's line that led to the current engine call, with column span."""
-    frame = user_frame(sys._getframe(1))
+    return frame_location(user_frame(sys._getframe(1)))
+
+
+def frame_location(frame: FrameType | None) -> SourceLoc | None:
+    """SourceLoc of the line a frame is running, with the column span of its current instruction."""
     if frame is None:
         return None
     col, end_col = 0, None
@@ -212,11 +237,13 @@ def raise_at_user_line(err: SporeError) -> None:
     exec(code, {"_e": err.with_traceback(None)})
 
 
-def without_engine_frames(tb: types.TracebackType | None) -> types.TracebackType | None:
-    """A copy of a traceback chain without Spore's own frames (the user's frames stay in order)."""
+def without_engine_frames(tb: types.TracebackType | None, also: tuple[str, ...] = ()) -> types.TracebackType | None:
+    """A copy of a traceback chain without Spore's own frames, nor those of files under the `also`
+    directories (an IDE face's own), the user's frames staying in order."""
     kept = []
     while tb is not None:
-        if not is_engine_file(tb.tb_frame.f_code.co_filename):
+        fname = tb.tb_frame.f_code.co_filename
+        if not is_engine_file(fname) and not (also and fname.startswith(also)):
             kept.append((tb.tb_frame, tb.tb_lasti, tb.tb_lineno))
         tb = tb.tb_next
     out = None

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from ..common import tree
 from ..nn.cell import Cell
 from ..ops import functional as F
 from ..tensor import Parameter, Tensor
@@ -50,14 +51,12 @@ def _window(value: Any, owner: str) -> int:
 
 
 def _flat(inputs: Any) -> list[Tensor]:
-    if isinstance(inputs, Tensor):
-        return [inputs]
-    if isinstance(inputs, (tuple, list)):
-        out: list[Tensor] = []
-        for x in inputs:
-            out.extend(_flat(x))
-        return out
-    raise TypeError(f"all_finite: inputs must be a Tensor or a tuple/list of Tensors, got {type(inputs).__name__}")
+    def leaf(x: Any) -> Tensor:
+        if not isinstance(x, Tensor):
+            raise TypeError(f"all_finite: inputs must be a Tensor or a tuple/list of Tensors, got {type(x).__name__}")
+        return x
+
+    return tree.tensors(tree.map_leaves(leaf, inputs))
 
 
 def all_finite(inputs: Any) -> Tensor:

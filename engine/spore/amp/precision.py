@@ -33,6 +33,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..common import dtype as mstype
+from ..common.tree import map_leaves
 from ..nn import layer as _layers
 from ..nn import loss as _losses
 from ..nn.cell import Cell
@@ -67,11 +68,12 @@ def get_black_list() -> list[type]:
 
 def _cast_floats(value: Any, dtype: mstype.DType) -> Any:
     """`value` with every floating-point Tensor in it (nested in tuples/lists too) cast to `dtype`."""
-    if isinstance(value, Tensor):
-        return F.cast(value, dtype) if value.dtype.is_float and value.dtype is not dtype else value
-    if isinstance(value, (tuple, list)):
-        return type(value)(_cast_floats(v, dtype) for v in value)
-    return value
+    def one(v: Any) -> Any:
+        if isinstance(v, Tensor) and v.dtype.is_float and v.dtype is not dtype:
+            return F.cast(v, dtype)
+        return v
+
+    return map_leaves(one, value)
 
 
 class _OutputCast(Cell):

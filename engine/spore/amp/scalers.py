@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ..common.tree import map_leaves
 from ..ops import functional as F
 from ..tensor import Parameter, Tensor
 
@@ -29,11 +30,12 @@ __all__ = ["LossScaler", "StaticLossScaler", "DynamicLossScaler"]
 
 
 def _map(fn: Any, inputs: Any) -> Any:
-    if isinstance(inputs, Tensor):
-        return fn(inputs)
-    if isinstance(inputs, (tuple, list)):
-        return type(inputs)(_map(fn, x) for x in inputs)
-    raise TypeError(f"loss scaler: expected a Tensor or a tuple/list of Tensors, got {type(inputs).__name__}")
+    def leaf(x: Any) -> Any:
+        if not isinstance(x, Tensor):
+            raise TypeError(f"loss scaler: expected a Tensor or a tuple/list of Tensors, got {type(x).__name__}")
+        return fn(x)
+
+    return map_leaves(leaf, inputs)
 
 
 def _positive(value: Any, name: str, owner: str) -> float:

@@ -17,6 +17,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+from ..common.tree import tensors as flat_tensors
 from ..errors import GradError, located
 from ..tensor import Parameter, Tensor
 from . import tape
@@ -46,17 +47,6 @@ def _weights(weights: Any) -> tuple[list[Parameter], bool]:
             raise located(GradError(f"weights must be Parameters, got {type(w).__name__}",
                                     hint="pass net.trainable_params() or optimizer.parameters"))
     return ws, False
-
-
-def flat_tensors(out: Any) -> list[Tensor]:
-    if isinstance(out, Tensor):
-        return [out]
-    if isinstance(out, (tuple, list)):
-        res: list[Tensor] = []
-        for o in out:
-            res.extend(flat_tensors(o))
-        return res
-    return []
 
 
 def _detach(obj: Any) -> Any:

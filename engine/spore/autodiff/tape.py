@@ -167,6 +167,24 @@ def _toposort(roots: Sequence[Tensor], leaf_ids: set[int]) -> list[Node]:
     return order
 
 
+def check_vjp(prim: Any, loc: Any = None) -> None:
+    """Refuse to differentiate through `prim` when it has no gradient rule: the one check PyNative's
+    tape and Graph mode's gradient transform share, so both say the same thing (`loc`: the line of
+    the equation, when Graph mode knows it)."""
+    if prim.vjp is None:
+        raise GradError(f"{prim.name} has no gradient rule; use ops.stop_gradient on its input "
+                        "if no gradient is needed through it", loc=loc)
+
+
+def apply_vjp(prim: Any, cots: Sequence[Tensor], outs: Sequence[Tensor], inputs: Sequence[Tensor],
+              attrs: dict) -> Sequence[Tensor | None]:
+    """`prim`'s vjp rule on one application: the cotangents of its inputs from those of its outputs
+    (a multi-output primitive takes them all as tuples, a single-output one the one tensor)."""
+    if prim.multi_output:
+        return prim.vjp(tuple(cots), tuple(outs), *inputs, **attrs)
+    return prim.vjp(cots[0], outs[0], *inputs, **attrs)
+
+
 def backward(roots: Sequence[Tensor], sens: Sequence[Tensor], leaves: Sequence[Tensor]) -> list:
     """Reverse mode: cotangents of `leaves` given cotangents `sens` of `roots` (None = no path)."""
     F = _functional()
@@ -191,14 +209,10 @@ def backward(roots: Sequence[Tensor], sens: Sequence[Tensor], leaves: Sequence[T
                 f"a tensor read by {node.prim.name} was modified in place (x[...] = v) after it was read, "
                 "so its gradient cannot be computed",
                 hint="write into a copy instead (y = x.copy(); y[...] = v), or write before reading"))
-        if node.prim.vjp is None:
-            raise GradError(f"{node.prim.name} has no gradient rule; use ops.stop_gradient on its input "
-                            "if no gradient is needed through it")
+        check_vjp(node.prim)
         if node.prim.multi_output:
             cots = [c if c is not None else F.zeros_like(o) for c, o in zip(cots, outs)]
-            in_grads = node.prim.vjp(tuple(cots), tuple(outs), *inputs, **node.attrs)
-        else:
-            in_grads = node.prim.vjp(cots[0], outs[0], *inputs, **node.attrs)
+        in_grads = apply_vjp(node.prim, cots, outs, inputs, node.attrs)
         for t, g in zip(inputs, in_grads):
             if g is not None and (is_tracked(t)):
                 accumulate(t, g)

@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..common.tree import flatten, layout, unflatten
 from ..ops.primitive import Aval, Primitive, register
 from ..tensor import Tensor
-from .ir import Eqn, Graph, Var
+from .ir import Graph
 from .trace import GraphBuilder, Tracer, building
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -96,9 +97,7 @@ def _as_tensor_value(fe: Frontend, node: ast.AST, name: str, value: Any) -> Tens
 
 def _emit(fe: Frontend, prim: Primitive, inputs: list[Any], attrs: dict, avals: list[Aval]) -> list[Tracer]:
     b = fe.builder
-    outs = [Var(a) for a in avals]
-    b.eqns.append(Eqn(prim, [b.atom(i) for i in inputs], attrs, outs, b.loc, b.scope))
-    return [Tracer(v, b) for v in outs]
+    return [Tracer(v, b) for v in b.emit(prim, inputs, attrs, avals)]
 
 
 def _check_same(fe: Frontend, node: ast.AST, name: str, a: Aval, b: Aval, where: str) -> None:
@@ -159,35 +158,6 @@ def _finish(b: GraphBuilder, outputs: list[Tensor]) -> Graph:
         return b.finish(outputs)
 
 
-def _flatten(value: Any) -> tuple[list[Any], Any]:
-    if isinstance(value, (tuple, list)):
-        leaves: list[Any] = []
-        trees = []
-        for v in value:
-            lv, tv = _flatten(v)
-            leaves.extend(lv)
-            trees.append(tv)
-        return leaves, (type(value), trees)
-    if isinstance(value, Tensor):
-        return [value], "leaf"
-    return [], ("static", value)
-
-
-def unflatten(tree: Any, leaves: list[Any]) -> Any:
-    """Rebuild a nested tuple/list structure from `_flatten`'s tree and a list of leaves."""
-    it = iter(leaves)
-
-    def build(t: Any) -> Any:
-        if t == "leaf":
-            return next(it)
-        kind, payload = t
-        if kind == "static":
-            return payload
-        return kind(build(x) for x in payload)
-
-    return build(tree)
-
-
 def _if_with_return(fe: Frontend, stmt: ast.If, cond: Tracer, rest: list[ast.stmt], scope: _Scope) -> Any:
     from .frontend import _Return
 
@@ -198,9 +168,9 @@ def _if_with_return(fe: Frontend, stmt: ast.If, cond: Tracer, rest: list[ast.stm
     else_b, else_sig, _ = _run_branch(fe, "else", list(stmt.orelse) + list(rest), scope)
     then_val = then_sig.value if isinstance(then_sig, _Return) else None
     else_val = else_sig.value if isinstance(else_sig, _Return) else None
-    tl, tt = _flatten(then_val)
-    el, et = _flatten(else_val)
-    if _tree_shape(tt) != _tree_shape(et) or len(tl) != len(el):
+    tl, tt = flatten(then_val)
+    el, et = flatten(else_val)
+    if layout(tt) != layout(et) or len(tl) != len(el):
         raise fe.error(stmt, "the two paths of a tensor-dependent if return different structures",
                        "return the same tuple layout of tensors on both paths", "tensor_if")
     g_then, g_else = _finish(then_b, tl), _finish(else_b, el)
@@ -209,15 +179,6 @@ def _if_with_return(fe: Frontend, stmt: ast.If, cond: Tracer, rest: list[ast.stm
     fe.builder.loc = fe.loc(stmt)
     outs = _emit(fe, IF, [cond], {"then": g_then, "else": g_else}, [a.aval for a in g_then.outputs])
     return _Return(unflatten(tt, outs))
-
-
-def _tree_shape(t: Any) -> Any:
-    if t == "leaf":
-        return "leaf"
-    kind, payload = t
-    if kind == "static":
-        return ("static", repr(payload))
-    return (kind, [_tree_shape(x) for x in payload])
 
 
 def tensor_while(fe: Frontend, stmt: ast.While, scope: _Scope) -> None:

@@ -32,7 +32,7 @@ import types
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ..errors import GraphCompileError, ShapeError, SourceLoc, SporeError, ValueDependentShapeError, is_engine_file
+from ..errors import GraphCompileError, ShapeError, SourceLoc, SporeError, ValueDependentShapeError, is_engine_code
 from ..tensor import Tensor
 from . import support
 from .trace import GraphBuilder, Tracer, TracerValueError, building
@@ -128,14 +128,6 @@ def parse_function(fn: Callable) -> _FnInfo:
     info = _FnInfo(fdef, file)
     _AST_CACHE[code] = info
     return info
-
-
-def _is_spore_callable(obj: Any) -> bool:
-    mod = getattr(obj, "__module__", None) or ""
-    if mod == "spore" or mod.startswith("spore."):
-        return True
-    code = getattr(obj, "__code__", None)
-    return code is not None and is_engine_file(code.co_filename)
 
 
 class Frontend:
@@ -674,13 +666,13 @@ class Frontend:
             return self.inline(node, func.fn, args, kwargs, func.name, func.self_obj)
         if isinstance(func, Cell):
             return self.call_cell(node, func, args, kwargs, attr_name)
-        if isinstance(func, LearningRateSchedule) and not _is_spore_callable(type(func).construct):
+        if isinstance(func, LearningRateSchedule) and not is_engine_code(type(func).construct):
             return self.inline(node, type(func).construct, args, kwargs, f"{type(func).__name__}.construct",
                                self_obj=func)
-        if isinstance(func, types.MethodType) and isinstance(func.__self__, Cell) and not _is_spore_callable(func):
+        if isinstance(func, types.MethodType) and isinstance(func.__self__, Cell) and not is_engine_code(func):
             return self.inline(node, func.__func__, args, kwargs, f"{self.fn_scope.rsplit('.', 1)[0]}."
                                f"{func.__name__}", self_obj=func.__self__)
-        if isinstance(func, types.FunctionType) and not _is_spore_callable(func):
+        if isinstance(func, types.FunctionType) and not is_engine_code(func):
             if func.__name__ == "<lambda>":
                 raise self.rule_error(node, "outer_lambda")
             self.check_impure(node, func)
@@ -698,7 +690,7 @@ class Frontend:
         if func is super:
             raise self.rule_error(node, "unsupported_call", "super() inside construct")
         self.check_impure(node, func)
-        if _is_spore_callable(func) or isinstance(func, type) and issubclass(func, (Tensor, Exception)) \
+        if is_engine_code(func) or isinstance(func, type) and issubclass(func, (Tensor, Exception)) \
                 or func in (math.sqrt,) or _is_pure_library(func):
             return self.apply(node, func, *args, **kwargs)
         raise self.rule_error(node, "unsupported_call", f"{getattr(func, '__qualname__', type(func).__name__)}")
@@ -733,20 +725,20 @@ class Frontend:
             self.builder.loc = saved_loc
 
     def call_cell(self, node: ast.AST | None, cell: Any, args: list, kwargs: dict, attr_name: str | None) -> Any:
-        """A Cell called from compiled code: Spore's own layers run over tracers, user Cells are interpreted."""
-        from ..nn.cell import _cast_inputs, _engine_construct
+        """A Cell called from compiled code: Spore's own layers run over tracers, user Cells are interpreted.
 
-        d = cell.__dict__
-        if d["_forward_pre_hooks"] or d["_forward_hooks"]:
+        Uses only the Cell's public contract (`has_hooks`, `run_eager`, `cast_type`, `input_cast`).
+        """
+        if cell.has_hooks:
             raise self.rule_error(node, "cell_hook", type(cell).__name__)
         name = self.cell_names.get(id(cell)) or attr_name or type(cell).__name__
         saved_scope = self.builder.scope
         self.builder.scope = name
         try:
-            if _engine_construct(type(cell)):
-                return self.apply(node, cell._run_construct, *args, **kwargs)
-            if d["_cast_type"] is not None:
-                args = list(_cast_inputs(tuple(args), d["_cast_type"]))
+            if is_engine_code(type(cell).construct):
+                return self.apply(node, cell.run_eager, *args, **kwargs)
+            if cell.cast_type is not None:
+                args = list(cell.input_cast(tuple(args)))
             return self.inline(node, type(cell).construct, args, kwargs, f"{type(cell).__name__}.construct",
                                self_obj=cell)
         finally:

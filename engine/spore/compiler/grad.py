@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 
 from ..autodiff import tape
-from ..errors import GradError
 from ..ops.primitive import Aval, Primitive, register
 from ..tensor import Tensor
 from .control_flow import IF, WHILE
@@ -97,18 +96,13 @@ def _out_cots(env: _Env, e: Eqn) -> list[Tensor]:
 
 
 def _vjp_eqn(env: _Env, e: Eqn, needs: set[int]) -> None:
-    if e.prim.vjp is None:
-        raise GradError(f"{e.prim.name} has no gradient rule", loc=e.loc,
-                        hint="wrap its input in ops.stop_gradient if no gradient is needed through it")
+    tape.check_vjp(e.prim, e.loc)
     ins = [env.tensor(a) for a in e.inputs]
     outs = [env.tensor(o) for o in e.outputs]
     cots = _out_cots(env, e)
     tracked = [t for a, t in zip(e.inputs, ins) if isinstance(a, Var) and a.id in needs]
     with tape.watching(tracked):
-        if e.prim.multi_output:
-            grads = e.prim.vjp(tuple(cots), tuple(outs), *ins, **e.attrs)
-        else:
-            grads = e.prim.vjp(cots[0], outs[0], *ins, **e.attrs)
+        grads = tape.apply_vjp(e.prim, cots, outs, ins, e.attrs)
     for a, g in zip(e.inputs, grads):
         if g is not None and isinstance(a, Var) and a.id in needs:
             env.add(a, g)
@@ -155,10 +149,7 @@ def _var_index(env: _Env, e: Eqn) -> dict[int, Var]:
 
 
 def _emit(env: _Env, prim: Primitive, inputs: list[Any], attrs: dict, avals: list[Aval]) -> list[Tracer]:
-    b = env.builder
-    outs = [Var(a) for a in avals]
-    b.eqns.append(Eqn(prim, [b.atom(i) for i in inputs], attrs, outs, b.loc, b.scope))
-    return [env.tensor(v) for v in outs]
+    return [env.tensor(v) for v in env.builder.emit(prim, inputs, attrs, avals)]
 
 
 def _vjp_if(env: _Env, e: Eqn, needs: set[int]) -> None:

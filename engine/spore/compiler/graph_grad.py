@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..autodiff.api import flat_tensors, split_aux
+from ..autodiff.api import split_aux
+from ..common.tree import tensors as flat_tensors
 from ..errors import GradError
 from ..ops import functional as F
 from ..ops.primitive import TRACING

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..autodiff import tape
+from ..common.tree import flatten, unflatten
 from ..context import STRUCTURE_VERSION
 from ..errors import (
     GraphBreakWarning,
@@ -25,7 +26,7 @@ from ..errors import (
     GraphFallbackWarning,
     GraphRecompileWarning,
     SporeError,
-    is_engine_file,
+    is_engine_code,
     located,
     raise_at_user_line,
 )
@@ -37,51 +38,6 @@ from .grad import backprop
 from .ir import Const, Graph, Var, subgraphs
 from .passes import optimize
 from .trace import GraphBuilder, building
-
-
-def flatten(value: Any) -> tuple[list[Tensor], Any]:
-    """Tensor leaves of nested tuples/lists/dicts, and a hashable description of the rest."""
-    if isinstance(value, Tensor):
-        return [value], ("T", tuple(value.shape), value.dtype.name)
-    if isinstance(value, (tuple, list)):
-        leaves: list[Tensor] = []
-        trees = []
-        for v in value:
-            lv, tv = flatten(v)
-            leaves.extend(lv)
-            trees.append(tv)
-        return leaves, (type(value).__name__, tuple(trees))
-    if isinstance(value, dict):
-        leaves = []
-        trees = []
-        for k in value:
-            lv, tv = flatten(value[k])
-            leaves.extend(lv)
-            trees.append((k, tv))
-        return leaves, ("dict", tuple(trees))
-    try:
-        hash(value)
-        return [], ("S", value)
-    except TypeError:
-        return [], ("S", repr(value))
-
-
-def rebuild(tree: Any, leaves: list[Any], make: Callable[[Any], Any]) -> Any:
-    """Inverse of `flatten` with new leaves (each passed through `make`)."""
-    it = iter(leaves)
-
-    def go(t: Any) -> Any:
-        kind = t[0]
-        if kind == "T":
-            return make(next(it))
-        if kind == "S":
-            return t[1]
-        if kind == "dict":
-            return {k: go(sub) for k, sub in t[1]}
-        items = [go(sub) for sub in t[1]]
-        return tuple(items) if kind == "tuple" else items
-
-    return go(tree)
 
 
 class CompiledEntry:
@@ -292,13 +248,13 @@ class JitFunction:
 
         if self.fullgraph or context.get_context("jit_syntax_level") == context.STRICT:  # COMPATIBLE acts as LAX
             return None
-        if not is_engine_file(self.fn.__code__.co_filename):
+        if not is_engine_code(self.fn):
             return "segments"
         return "python" if getattr(err, "break_at", None) is not None else None
 
     def trace_body(self, fe: Frontend, t_args: list, t_kwargs: dict) -> Any:
         """Interpret the function over tracers (Spore's own code runs directly over them)."""
-        if is_engine_file(self.fn.__code__.co_filename):
+        if is_engine_code(self.fn):
             bound = (self.self_obj,) if self.self_obj is not None else ()
             return fe.apply(None, self.fn, *bound, *t_args, **t_kwargs)
         return fe.call_user_function(self.fn, tuple(t_args), t_kwargs, self.name, self.self_obj)
@@ -310,7 +266,7 @@ class JitFunction:
         with building(builder):
             tracers = [builder.new_input(Aval(tuple(t.shape), t.dtype), f"in{i}") for i, t in enumerate(leaves)]
         _, tree = flatten((args, kwargs))
-        t_args, t_kwargs = rebuild(tree, tracers, lambda x: x)
+        t_args, t_kwargs = unflatten(tree, tracers)
         cell_names = _cell_names(self.self_obj)
         fe = Frontend(builder, cell_names)
         with building(builder):
@@ -355,7 +311,7 @@ class JitFunction:
             outs = list(outs)
             for j, i in entry.same_as_input.items():
                 outs[j] = leaves[i]
-        return rebuild(entry.out_tree, list(outs), lambda x: x)
+        return unflatten(entry.out_tree, list(outs))
 
 
 class Segment(JitFunction):
@@ -412,6 +368,19 @@ def _cell_names(cell: Any) -> dict[int, str]:
 
 
 
+
+
+def compile_cell(cell: Any, *, fullgraph: bool = False) -> JitFunction:
+    """A new compiled form of `cell`'s construct, called like the Cell (hooks and casts aside).
+
+    This is what a Cell asks for on its first Graph-mode call (and keeps: `Cell.compiled_construct`);
+    the returned object compiles one graph per input signature and caches it, so compiling and
+    caching stay the compiler's business. A tool that wants a graph of its own (to measure, to show)
+    calls it with ``fullgraph=True``: a construct that cannot be one graph then raises
+    `GraphCompileError` at the user's line instead of breaking into segments.
+    """
+    return JitFunction(type(cell).construct, self_obj=cell, fullgraph=fullgraph, cell=True,
+                       name=f"{type(cell).__name__}.construct")
 
 
 def jit(function: Callable | None = None, *, capture_mode: str = "ast", jit_level: str = "O0", dynamic: int = 0,

@@ -18,7 +18,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..errors import SourceLoc, SporeError, ValueDependentShapeError
+from ..context import call_state_changed
+from ..errors import SourceLoc, SporeError, ValueDependentShapeError, is_engine_code
 from ..ops.primitive import TRACING, Aval, Primitive
 from ..tensor import Parameter, Tensor
 from . import support
@@ -182,10 +183,30 @@ class GraphBuilder:
                 raise ValueDependentShapeError(
                     f"{prim.name}: the size of its output depends on the input's values, which are only known "
                     "when the graph runs", hint=support.RULES["value_dependent_shape"].fix)
-        outs = [Var(a) for a in (avals if multi else (avals,))]
-        self.eqns.append(Eqn(prim, [self.atom(i) for i in inputs], dict(attrs), outs, self.loc, self.scope))
-        tracers = tuple(Tracer(v, self) for v in outs)
+        tracers = tuple(Tracer(v, self) for v in self.emit(prim, inputs, dict(attrs), avals if multi else (avals,)))
         return tracers if multi else tracers[0]
+
+    def emit(self, prim: Primitive, inputs: Sequence[Any], attrs: dict[str, Any], avals: Sequence[Aval]) -> list[Var]:
+        """Append one equation of `prim` with outputs of the given avals, at the current line and scope.
+
+        The one place equations are made: `bind` (ops, typed by their infer rule) and the control-flow
+        and gradient transforms (If/While/WhileGrad, typed by their sub-graphs) all come through here.
+        """
+        outs = [Var(a) for a in avals]
+        self.eqns.append(Eqn(prim, [self.atom(i) for i in inputs], attrs, outs, self.loc, self.scope))
+        return outs
+
+    def call_cell(self, cell: Any, args: tuple, kwargs: dict) -> Any:
+        """A Cell called while this graph is being compiled (`Cell.__call__` hands itself here).
+
+        A user Cell is interpreted by the frontend like any user code; Spore's own Cells (and any
+        Cell called where no frontend is interpreting, e.g. inside a gradient transform) run their
+        construct directly over the tracers, hooks and casts included.
+        """
+        fe = self.frontend
+        if fe is not None and not is_engine_code(type(cell).construct):
+            return fe.call_cell(None, cell, list(args), kwargs, None)
+        return cell.run_eager(*args, **kwargs)
 
     def finish(self, outputs: Sequence[Any], out_tree: Any = None) -> Graph:
         return Graph(self.name, list(self.inputs), list(self.params.values()) if self.parent is None else [],
@@ -202,15 +223,9 @@ class building:
     def __enter__(self) -> GraphBuilder:
         self.prev = TRACING.builder
         TRACING.builder = self.builder
-        _refresh_cells()
+        call_state_changed()
         return self.builder
 
     def __exit__(self, *exc: Any) -> None:
         TRACING.builder = self.prev
-        _refresh_cells()
-
-
-def _refresh_cells() -> None:
-    from ..nn.cell import refresh_call_path
-
-    refresh_call_path()
+        call_state_changed()

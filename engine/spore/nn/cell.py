@@ -8,6 +8,12 @@ Speed matters here: `__call__` and attribute access run for every layer on every
 Parameters and child Cells live both in the `_params`/`_cells` registries (for listing) and in the
 instance `__dict__` (so `self.fc` is a plain dict hit, never `__getattr__`), and `__call__` is one
 flag test away from `construct` unless hooks or `to_float` are in use.
+
+The compiler sees a Cell only through its public contract: `run_eager` (construct the PyNative way,
+hooks and casts included), `has_hooks`, `cast_type` and `input_cast`; `spore.errors.is_engine_code`
+tells Spore's own Cells (run directly over tracers) from the user's (interpreted). In Graph mode a
+Cell asks the compiler for its compiled construct (`compiler.jit.compile_cell`) and keeps it
+(`compiled_construct`, `drop_compiled`); the compiler owns compiling and the per-signature cache.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from typing import Any
 
 from .. import context
 from ..common import dtype as mstype
-from ..errors import is_engine_file
+from ..common.tree import map_leaves
 from ..ops.primitive import TRACING
 from ..tensor import Parameter, ParameterTuple, Tensor
 
@@ -31,27 +37,24 @@ _hook_ids = itertools.count()
 # ordinary PyNative call pays a single test.
 _SPECIAL = [False]
 _SCOPES: list[str] = []
-_ENGINE_CONSTRUCT: dict[type, bool] = {}
+# What Graph mode keeps in a Cell's __dict__: its compiled construct, and the compiled @jit methods
+# bound to it (JitFunction.__get__'s per-instance cache). Copies and pickles of a Cell leave them out.
+_COMPILED_STATE = ("_graph_fn", "_jit_bound")
 
 
 def refresh_call_path() -> None:
-    """Recompute `_SPECIAL` (called when the mode, the tracer or the profiler changes)."""
+    """Recompute `_SPECIAL`; `context.call_state_changed` calls it when the mode, the graph being
+    compiled or the running profiler changes."""
     _SPECIAL[0] = (context._CONTEXT["mode"] == context.GRAPH_MODE or TRACING.builder is not None
                    or TRACING.profiler is not None)
+
+
+context.on_call_state_change(refresh_call_path)
 
 
 def current_scope() -> str:
     """Path of the Cell whose construct is running in PyNative (for the profiler); "" outside Cells."""
     return _SCOPES[-1] if _SCOPES else ""
-
-
-def _engine_construct(cls: type) -> bool:
-    """Whether `cls.construct` is Spore's own code (run directly) rather than the user's (interpreted)."""
-    known = _ENGINE_CONSTRUCT.get(cls)
-    if known is None:
-        code = getattr(cls.construct, "__code__", None)
-        known = _ENGINE_CONSTRUCT[cls] = code is not None and is_engine_file(code.co_filename)
-    return known
 
 
 class HookHandle:
@@ -68,21 +71,16 @@ class HookHandle:
             self._cell._refresh_plain()
 
 
-def _cast_inputs(args: Any, dst: mstype.DType) -> Any:
+def _cast_inputs(args: tuple, dst: mstype.DType) -> tuple:
     """Cast floating-point inputs (nested in tuples/lists too) to `dst`, as MindSpore's to_float."""
     from ..ops.array import cast
 
-    out = []
-    for a in args:
+    def one(a: Any) -> Any:
         if isinstance(a, Tensor):
-            out.append(cast(a, dst) if a.dtype.is_float and a.dtype is not dst else a)
-        elif isinstance(a, float):
-            out.append(Tensor(a, dst))
-        elif isinstance(a, (tuple, list)):
-            out.append(type(a)(_cast_inputs(a, dst)))
-        else:
-            out.append(a)
-    return tuple(out)
+            return cast(a, dst) if a.dtype.is_float and a.dtype is not dst else a
+        return Tensor(a, dst) if isinstance(a, float) else a
+
+    return tuple(map_leaves(one, a) for a in args)
 
 
 class Cell:
@@ -123,25 +121,70 @@ class Cell:
             return self.construct(*args, **kwargs)
         return self._call_with_extras(args, kwargs)
 
-    def _run_construct(self, *args: Any, **kwargs: Any) -> Any:
-        """PyNative call without Graph-mode dispatch (hooks and to_float casts included)."""
+    def run_eager(self, *args: Any, **kwargs: Any) -> Any:
+        """Run construct the PyNative way: forward pre-hooks, to_float input casts, construct, forward
+        hooks — never compiled, whatever the mode.
+
+        This is how Graph mode runs Spore's own Cells over tracers while compiling (their construct is
+        written for it), and what any caller that must not recompile (a tool, a comparison) can use.
+        """
         if self.__dict__["_plain"]:
             return self.construct(*args, **kwargs)
         return self._call_with_extras(args, kwargs)
 
+    @property
+    def has_hooks(self) -> bool:
+        """Whether forward (pre-)hooks are registered: Graph mode refuses to compile a call to such a
+        Cell (a hook is arbitrary Python around it)."""
+        d = self.__dict__
+        return bool(d["_forward_pre_hooks"] or d["_forward_hooks"])
+
+    @property
+    def cast_type(self) -> mstype.DType | None:
+        """The dtype `to_float` set for this Cell's computation, or None (no cast)."""
+        return self.__dict__["_cast_type"]
+
+    def input_cast(self, args: tuple) -> tuple:
+        """`args` as construct receives them under `to_float`: floating-point tensors and Python floats
+        (nested in tuples/lists too) cast to `cast_type`; unchanged when there is no cast. The
+        compiler applies it to a user Cell it interprets, so both modes cast the same way."""
+        dst = self.__dict__["_cast_type"]
+        return args if dst is None else _cast_inputs(args, dst)
+
+    @property
+    def compiled_construct(self) -> Any:
+        """The compiled construct Graph mode runs for this Cell (a `compiler.jit.JitFunction`, which
+        keeps one compiled graph per input signature), or None before the first Graph-mode call or
+        after `drop_compiled`."""
+        return self.__dict__.get("_graph_fn")
+
+    def drop_compiled(self, recurse: bool = False) -> None:
+        """Forget this Cell's compiled construct and compiled @jit methods (with ``recurse``, those of
+        every Cell below it too): the next Graph-mode call compiles afresh. Parameters are untouched."""
+        for _, cell in (self.cells_and_names() if recurse else [("", self)]):
+            for key in _COMPILED_STATE:
+                cell.__dict__.pop(key, None)
+
+    def __getstate__(self) -> Any:
+        # Copies (copy.copy/deepcopy) and pickles leave compiled graphs behind: they belong to this
+        # Cell (they run its construct with it as `self`) and are rebuilt on the copy when needed.
+        state = super().__getstate__()
+        d = state[0] if isinstance(state, tuple) else state
+        if d and any(key in d for key in _COMPILED_STATE):
+            d = {k: v for k, v in d.items() if k not in _COMPILED_STATE}
+            state = (d,) + state[1:] if isinstance(state, tuple) else d
+        return state
+
     def _special_call(self, args: tuple, kwargs: dict) -> Any:
         __tracebackhide__ = True  # pytest and IPython hide engine frames from compile errors
         builder = TRACING.builder
-        if builder is not None:  # called while a graph is being compiled
-            frontend = builder.frontend
-            if frontend is not None and not _engine_construct(type(self)):
-                return frontend.call_cell(None, self, list(args), kwargs, None)
-            return self._run_construct(*args, **kwargs)
+        if builder is not None:  # called while a graph is being compiled: the compiler decides
+            return builder.call_cell(self, args, kwargs)
         if context._CONTEXT["mode"] == context.GRAPH_MODE:
             return self._graph_call(args, kwargs)
         _SCOPES.append(self.__dict__["_name_prefix"].rstrip(".") or type(self).__name__)
         try:
-            return self._run_construct(*args, **kwargs)
+            return self.run_eager(*args, **kwargs)
         finally:
             _SCOPES.pop()
 
@@ -151,11 +194,9 @@ class Cell:
         d = self.__dict__
         jf = d.get("_graph_fn")
         if jf is None:
-            from ..compiler.jit import JitFunction
+            from ..compiler.jit import compile_cell
 
-            jf = JitFunction(type(self).construct, self_obj=self, cell=True,
-                             name=f"{type(self).__name__}.construct")
-            d["_graph_fn"] = jf
+            jf = d["_graph_fn"] = compile_cell(self)
         if d["_plain"]:
             return jf(*args, **kwargs)
         return self._call_with_extras(args, kwargs, body=jf)
