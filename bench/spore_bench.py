@@ -7,7 +7,7 @@ called on the batch (forward, backward and Adam update).
 
 Modes: ``pynative`` and ``graph``. The same program runs in both; `setup` only switches the context
 (``ms.set_context(mode=ms.GRAPH_MODE)``), so in Graph mode the TrainOneStepCell call compiles the whole
-step into one graph (cached per input signature in the Cell's ``_graph_fn``), and `_compile` wraps each
+step into one graph (cached per input signature in the Cell's ``compiled_construct``), and `_compile` wraps each
 op case's differentiated function in ``ms.jit(fullgraph=True)`` (a failure to compile is an error in
 the table, never a silent PyNative fallback). In PyNative the seeds' functional loop
 (``value_and_grad(forward_fn, None, optimizer.parameters, has_aux=True)`` then ``optimizer(grads)``)
@@ -209,14 +209,14 @@ def build_train(case: TrainCase, params: dict[str, np.ndarray], x: np.ndarray,
 def describe_train(step: Callable[[], Any]) -> dict[str, Any]:
     """Graph mode: how many graphs the training step's Cell compiled (1 = one graph for the whole step).
 
-    Read after the checked steps, from the compile cache in ``cell.__dict__["_graph_fn"].cache``; a
+    Read after the checked steps, from the compile cache in ``cell.compiled_construct.cache``; a
     step that never compiled raises, so a Graph row cannot silently measure PyNative.
     """
     if ms.get_context("mode") != ms.GRAPH_MODE:
         return {}
-    jf = step.cell.__dict__.get("_graph_fn")  # type: ignore[attr-defined]
+    jf = step.cell.compiled_construct  # type: ignore[attr-defined]
     if jf is None or not jf.cache:
-        raise RuntimeError("GRAPH_MODE training step did not compile (no entry in TrainOneStepCell's _graph_fn cache)")
+        raise RuntimeError("GRAPH_MODE training step did not compile (TrainOneStepCell.compiled_construct is empty)")
     return {"graphs": len(jf.cache)}
 
 

@@ -194,4 +194,4 @@ def test_graph_mode_forward_matches_pynative(level):
     got = amp_net(_x())
     assert got.dtype == F32
     np.testing.assert_allclose(got.asnumpy(), expected, rtol=1e-3, atol=1e-3)
-    assert amp_net.__dict__["_graph_fn"].cache  # it was compiled, not run eagerly
+    assert amp_net.compiled_construct.cache  # it was compiled, not run eagerly

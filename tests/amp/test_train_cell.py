@@ -200,7 +200,7 @@ def test_graph_mode_gives_the_same_run_as_pynative():
     assert graph_state.keys() == eager_state.keys()
     for name in eager_state:
         np.testing.assert_allclose(graph_state[name], eager_state[name], rtol=1e-4, atol=1e-6, err_msg=name)
-    jit_fn = cell.__dict__["_graph_fn"]
+    jit_fn = cell.compiled_construct
     assert len(jit_fn.cache) == 1  # compiled once, not run eagerly
     ops = [e.prim.name for e in next(iter(jit_fn.cache.values())).graph.eqns]
     assert ops.count("GuardedOptimizerStep") == 1 and "OptimizerStep" not in ops and "Assign" in ops

@@ -128,7 +128,7 @@ def test_conv_batchnorm_relu_fuse_in_inference_and_follow_weight_updates():
     eager = net(x).asnumpy()
     ms.set_context(mode=ms.GRAPH_MODE)
     np.testing.assert_allclose(net(x).asnumpy(), eager, rtol=1e-5, atol=1e-5)
-    graph = compiled_graph(net.__dict__["_graph_fn"])
+    graph = compiled_graph(net.compiled_construct)
     fused = [e for e in graph.eqns if e.prim.name == "FusedConvBN"]
     assert len(fused) == 1 and fused[0].fused == ["Conv2D", "BatchNorm", "ReLU"]
     net.conv.weight.set_data(ms.Tensor(net.conv.weight.asnumpy() * 0.5))  # folded at run time, not frozen
@@ -144,7 +144,7 @@ def test_training_batchnorm_is_not_folded():
     net.set_train(True)
     ms.set_context(mode=ms.GRAPH_MODE)
     net(ms.Tensor(rng.standard_normal((2, 3, 5, 5)).astype(np.float32)))
-    names = [e.prim.name for e in compiled_graph(net.__dict__["_graph_fn"]).eqns]
+    names = [e.prim.name for e in compiled_graph(net.compiled_construct).eqns]
     assert "FusedConvBN" not in names and "BatchNorm" in names
 
 
@@ -175,7 +175,7 @@ def test_relu_runs_after_max_pooling_in_a_compiled_training_step():
     np.testing.assert_allclose(compiled, eager, rtol=1e-5)
     for (n, a), (_, b) in zip(net_e.parameters_and_names(), net_g.parameters_and_names()):
         np.testing.assert_allclose(b.asnumpy(), a.asnumpy(), rtol=1e-4, atol=1e-6, err_msg=n)
-    names = [e.prim.name for e in compiled_graph(step_g.__dict__["_graph_fn"]).eqns]
+    names = [e.prim.name for e in compiled_graph(step_g.compiled_construct).eqns]
     assert names.count("FusedMaxPoolReLU") == 1, "pooling and its ReLU run as one call"
     assert not {"ReLU", "ReluGrad", "MaxPool"} & set(names), "and the ReLU's gradient mask disappears"
     assert names.count("MaxPoolGrad") == 1

@@ -286,7 +286,7 @@ def test_local_constructs_compile_as_one_graph_at_both_levels(cls, level, monkey
         graph = _run(cls, ms.GRAPH_MODE, monkeypatch)
     for e, g in zip(eager[:4], graph[:4]):
         _same(e, g)
-    jf = graph[4].__dict__["_graph_fn"]
+    jf = graph[4].compiled_construct
     assert jf.segmented is None and jf.cache, "compiled as one graph"
 
 
@@ -296,7 +296,7 @@ def test_impure_constructs_under_lax_give_pynatives_outputs_and_side_effects(cls
     graph = _run(cls, ms.GRAPH_MODE, monkeypatch)
     for e, g in zip(eager[:4], graph[:4]):
         _same(e, g)
-    seg = graph[4].__dict__["_graph_fn"].segmented
+    seg = graph[4].compiled_construct.segmented
     assert seg is not None and any(s.cache for s in seg.segments.values()), "the code around the break is compiled"
 
 
@@ -364,7 +364,7 @@ def test_a_break_found_only_while_compiling_is_split_out_and_the_rest_recompiled
             eager = outs
     for e, g in zip(eager, outs):
         np.testing.assert_allclose(g, e, rtol=1e-6)
-    plan = net.__dict__["_graph_fn"].segmented.plan
+    plan = net.compiled_construct.segmented.plan
     assert len(plan.python) == 1 and sum(1 for s in plan.segments if s.cache) == 2
 
 
@@ -463,4 +463,4 @@ def test_compatible_breaks_the_graph_as_lax_does():
         warnings.simplefilter("ignore", GraphBreakWarning)
         for _ in range(3):
             net(ms.Tensor(INPUTS[0]))
-    assert net.steps == 3 and net.__dict__["_graph_fn"].segmented is not None
+    assert net.steps == 3 and net.compiled_construct.segmented is not None

@@ -126,7 +126,7 @@ def test_local_python_compiles_with_pynatives_results(cls):
     ms.set_context(mode=ms.GRAPH_MODE, jit_syntax_level=ms.STRICT)
     net = cls()
     graph = [_flat(net(_inputs(i))) for i in range(3)]
-    assert net._graph_fn.fallback_reason is None if hasattr(net, "_graph_fn") else True
+    assert net.compiled_construct is None or net.compiled_construct.fallback_reason is None
     for e, g in zip(eager, graph):
         assert len(e) == len(g)
         for a, b in zip(e, g):

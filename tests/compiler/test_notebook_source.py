@@ -52,7 +52,7 @@ def test_cell_defined_network_compiles_and_matches_pynative():
     eager = net(x).asnumpy()
     ms.set_context(mode=ms.GRAPH_MODE)
     np.testing.assert_allclose(net(x).asnumpy(), eager, rtol=1e-6)
-    assert net.__dict__["_graph_fn"].cache
+    assert net.compiled_construct.cache
 
 
 def test_compile_error_points_into_the_notebook_cell():

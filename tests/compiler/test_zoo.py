@@ -141,7 +141,7 @@ def test_graph_mode_matches_pynative(name):
     for n, p in net.parameters_and_names():  # BatchNorm's moving stats moved: restore them
         p.set_data(ms.Tensor(state[n]))
     graph = _run(net, x, ms.GRAPH_MODE)
-    assert net.__dict__["_graph_fn"].cache, "the Cell really ran compiled"
+    assert net.compiled_construct.cache, "the Cell really ran compiled"
     assert len(graph) == len(pynative)
     for a, b in zip(graph, pynative):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)

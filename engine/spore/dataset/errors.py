@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
 
-from ..errors import SourceLoc, SporeError, is_engine_file
+from ..errors import SourceLoc, SporeError, is_engine_code
 
 
 class DatasetError(SporeError, RuntimeError):
@@ -60,7 +60,7 @@ def is_library_file(filename: str) -> bool:
 def user_loc_from_traceback(tb: TracebackType | None) -> SourceLoc | None:
     """The innermost frame of ``tb`` in the user's own code (not spore, not a library), if any."""
     for fs in reversed(traceback.extract_tb(tb)):
-        if not is_engine_file(fs.filename) and not is_library_file(fs.filename):
+        if not is_engine_code(fs.filename) and not is_library_file(fs.filename):
             return _loc(fs)
     return None
 
