@@ -10,8 +10,10 @@ attribute that is a `Primitive` is applied; one that is another Spore function o
 followed (up to `_DEPTH` calls deep, so `ops.MatMul()` -> `ops.matmul` -> `MatMul` is found and
 `nn.Dense` lists `MatMul` and `BiasAdd`). tests/ide/test_catalogue.py checks the result against a
 dynamic oracle: the ops an observer sees when each public name runs on the differential test's
-inputs must be listed. Operators (`x + y`) are not followed: in Spore's own code most of them work
-on shapes and Python numbers, and listing Tensor's dunders for them would name ops never run.
+inputs. The list is of the ops a name calls by name; operators and method calls on values
+(``x + b``, ``x.reshape(...)``) are not followed, because the bytecode does not say whether the
+operand is a tensor and, in the engine, most of them work on shapes and Python numbers (following
+them would list, for every layer, the ops of its shape checks and error messages).
 """
 
 from __future__ import annotations
@@ -32,16 +34,17 @@ def _is_spore(obj: Any) -> bool:
     return module == "spore" or module.startswith("spore.")
 
 
-def _code_objects(obj: Any) -> list[types.CodeType]:
-    """The code that runs when `obj` is called (a class: its __init__, __call__ and construct)."""
+def _functions(obj: Any) -> list[types.FunctionType]:
+    """The Python functions that run when `obj` is called (a class: its __init__, __call__ and
+    construct, through its Spore base classes)."""
     if isinstance(obj, (staticmethod, classmethod)):
         obj = obj.__func__
     if inspect.ismethod(obj):
         obj = obj.__func__
     if isinstance(obj, property):
-        return [f.__code__ for f in (obj.fget, obj.fset) if inspect.isfunction(f)]
+        return [f for f in (obj.fget, obj.fset) if inspect.isfunction(f)]
     if inspect.isfunction(obj):
-        return [obj.__code__]
+        return [obj]
     if inspect.isclass(obj):
         out = []
         for klass in obj.__mro__:
@@ -49,12 +52,10 @@ def _code_objects(obj: Any) -> list[types.CodeType]:
                 continue
             for name in ("__init__", "__call__", "construct"):
                 m = klass.__dict__.get(name)
-                if isinstance(m, staticmethod):
+                if isinstance(m, (staticmethod, classmethod)):
                     m = m.__func__
                 if inspect.isfunction(m):
-                    out.append(m.__code__)
-            if "_fn" in klass.__dict__:  # a class form generated from a table forwards to `_fn`
-                out.extend(_code_objects(klass.__dict__["_fn"]))
+                    out.append(m)
         return out
     return []
 
@@ -67,48 +68,33 @@ def _nested(code: types.CodeType) -> list[types.CodeType]:
     return out
 
 
-def _globals_of(obj: Any) -> dict[str, Any]:
-    if isinstance(obj, (staticmethod, classmethod)):
-        obj = obj.__func__
-    if inspect.ismethod(obj):
-        obj = obj.__func__
-    if isinstance(obj, property):
-        obj = obj.fget
-    g = getattr(obj, "__globals__", None)
-    if g is not None:
-        return g
-    module = inspect.getmodule(obj)
-    return vars(module) if module is not None else {}
-
-
 def _referenced(obj: Any) -> list[Any]:
-    """Objects `obj`'s code loads: globals, and attributes of global modules and classes."""
+    """What `obj`'s code calls by name: the globals and closure values it loads, and attributes of
+    those that are modules or classes."""
     found: list[Any] = []
-    g = _globals_of(obj)
-    closure = {}
-    fn = obj.__func__ if inspect.ismethod(obj) else obj
-    if inspect.isfunction(fn) and fn.__closure__:
-        for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
+    for fn in _functions(obj):
+        g = fn.__globals__
+        closure = {}
+        for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
             try:
                 closure[name] = cell.cell_contents
             except ValueError:
                 continue
-    for code in (c for top in _code_objects(obj) for c in _nested(top)):
-        last: Any = None
-        for ins in dis.get_instructions(code):
-            if ins.opname in _LOADS:
-                name = ins.argval
-                last = closure[name] if name in closure else g.get(name)
-                if last is not None:
-                    found.append(last)
-            elif ins.opname in _ATTRS and last is not None:
-                if isinstance(last, types.ModuleType) or inspect.isclass(last):
-                    last = getattr(last, ins.argval, None)
+        for code in _nested(fn.__code__):
+            last: Any = None
+            for ins in dis.get_instructions(code):
+                op = ins.opname
+                if op in _LOADS:
+                    last = closure[ins.argval] if ins.argval in closure else g.get(ins.argval)
                     if last is not None:
                         found.append(last)
-                else:
-                    last = None
-            else:
+                    continue
+                if op in _ATTRS:
+                    if isinstance(last, types.ModuleType) or inspect.isclass(last):
+                        last = getattr(last, ins.argval, None)
+                        if last is not None:
+                            found.append(last)
+                        continue
                 last = None
     return found
 
@@ -128,8 +114,12 @@ def _applies(obj: Any, budget: int, stack: set[int]) -> list[Any]:
     if hit is not None and hit[0] is obj:
         return hit[1]
     stack.add(id(obj))
+    refs = _referenced(obj)
     out: list[Any] = []
-    for ref in _referenced(obj):
+    for ref in refs:  # the primitives it applies itself come first, then those of its helpers
+        if isinstance(ref, Primitive) and ref not in out:
+            out.append(ref)
+    for ref in refs:
         for p in _applies(ref, budget - 1, stack):
             if p not in out:
                 out.append(p)

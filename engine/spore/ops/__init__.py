@@ -17,8 +17,7 @@ for _m in DECLARATION_MODULES:
 
 CLASS_MODULES = tuple(_importlib.import_module(f"{__name__}.{n}")
                       for n in ("classes_math", "classes_array", "classes_conv", "classes_norm"))
-_CLASSES = {n: v for _m in CLASS_MODULES for n, v in vars(_m).items()
-            if isinstance(v, type) and issubclass(v, Operation) and v is not Operation and not n.startswith("_")}
+_CLASSES = {n: getattr(_m, n) for _m in CLASS_MODULES for n in _m.__all__}
 globals().update(_CLASSES)
 
 __all__ = sorted({n for m in DECLARATION_MODULES for n in _public_functions(m)} | set(_CLASSES)

@@ -1,6 +1,10 @@
 """Class forms of the array ops with MindSpore's signatures: configured once with their attributes
 (``ops.Concat(axis=1)``), then called with tensors. Each forwards to the functional wrapper, which
-applies the registered primitive."""
+applies the registered primitive.
+
+The plain forwards are rows of `_TABLE` (`Op` in `operation`: wrapper, call signature, doc, and
+constructor attributes); the classes below it are the ones with logic of their own.
+"""
 
 from __future__ import annotations
 
@@ -12,58 +16,72 @@ from . import array as A
 from . import creation as C
 from . import indexing as I
 from . import shape_ops as S
-from .operation import Operation
+from .operation import Op, Operation, op_classes
+
+# the table's classes are made at import time, so a linter cannot see the names listed here
+__all__ = [  # noqa: F822
+    "BroadcastTo", "Cast", "Concat", "ExpandDims", "Eye", "Fill", "Flatten", "Gather", "GatherD", "GatherNd",
+    "Identity", "MaskedFill", "MaskedSelect", "Meshgrid", "NonZero", "OneHot", "Ones", "OnesLike", "Pad", "Range",
+    "Rank", "Reshape", "ReverseV2", "Roll", "ScatterNd", "Select", "Shape", "Size", "Slice", "Sort", "Split",
+    "Squeeze", "Stack", "StopGradient", "StridedSlice", "TensorScatterAdd", "TensorScatterElements",
+    "TensorScatterUpdate", "Tile", "TopK", "Transpose", "Unique", "Unstack", "Zeros", "ZerosLike",
+]
 
 
-class Reshape(Operation):
-    """``Reshape()(input_x, input_shape)``."""
-
-    def construct(self, input_x: Tensor, input_shape: Sequence[int]) -> Tensor:
-        return A.reshape(input_x, tuple(input_shape))
-
-
-class Transpose(Operation):
-    """``Transpose()(input_x, input_perm)``."""
-
-    def construct(self, input_x: Tensor, input_perm: Sequence[int]) -> Tensor:
-        return S.transpose(input_x, input_perm)
-
-
-class Cast(Operation):
-    """``Cast()(input_x, type)``."""
-
-    def construct(self, input_x: Tensor, type: Any) -> Tensor:
-        return A.cast(input_x, type)
-
-
-class Concat(Operation):
-    """``Concat(axis=0)(input_x)`` with a tuple/list of tensors."""
-
-    def __init__(self, axis: int = 0) -> None:
-        self.axis = axis
-
-    def construct(self, input_x: Sequence[Tensor]) -> Tensor:
-        return S.concat(input_x, self.axis)
-
-
-class Stack(Operation):
-    """``Stack(axis=0)(input_x)`` with a tuple/list of tensors."""
-
-    def __init__(self, axis: int = 0) -> None:
-        self.axis = axis
-
-    def construct(self, input_x: Sequence[Tensor]) -> Tensor:
-        return S.stack(input_x, self.axis)
-
-
-class Unstack(Operation):
-    """``Unstack(axis=0, num=None)(input_x)``."""
-
-    def __init__(self, axis: int = 0, num: int | None = None) -> None:
-        self.axis, self.num = axis, num
-
-    def construct(self, input_x: Tensor) -> tuple[Tensor, ...]:
-        return S.unstack(input_x, self.axis)
+_TABLE = {
+    "Reshape": Op(A.reshape, "input_x: Tensor, input_shape: Sequence[int]", "input_x with the shape input_shape."),
+    "Transpose": Op(S.transpose, "input_x: Tensor, input_perm: Sequence[int]", "input_x with its axes permuted."),
+    "Cast": Op(A.cast, "input_x: Tensor, type: Any", "input_x converted to the dtype `type`."),
+    "Concat": Op(S.concat, "input_x: Sequence[Tensor]", "a tuple/list of tensors joined along `axis`.",
+                 "axis: int = 0"),
+    "Stack": Op(S.stack, "input_x: Sequence[Tensor]", "a tuple/list of tensors stacked on a new axis `axis`.",
+                "axis: int = 0"),
+    "Squeeze": Op(S.squeeze, "input_x: Tensor", "drops the size-1 axes `axis` (all of them when empty).",
+                  "axis: Any = ()"),
+    "ExpandDims": Op(S.expand_dims, "input_x: Tensor, axis: int", "a size-1 axis inserted at `axis`."),
+    "Flatten": Op(S.flatten, "input_x: Tensor", "keeps dimension 0, merges the rest."),
+    "Tile": Op(S.tile, "input: Tensor, dims: Sequence[int]", "input repeated `dims` times along each axis."),
+    "Slice": Op(S.slice, "input_x: Tensor, begin: Sequence[int], size: Sequence[int]",
+                "the block of shape `size` starting at `begin`."),
+    "StridedSlice": Op(S.strided_slice, "input_x: Tensor, begin: Sequence[int], end: Sequence[int], "
+                       "strides: Sequence[int]", "input_x[begin:end:strides] with the masks' meanings.",
+                       "begin_mask: int = 0, end_mask: int = 0, ellipsis_mask: int = 0, new_axis_mask: int = 0, "
+                       "shrink_axis_mask: int = 0"),
+    "Roll": Op(S.roll, "input_x: Tensor", "elements shifted by `shift` along `axis`, wrapping around.",
+               "shift: Any, axis: Any"),
+    "Gather": Op(I.gather, "input_params: Tensor, input_indices: Tensor, axis: int",
+                 "the slices of input_params at input_indices along axis.", "batch_dims: int = 0"),
+    "GatherD": Op(I.gather_elements, "x: Tensor, dim: int, index: Tensor", "x's elements at `index` along `dim`."),
+    "GatherNd": Op(I.gather_nd, "input_x: Tensor, indices: Tensor", "the slices of input_x at N-d `indices`."),
+    "ScatterNd": Op(I.scatter_nd, "indices: Tensor, updates: Tensor, shape: Sequence[int]",
+                    "zeros of `shape` with `updates` added at `indices`."),
+    "TensorScatterUpdate": Op(I.tensor_scatter_update, "input_x: Tensor, indices: Tensor, updates: Tensor",
+                              "input_x with `updates` written at `indices`."),
+    "TensorScatterAdd": Op(I.tensor_scatter_add, "input_x: Tensor, indices: Tensor, updates: Tensor",
+                           "input_x with `updates` added at `indices`."),
+    "TensorScatterElements": Op(I.tensor_scatter_elements, "input_x: Tensor, indices: Tensor, updates: Tensor",
+                                "input_x with `updates` combined by `reduction` at `indices` along `axis`.",
+                                "axis: int = 0, reduction: str = 'none'"),
+    "OneHot": Op(A.one_hot, "indices: Tensor, depth: int, on_value: Any, off_value: Any",
+                 "on_value at each index, off_value elsewhere, on a new axis `axis`.", "axis: int = -1"),
+    "Select": Op(A.select, "cond: Tensor, x: Any, y: Any", "x where cond, else y."),
+    "MaskedFill": Op(A.masked_fill, "input: Tensor, mask: Tensor, value: Any", "input with `value` where mask."),
+    "MaskedSelect": Op(A.masked_select, "x: Tensor, mask: Tensor", "the elements of x where mask, flat."),
+    "Sort": Op(A.sort, "x: Tensor -> tuple[Tensor, Tensor]", "(values, indices) sorted along `axis`.",
+               "axis: int = -1, descending: bool = False"),
+    "Unique": Op(A.unique, "input_x: Tensor -> tuple[Tensor, Tensor]",
+                 "(unique values, index of each input element)."),
+    "NonZero": Op(A.nonzero, "input: Tensor", "(count, ndim) int64 coordinates of the nonzero elements."),
+    "Fill": Op(C.fill, "type: Any, shape: Sequence[int], value: Any", "a tensor of `shape` filled with `value`."),
+    "Zeros": Op(C.zeros, "size: Any, type: Any = None", "zeros of shape `size`."),
+    "Ones": Op(C.ones, "shape: Any, type: Any = None", "ones of `shape`."),
+    "ZerosLike": Op(A.zeros_like, "input_x: Tensor", "zeros of input_x's shape and dtype."),
+    "OnesLike": Op(A.ones_like, "input_x: Tensor", "ones of input_x's shape and dtype."),
+    "Eye": Op(C.eye, "n: int, m: int, t: Any", "the n x m identity matrix of dtype t."),
+    "StopGradient": Op(A.stop_gradient, "input_x: Tensor", "input_x, with no gradient flowing back through it."),
+    "Identity": Op(A.identity, "x: Tensor", "a copy."),
+}
+globals().update(op_classes(_TABLE, __name__))
 
 
 class Split(Operation):
@@ -82,35 +100,14 @@ class Split(Operation):
         return S.split(input_x, n // self.output_num, self.axis)
 
 
-class Squeeze(Operation):
-    """``Squeeze(axis=())(input_x)``."""
+class Unstack(Operation):
+    """``Unstack(axis=0, num=None)(input_x)``."""
 
-    def __init__(self, axis: Any = ()) -> None:
-        self.axis = axis
+    def __init__(self, axis: int = 0, num: int | None = None) -> None:
+        self.axis, self.num = axis, num
 
-    def construct(self, input_x: Tensor) -> Tensor:
-        return S.squeeze(input_x, self.axis)
-
-
-class ExpandDims(Operation):
-    """``ExpandDims()(input_x, axis)``."""
-
-    def construct(self, input_x: Tensor, axis: int) -> Tensor:
-        return S.expand_dims(input_x, axis)
-
-
-class Flatten(Operation):
-    """``Flatten()(input_x)``: keeps dimension 0, merges the rest."""
-
-    def construct(self, input_x: Tensor) -> Tensor:
-        return S.flatten(input_x)
-
-
-class Tile(Operation):
-    """``Tile()(input, dims)``."""
-
-    def construct(self, input: Tensor, dims: Sequence[int]) -> Tensor:
-        return S.tile(input, dims)
+    def construct(self, input_x: Tensor) -> tuple[Tensor, ...]:
+        return S.unstack(input_x, self.axis)
 
 
 class BroadcastTo(Operation):
@@ -136,27 +133,6 @@ class Pad(Operation):
         return S.pad(input_x, flat)
 
 
-class Slice(Operation):
-    """``Slice()(input_x, begin, size)``."""
-
-    def construct(self, input_x: Tensor, begin: Sequence[int], size: Sequence[int]) -> Tensor:
-        return S.slice(input_x, begin, size)
-
-
-class StridedSlice(Operation):
-    """``StridedSlice(begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0,
-    shrink_axis_mask=0)(input_x, begin, end, strides)``."""
-
-    def __init__(self, begin_mask: int = 0, end_mask: int = 0, ellipsis_mask: int = 0, new_axis_mask: int = 0,
-                 shrink_axis_mask: int = 0) -> None:
-        self.begin_mask, self.end_mask, self.ellipsis_mask = begin_mask, end_mask, ellipsis_mask
-        self.new_axis_mask, self.shrink_axis_mask = new_axis_mask, shrink_axis_mask
-
-    def construct(self, input_x: Tensor, begin: Sequence[int], end: Sequence[int], strides: Sequence[int]) -> Tensor:
-        return S.strided_slice(input_x, begin, end, strides, self.begin_mask, self.end_mask, self.ellipsis_mask,
-                               self.new_axis_mask, self.shrink_axis_mask)
-
-
 class ReverseV2(Operation):
     """``ReverseV2(axis)(input_x)``: flips the given axes."""
 
@@ -165,16 +141,6 @@ class ReverseV2(Operation):
 
     def construct(self, input_x: Tensor) -> Tensor:
         return S.flip(input_x, self.axis)
-
-
-class Roll(Operation):
-    """``Roll(shift, axis)(input_x)``."""
-
-    def __init__(self, shift: Any, axis: Any) -> None:
-        self.shift, self.axis = shift, axis
-
-    def construct(self, input_x: Tensor) -> Tensor:
-        return S.roll(input_x, self.shift, self.axis)
 
 
 class Meshgrid(Operation):
@@ -187,102 +153,6 @@ class Meshgrid(Operation):
         return S.meshgrid(*inputs, indexing=self.indexing)
 
 
-class Gather(Operation):
-    """``Gather(batch_dims=0)(input_params, input_indices, axis)``."""
-
-    def __init__(self, batch_dims: int = 0) -> None:
-        self.batch_dims = batch_dims
-
-    def construct(self, input_params: Tensor, input_indices: Tensor, axis: int) -> Tensor:
-        return I.gather(input_params, input_indices, axis, self.batch_dims)
-
-
-class GatherD(Operation):
-    """``GatherD()(x, dim, index)``."""
-
-    def construct(self, x: Tensor, dim: int, index: Tensor) -> Tensor:
-        return I.gather_elements(x, dim, index)
-
-
-class GatherNd(Operation):
-    """``GatherNd()(input_x, indices)``."""
-
-    def construct(self, input_x: Tensor, indices: Tensor) -> Tensor:
-        return I.gather_nd(input_x, indices)
-
-
-class ScatterNd(Operation):
-    """``ScatterNd()(indices, updates, shape)``."""
-
-    def construct(self, indices: Tensor, updates: Tensor, shape: Sequence[int]) -> Tensor:
-        return I.scatter_nd(indices, updates, shape)
-
-
-class TensorScatterUpdate(Operation):
-    """``TensorScatterUpdate()(input_x, indices, updates)``."""
-
-    def construct(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor:
-        return I.tensor_scatter_update(input_x, indices, updates)
-
-
-class TensorScatterAdd(Operation):
-    """``TensorScatterAdd()(input_x, indices, updates)``."""
-
-    def construct(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor:
-        return I.tensor_scatter_add(input_x, indices, updates)
-
-
-class TensorScatterElements(Operation):
-    """``TensorScatterElements(axis=0, reduction='none')(input_x, indices, updates)``."""
-
-    def __init__(self, axis: int = 0, reduction: str = "none") -> None:
-        self.axis, self.reduction = axis, reduction
-
-    def construct(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor:
-        return I.tensor_scatter_elements(input_x, indices, updates, self.axis, self.reduction)
-
-
-class OneHot(Operation):
-    """``OneHot(axis=-1)(indices, depth, on_value, off_value)``."""
-
-    def __init__(self, axis: int = -1) -> None:
-        self.axis = axis
-
-    def construct(self, indices: Tensor, depth: int, on_value: Any, off_value: Any) -> Tensor:
-        return A.one_hot(indices, depth, on_value, off_value, self.axis)
-
-
-class Select(Operation):
-    """``Select()(cond, x, y)``."""
-
-    def construct(self, cond: Tensor, x: Any, y: Any) -> Tensor:
-        return A.select(cond, x, y)
-
-
-class MaskedFill(Operation):
-    """``MaskedFill()(input, mask, value)``."""
-
-    def construct(self, input: Tensor, mask: Tensor, value: Any) -> Tensor:
-        return A.masked_fill(input, mask, value)
-
-
-class MaskedSelect(Operation):
-    """``MaskedSelect()(x, mask)``."""
-
-    def construct(self, x: Tensor, mask: Tensor) -> Tensor:
-        return A.masked_select(x, mask)
-
-
-class Sort(Operation):
-    """``Sort(axis=-1, descending=False)(x)`` -> (values, indices)."""
-
-    def __init__(self, axis: int = -1, descending: bool = False) -> None:
-        self.axis, self.descending = axis, descending
-
-    def construct(self, x: Tensor) -> tuple[Tensor, Tensor]:
-        return A.sort(x, self.axis, self.descending)
-
-
 class TopK(Operation):
     """``TopK(sorted=True)(input_x, k)`` -> (values, indices) along the last dimension."""
 
@@ -291,62 +161,6 @@ class TopK(Operation):
 
     def construct(self, input_x: Tensor, k: int) -> tuple[Tensor, Tensor]:
         return A.topk(input_x, k, -1, True, self.sorted)
-
-
-class Unique(Operation):
-    """``Unique()(input_x)`` -> (unique values, index of each input element)."""
-
-    def construct(self, input_x: Tensor) -> tuple[Tensor, Tensor]:
-        return A.unique(input_x)
-
-
-class NonZero(Operation):
-    """``NonZero()(input)`` -> (count, ndim) int64 coordinates."""
-
-    def construct(self, input: Tensor) -> Tensor:
-        return A.nonzero(input)
-
-
-class Fill(Operation):
-    """``Fill()(type, shape, value)``."""
-
-    def construct(self, type: Any, shape: Sequence[int], value: Any) -> Tensor:
-        return C.fill(type, shape, value)
-
-
-class Zeros(Operation):
-    """``Zeros()(size, type)``."""
-
-    def construct(self, size: Any, type: Any = None) -> Tensor:
-        return C.zeros(size, type)
-
-
-class Ones(Operation):
-    """``Ones()(shape, type)``."""
-
-    def construct(self, shape: Any, type: Any = None) -> Tensor:
-        return C.ones(shape, type)
-
-
-class ZerosLike(Operation):
-    """``ZerosLike()(input_x)``."""
-
-    def construct(self, input_x: Tensor) -> Tensor:
-        return A.zeros_like(input_x)
-
-
-class OnesLike(Operation):
-    """``OnesLike()(input_x)``."""
-
-    def construct(self, input_x: Tensor) -> Tensor:
-        return A.ones_like(input_x)
-
-
-class Eye(Operation):
-    """``Eye()(n, m, t)``."""
-
-    def construct(self, n: int, m: int, t: Any) -> Tensor:
-        return C.eye(n, m, t)
 
 
 class Range(Operation):
@@ -381,17 +195,3 @@ class Size(Operation):
 
     def construct(self, input_x: Tensor) -> int:
         return input_x.size
-
-
-class StopGradient(Operation):
-    """``StopGradient()(input_x)``."""
-
-    def construct(self, input_x: Tensor) -> Tensor:
-        return A.stop_gradient(input_x)
-
-
-class Identity(Operation):
-    """``Identity()(x)``: a copy."""
-
-    def construct(self, x: Tensor) -> Tensor:
-        return A.identity(x)

@@ -13,6 +13,10 @@ from ..tensor import Tensor
 from . import conv_pool as _cp
 from .operation import Operation
 
+__all__ = [
+    "AdaptiveAvgPool2D", "AvgPool", "BiasAdd", "Conv2D", "MaxPool",
+]
+
 
 def _nchw_only(op: str, data_format: str) -> str:
     if data_format != "NCHW":

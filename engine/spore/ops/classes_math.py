@@ -2,6 +2,9 @@
 configured once with their attributes (``ops.ReduceSum(keep_dims=True)``), then called with tensors
 (``op(x, axis)``). Each forwards to the functional wrapper, which applies the registered primitive;
 like MindSpore's primitives, binary ones accept Python numbers and promote mixed dtypes.
+
+The plain forwards are rows of `_TABLE` (`Op` in `operation`: wrapper, call signature, doc, and
+constructor attributes); the classes below it are the ones with logic of their own.
 """
 
 from __future__ import annotations
@@ -17,87 +20,103 @@ from . import elementwise as E
 from . import linalg as L
 from . import math_ops as M
 from . import reduction as R
-from .operation import Operation
+from .operation import Op, Operation, op_classes
+
+# the table's classes are made at import time, so a linter cannot see the names listed here
+__all__ = [  # noqa: F822
+    "Abs", "Add", "AddN", "ArgMaxWithValue", "ArgMinWithValue", "Argmax", "Argmin", "Atan", "Atan2", "BatchMatMul",
+    "Ceil", "ClipByValue", "Cos", "Cosh", "CumSum", "Div", "Elu", "Equal", "Erf", "Exp", "Expm1", "Floor",
+    "FloorDiv", "FloorMod", "GeLU", "Greater", "GreaterEqual", "HSigmoid", "HSwish", "IsClose", "IsFinite", "IsInf",
+    "IsNan", "Lerp", "Less", "LessEqual", "Log", "Log1p", "LogSoftmax", "LogicalAnd", "LogicalNot", "LogicalOr",
+    "LogicalXor", "MatMul", "Maximum", "Minimum", "Mish", "Mul", "Neg", "NotEqual", "Pow", "ReLU", "ReLU6",
+    "RealDiv", "Reciprocal", "ReduceAll", "ReduceAny", "ReduceMax", "ReduceMean", "ReduceMin", "ReduceProd",
+    "ReduceSum", "Round", "Rsqrt", "SiLU", "Sigmoid", "Sign", "Sin", "Sinh", "Softmax", "Softplus", "Sqrt", "Square",
+    "Sub", "Tan", "Tanh", "Trunc", "Xlogy",
+]
 
 
-class _Unary(Operation):
-    """``Op()(x)``: one tensor in, one out."""
+_X = "x: Tensor"
+_XY = "x: Any, y: Any"
+_REDUCE = "x: Tensor, axis: Any = ()"
+_KEEP = "keep_dims: bool = False"
 
-    _fn: Any = None
-
-    def construct(self, x: Tensor) -> Tensor:
-        return self._fn(x)
-
-
-class _Binary(Operation):
-    """``Op()(x, y)``: two operands (tensors or numbers, broadcast and promoted), one tensor out."""
-
-    _fn: Any = None
-
-    def construct(self, x: Any, y: Any) -> Tensor:
-        return self._fn(x, y)
-
-
-# --- arithmetic -----------------------------------------------------------------------------------
-
-class Add(_Binary):
-    """``Add()(x, y)``: x + y element-wise."""
-    _fn = staticmethod(E.add)
-
-
-class Sub(_Binary):
-    """``Sub()(x, y)``: x - y element-wise."""
-    _fn = staticmethod(E.sub)
-
-
-class Mul(_Binary):
-    """``Mul()(x, y)``: x * y element-wise."""
-    _fn = staticmethod(E.mul)
-
-
-class Div(_Binary):
-    """``Div()(x, y)``: x / y element-wise (true division)."""
-    _fn = staticmethod(E.div)
-
-
-class RealDiv(_Binary):
-    """``RealDiv()(x, y)``: x / y element-wise (true division)."""
-    _fn = staticmethod(E.div)
-
-
-class Pow(_Binary):
-    """``Pow()(x, y)``: x ** y element-wise."""
-    _fn = staticmethod(M.pow)
-
-
-class Maximum(_Binary):
-    """``Maximum()(x, y)``: element-wise maximum."""
-    _fn = staticmethod(M.maximum)
-
-
-class Minimum(_Binary):
-    """``Minimum()(x, y)``: element-wise minimum."""
-    _fn = staticmethod(M.minimum)
-
-
-class FloorDiv(_Binary):
-    """``FloorDiv()(x, y)``: x / y rounded down element-wise."""
-    _fn = staticmethod(M.floor_divide)
-
-
-class FloorMod(_Binary):
-    """``FloorMod()(x, y)``: remainder of floor division, with the sign of y."""
-    _fn = staticmethod(M.remainder)
-
-
-class Atan2(_Binary):
-    """``Atan2()(x, y)``: arctangent of x / y in the right quadrant."""
-    _fn = staticmethod(M.atan2)
-
-
-class Xlogy(_Binary):
-    """``Xlogy()(x, y)``: x * log(y), 0 where x == 0."""
-    _fn = staticmethod(M.xlogy)
+_TABLE = {
+    # arithmetic
+    "Add": Op(E.add, _XY, "x + y element-wise."),
+    "Sub": Op(E.sub, _XY, "x - y element-wise."),
+    "Mul": Op(E.mul, _XY, "x * y element-wise."),
+    "Div": Op(E.div, _XY, "x / y element-wise (true division)."),
+    "RealDiv": Op(E.div, _XY, "x / y element-wise (true division)."),
+    "Pow": Op(M.pow, _XY, "x ** y element-wise."),
+    "Maximum": Op(M.maximum, _XY, "element-wise maximum."),
+    "Minimum": Op(M.minimum, _XY, "element-wise minimum."),
+    "FloorDiv": Op(M.floor_divide, _XY, "x / y rounded down element-wise."),
+    "FloorMod": Op(M.remainder, _XY, "remainder of floor division, with the sign of y."),
+    "Atan2": Op(M.atan2, _XY, "arctangent of x / y in the right quadrant."),
+    "Xlogy": Op(M.xlogy, _XY, "x * log(y), 0 where x == 0."),
+    "Lerp": Op(M.lerp, "start: Tensor, end: Any, weight: Any", "start + weight * (end - start)."),
+    "ClipByValue": Op(M.clamp, "x: Tensor, clip_value_min: Any, clip_value_max: Any", "clamp into [min, max]."),
+    "Neg": Op(E.neg, _X, "-x element-wise."),
+    "Exp": Op(E.exp, _X, "e ** x element-wise."),
+    "Log": Op(E.log, _X, "natural logarithm element-wise."),
+    "Sqrt": Op(M.sqrt, _X, "square root element-wise."),
+    "Rsqrt": Op(M.rsqrt, _X, "1 / sqrt(x) element-wise."),
+    "Square": Op(M.square, _X, "x * x element-wise."),
+    "Abs": Op(M.abs, _X, "|x| element-wise."),
+    "Reciprocal": Op(M.reciprocal, _X, "1 / x element-wise."),
+    "Sin": Op(M.sin, _X, "sine element-wise."),
+    "Cos": Op(M.cos, _X, "cosine element-wise."),
+    "Tan": Op(M.tan, _X, "tangent element-wise."),
+    "Atan": Op(M.atan, _X, "arctangent element-wise."),
+    "Sinh": Op(M.sinh, _X, "hyperbolic sine element-wise."),
+    "Cosh": Op(M.cosh, _X, "hyperbolic cosine element-wise."),
+    "Tanh": Op(M.tanh, _X, "hyperbolic tangent element-wise."),
+    "Erf": Op(M.erf, _X, "Gauss error function element-wise."),
+    "Log1p": Op(M.log1p, _X, "log(1 + x) element-wise."),
+    "Expm1": Op(M.expm1, _X, "exp(x) - 1 element-wise."),
+    "Floor": Op(M.floor, _X, "round down element-wise."),
+    "Ceil": Op(M.ceil, _X, "round up element-wise."),
+    "Round": Op(M.round, _X, "round half to even element-wise."),
+    "Trunc": Op(M.trunc, _X, "round toward zero element-wise."),
+    "Sign": Op(M.sign, _X, "-1, 0 or 1 element-wise."),
+    # activations
+    "ReLU": Op(E.relu, _X, "max(x, 0) element-wise."),
+    "ReLU6": Op(Act.relu6, _X, "min(max(x, 0), 6) element-wise."),
+    "Sigmoid": Op(Act.sigmoid, _X, "1 / (1 + exp(-x)) element-wise."),
+    "HSigmoid": Op(Act.hardsigmoid, _X, "relu6(x + 3) / 6 element-wise."),
+    "HSwish": Op(Act.hardswish, _X, "x * relu6(x + 3) / 6 element-wise."),
+    "SiLU": Op(Act.silu, _X, "x * sigmoid(x) element-wise."),
+    "Mish": Op(Act.mish, _X, "x * tanh(softplus(x)) element-wise."),
+    "Softplus": Op(Act.softplus, _X, "log(1 + exp(x)) element-wise."),
+    "Elu": Op(Act.elu, "input_x: Tensor", "x where positive, alpha * (exp(x) - 1) elsewhere.", "alpha: float = 1.0"),
+    "Softmax": Op(Act.softmax, "logits: Tensor", "exp(logits) normalised to sum to 1 along `axis`.",
+                  "axis: int | tuple[int, ...] = -1"),
+    "LogSoftmax": Op(Act.log_softmax, "logits: Tensor", "log of the softmax along `axis`.", "axis: int = -1"),
+    # comparisons and logic
+    "Equal": Op(C.equal, _XY, "x == y element-wise (bool)."),
+    "NotEqual": Op(C.not_equal, _XY, "x != y element-wise (bool)."),
+    "Less": Op(C.less, _XY, "x < y element-wise (bool)."),
+    "LessEqual": Op(C.less_equal, _XY, "x <= y element-wise (bool)."),
+    "Greater": Op(C.greater, _XY, "x > y element-wise (bool)."),
+    "GreaterEqual": Op(C.greater_equal, _XY, "x >= y element-wise (bool)."),
+    "LogicalAnd": Op(C.logical_and, _XY, "x AND y element-wise."),
+    "LogicalOr": Op(C.logical_or, _XY, "x OR y element-wise."),
+    "LogicalXor": Op(C.logical_xor, _XY, "x XOR y element-wise."),
+    "LogicalNot": Op(C.logical_not, _X, "NOT x element-wise."),
+    "IsNan": Op(C.isnan, _X, "which elements are NaN."),
+    "IsInf": Op(C.isinf, _X, "which elements are infinite."),
+    "IsFinite": Op(C.isfinite, _X, "which elements are finite."),
+    "IsClose": Op(C.isclose, "input: Any, other: Any", "where |input - other| <= atol + rtol * |other|.",
+                  "rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = True"),
+    # reductions over `axis` (every axis when empty)
+    "ReduceMean": Op(R.reduce_mean, _REDUCE, "mean over `axis`.", _KEEP),
+    "ReduceMax": Op(R.reduce_max, _REDUCE, "maximum over `axis`.", _KEEP),
+    "ReduceMin": Op(R.reduce_min, _REDUCE, "minimum over `axis`.", _KEEP),
+    "ReduceProd": Op(R.reduce_prod, _REDUCE, "product over `axis`.", _KEEP),
+    "ReduceAll": Op(R.all, _REDUCE, "logical AND over `axis`.", _KEEP),
+    "ReduceAny": Op(R.any, _REDUCE, "logical OR over `axis`.", _KEEP),
+}
+globals().update(op_classes(_TABLE, __name__))
 
 
 class AddN(Operation):
@@ -110,306 +129,14 @@ class AddN(Operation):
         return out
 
 
-class Lerp(Operation):
-    """``Lerp()(start, end, weight)``: start + weight * (end - start)."""
-
-    def construct(self, start: Tensor, end: Any, weight: Any) -> Tensor:
-        return M.lerp(start, end, weight)
-
-
-class ClipByValue(Operation):
-    """``ClipByValue()(x, clip_value_min, clip_value_max)``: clamp into [min, max]."""
-
-    def construct(self, x: Tensor, clip_value_min: Any, clip_value_max: Any) -> Tensor:
-        return M.clamp(x, clip_value_min, clip_value_max)
-
-
-class Neg(_Unary):
-    """``Neg()(x)``: -x element-wise."""
-    _fn = staticmethod(E.neg)
-
-
-class Exp(_Unary):
-    """``Exp()(x)``: e ** x element-wise."""
-    _fn = staticmethod(E.exp)
-
-
-class Log(_Unary):
-    """``Log()(x)``: natural logarithm element-wise."""
-    _fn = staticmethod(E.log)
-
-
-class Sqrt(_Unary):
-    """``Sqrt()(x)``: square root element-wise."""
-    _fn = staticmethod(M.sqrt)
-
-
-class Rsqrt(_Unary):
-    """``Rsqrt()(x)``: 1 / sqrt(x) element-wise."""
-    _fn = staticmethod(M.rsqrt)
-
-
-class Square(_Unary):
-    """``Square()(x)``: x * x element-wise."""
-    _fn = staticmethod(M.square)
-
-
-class Abs(_Unary):
-    """``Abs()(x)``: |x| element-wise."""
-    _fn = staticmethod(M.abs)
-
-
-class Reciprocal(_Unary):
-    """``Reciprocal()(x)``: 1 / x element-wise."""
-    _fn = staticmethod(M.reciprocal)
-
-
-class Sin(_Unary):
-    """``Sin()(x)``: sine element-wise."""
-    _fn = staticmethod(M.sin)
-
-
-class Cos(_Unary):
-    """``Cos()(x)``: cosine element-wise."""
-    _fn = staticmethod(M.cos)
-
-
-class Tan(_Unary):
-    """``Tan()(x)``: tangent element-wise."""
-    _fn = staticmethod(M.tan)
-
-
-class Atan(_Unary):
-    """``Atan()(x)``: arctangent element-wise."""
-    _fn = staticmethod(M.atan)
-
-
-class Sinh(_Unary):
-    """``Sinh()(x)``: hyperbolic sine element-wise."""
-    _fn = staticmethod(M.sinh)
-
-
-class Cosh(_Unary):
-    """``Cosh()(x)``: hyperbolic cosine element-wise."""
-    _fn = staticmethod(M.cosh)
-
-
-class Tanh(_Unary):
-    """``Tanh()(x)``: hyperbolic tangent element-wise."""
-    _fn = staticmethod(M.tanh)
-
-
-class Erf(_Unary):
-    """``Erf()(x)``: Gauss error function element-wise."""
-    _fn = staticmethod(M.erf)
-
-
-class Log1p(_Unary):
-    """``Log1p()(x)``: log(1 + x) element-wise."""
-    _fn = staticmethod(M.log1p)
-
-
-class Expm1(_Unary):
-    """``Expm1()(x)``: exp(x) - 1 element-wise."""
-    _fn = staticmethod(M.expm1)
-
-
-class Floor(_Unary):
-    """``Floor()(x)``: round down element-wise."""
-    _fn = staticmethod(M.floor)
-
-
-class Ceil(_Unary):
-    """``Ceil()(x)``: round up element-wise."""
-    _fn = staticmethod(M.ceil)
-
-
-class Round(_Unary):
-    """``Round()(x)``: round half to even element-wise."""
-    _fn = staticmethod(M.round)
-
-
-class Trunc(_Unary):
-    """``Trunc()(x)``: round toward zero element-wise."""
-    _fn = staticmethod(M.trunc)
-
-
-class Sign(_Unary):
-    """``Sign()(x)``: -1, 0 or 1 element-wise."""
-    _fn = staticmethod(M.sign)
-
-
-# --- activations ----------------------------------------------------------------------------------
-
-class ReLU(_Unary):
-    """``ReLU()(x)``: max(x, 0) element-wise."""
-    _fn = staticmethod(E.relu)
-
-
-class ReLU6(_Unary):
-    """``ReLU6()(x)``: min(max(x, 0), 6) element-wise."""
-    _fn = staticmethod(Act.relu6)
-
-
-class Sigmoid(_Unary):
-    """``Sigmoid()(x)``: 1 / (1 + exp(-x)) element-wise."""
-    _fn = staticmethod(Act.sigmoid)
-
-
-class HSigmoid(_Unary):
-    """``HSigmoid()(x)``: relu6(x + 3) / 6 element-wise."""
-    _fn = staticmethod(Act.hardsigmoid)
-
-
-class HSwish(_Unary):
-    """``HSwish()(x)``: x * relu6(x + 3) / 6 element-wise."""
-    _fn = staticmethod(Act.hardswish)
-
-
-class SiLU(_Unary):
-    """``SiLU()(x)``: x * sigmoid(x) element-wise."""
-    _fn = staticmethod(Act.silu)
-
-
-class Mish(_Unary):
-    """``Mish()(x)``: x * tanh(softplus(x)) element-wise."""
-    _fn = staticmethod(Act.mish)
-
-
-class Softplus(_Unary):
-    """``Softplus()(x)``: log(1 + exp(x)) element-wise."""
-    _fn = staticmethod(Act.softplus)
-
-
-class GeLU(_Unary):
+class GeLU(Operation):
     """``GeLU()(x)``: GELU with the tanh approximation, as MindSpore's GeLU primitive computes it."""
 
     def construct(self, x: Tensor) -> Tensor:
         return Act.gelu(x, approximate="tanh")
 
 
-class Elu(Operation):
-    """``Elu(alpha=1.0)(input_x)``: x where positive, alpha * (exp(x) - 1) elsewhere."""
-
-    def __init__(self, alpha: float = 1.0) -> None:
-        self.alpha = alpha
-
-    def construct(self, input_x: Tensor) -> Tensor:
-        return Act.elu(input_x, self.alpha)
-
-
-class Softmax(Operation):
-    """``Softmax(axis=-1)(logits)``."""
-
-    def __init__(self, axis: int | tuple[int, ...] = -1) -> None:
-        self.axis = axis
-
-    def construct(self, logits: Tensor) -> Tensor:
-        return Act.softmax(logits, self.axis)
-
-
-class LogSoftmax(Operation):
-    """``LogSoftmax(axis=-1)(logits)``."""
-
-    def __init__(self, axis: int = -1) -> None:
-        self.axis = axis
-
-    def construct(self, logits: Tensor) -> Tensor:
-        return Act.log_softmax(logits, self.axis)
-
-
-# --- comparisons and logic ------------------------------------------------------------------------
-
-class Equal(_Binary):
-    """``Equal()(x, y)``: x == y element-wise (bool)."""
-    _fn = staticmethod(C.equal)
-
-
-class NotEqual(_Binary):
-    """``NotEqual()(x, y)``: x != y element-wise (bool)."""
-    _fn = staticmethod(C.not_equal)
-
-
-class Less(_Binary):
-    """``Less()(x, y)``: x < y element-wise (bool)."""
-    _fn = staticmethod(C.less)
-
-
-class LessEqual(_Binary):
-    """``LessEqual()(x, y)``: x <= y element-wise (bool)."""
-    _fn = staticmethod(C.less_equal)
-
-
-class Greater(_Binary):
-    """``Greater()(x, y)``: x > y element-wise (bool)."""
-    _fn = staticmethod(C.greater)
-
-
-class GreaterEqual(_Binary):
-    """``GreaterEqual()(x, y)``: x >= y element-wise (bool)."""
-    _fn = staticmethod(C.greater_equal)
-
-
-class LogicalAnd(_Binary):
-    """``LogicalAnd()(x, y)``: x AND y element-wise."""
-    _fn = staticmethod(C.logical_and)
-
-
-class LogicalOr(_Binary):
-    """``LogicalOr()(x, y)``: x OR y element-wise."""
-    _fn = staticmethod(C.logical_or)
-
-
-class LogicalXor(_Binary):
-    """``LogicalXor()(x, y)``: x XOR y element-wise."""
-    _fn = staticmethod(C.logical_xor)
-
-
-class LogicalNot(_Unary):
-    """``LogicalNot()(x)``: NOT x element-wise."""
-    _fn = staticmethod(C.logical_not)
-
-
-class IsNan(_Unary):
-    """``IsNan()(x)``: which elements are NaN."""
-    _fn = staticmethod(C.isnan)
-
-
-class IsInf(_Unary):
-    """``IsInf()(x)``: which elements are infinite."""
-    _fn = staticmethod(C.isinf)
-
-
-class IsFinite(_Unary):
-    """``IsFinite()(x)``: which elements are finite."""
-    _fn = staticmethod(C.isfinite)
-
-
-class IsClose(Operation):
-    """``IsClose(rtol=1e-05, atol=1e-08, equal_nan=True)(input, other)``."""
-
-    def __init__(self, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = True) -> None:
-        self.rtol, self.atol, self.equal_nan = rtol, atol, equal_nan
-
-    def construct(self, input: Any, other: Any) -> Tensor:
-        return C.isclose(input, other, self.rtol, self.atol, self.equal_nan)
-
-
-# --- reductions -----------------------------------------------------------------------------------
-
-class _Reduce(Operation):
-    """``Op(keep_dims=False)(x, axis=())``: reduce over `axis` (every axis when empty)."""
-
-    _fn: Any = None
-
-    def __init__(self, keep_dims: bool = False) -> None:
-        self.keep_dims = keep_dims
-
-    def construct(self, x: Tensor, axis: Any = ()) -> Tensor:
-        return self._fn(x, axis, self.keep_dims)
-
-
-class ReduceSum(_Reduce):
+class ReduceSum(Operation):
     """``ReduceSum(keep_dims=False, skip_mode=False)(x, axis=())``; with `skip_mode` an empty axis
     returns `x` unchanged instead of summing everything."""
 
@@ -420,36 +147,6 @@ class ReduceSum(_Reduce):
         if self.skip_mode and (axis is None or (isinstance(axis, (tuple, list)) and not axis)):
             return x
         return R.reduce_sum(x, axis, self.keep_dims)
-
-
-class ReduceMean(_Reduce):
-    """``ReduceMean(keep_dims=False)(x, axis=())``."""
-    _fn = staticmethod(R.reduce_mean)
-
-
-class ReduceMax(_Reduce):
-    """``ReduceMax(keep_dims=False)(x, axis=())``."""
-    _fn = staticmethod(R.reduce_max)
-
-
-class ReduceMin(_Reduce):
-    """``ReduceMin(keep_dims=False)(x, axis=())``."""
-    _fn = staticmethod(R.reduce_min)
-
-
-class ReduceProd(_Reduce):
-    """``ReduceProd(keep_dims=False)(x, axis=())``."""
-    _fn = staticmethod(R.reduce_prod)
-
-
-class ReduceAll(_Reduce):
-    """``ReduceAll(keep_dims=False)(x, axis=())``: logical AND over `axis`."""
-    _fn = staticmethod(R.all)
-
-
-class ReduceAny(_Reduce):
-    """``ReduceAny(keep_dims=False)(x, axis=())``: logical OR over `axis`."""
-    _fn = staticmethod(R.any)
 
 
 class Argmax(Operation):
@@ -501,8 +198,6 @@ class CumSum(Operation):
     def construct(self, input: Tensor, axis: int) -> Tensor:
         return R.CumSum(input, axis=int(axis), exclusive=self.exclusive, reverse=self.reverse)
 
-
-# --- matrix products ------------------------------------------------------------------------------
 
 class MatMul(Operation):
     """``MatMul(transpose_a=False, transpose_b=False)(a, b)``: product of two 2-D matrices."""

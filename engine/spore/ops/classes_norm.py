@@ -19,6 +19,11 @@ from .normalization import LayerNorm as _LayerNormPrim
 from .normalization import _update_running_stats
 from .operation import Operation
 
+__all__ = [
+    "BCEWithLogitsLoss", "BatchNorm", "BinaryCrossEntropy", "Dropout", "LayerNorm", "NLLLoss", "SmoothL1Loss",
+    "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits",
+]
+
 
 class BatchNorm(Operation):
     """Batch normalization of (N, C) / (N, C, H, W) data; in training the batch statistics are used

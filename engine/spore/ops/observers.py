@@ -23,11 +23,12 @@ An observer's exception propagates to the user's call: a guard may raise to stop
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from ..errors import SourceLoc, user_location
+from ..errors import SourceLoc, frame_location, user_frame
 
 
 class Observer(Protocol):
@@ -47,7 +48,7 @@ class OpEvent:
     """
 
     __slots__ = ("op", "mode", "attrs", "fused", "inputs", "outputs", "start", "duration", "_loc", "_scope",
-                 "_lazy")
+                 "_frame")
 
     def __init__(self, op: str, mode: str, inputs: Sequence[Any] = (), attrs: dict | None = None, *,
                  loc: SourceLoc | None = None, scope: str | None = None, fused: tuple[str, ...] = ()) -> None:
@@ -61,13 +62,16 @@ class OpEvent:
         self.duration = 0.0       # seconds the kernel took (set before `after`)
         self._loc = loc
         self._scope = scope
-        self._lazy = loc is None and mode == "pynative"
+        # PyNative: the caller's frame, from which the user's line is looked up when first asked
+        # (walking the stack from an observer would find the observer's own line)
+        self._frame = sys._getframe(1) if loc is None and mode == "pynative" else None
 
     @property
     def loc(self) -> SourceLoc | None:
         """The user's line that ran the op (PyNative: found on the stack, while the op runs)."""
-        if self._lazy:
-            self._loc, self._lazy = user_location(), False
+        if self._frame is not None:
+            frame, self._frame = self._frame, None
+            self._loc = frame_location(user_frame(frame))
         return self._loc
 
     @property
