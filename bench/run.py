@@ -9,7 +9,9 @@ Sections: (a) ops and (b) training steps in both Spore modes beside numpy and Py
 mode's speed-up per network, per thread count; (d) compile time (Spore Graph mode, and torch.compile
 when it works here: a cold compile over --torch-compile-limit seconds or a failure prints n/a with the
 reason); the issue's targets; (e) bench/bench_dataset.py's table (map with 1 vs 2 workers); (f)
-bench/bench_graph_break.py's table (how much of Graph mode's speed-up a `print` in construct keeps).
+bench/bench_graph_break.py's table (how much of Graph mode's speed-up a `print` in construct keeps);
+(g) bench/bench_startup.py's table (`import spore` and the kernel's start-up beside `import torch` and
+a stock ipykernel).
 
 Each (backend, mode, thread count) is measured in its own subprocess with OMP_NUM_THREADS,
 OPENBLAS_NUM_THREADS and MKL_NUM_THREADS set (and torch.set_num_threads): thread pools are sized at
@@ -173,6 +175,12 @@ def run_graph_break_bench(quick: bool) -> str:
     return run_side_bench("bench_graph_break.py", ["--steps", "50", "--repeats", "2"] if quick else [])
 
 
+def run_startup_bench(quick: bool, no_torch: bool) -> str:
+    """bench/bench_startup.py: import and kernel start-up times, beside torch and a stock ipykernel."""
+    args = ["--repeats", "2" if quick else "5"] + (["--no-torch"] if no_torch else [])
+    return run_side_bench("bench_startup.py", args)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run every set, print the header and the tables; optionally write the raw results as JSON."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -242,6 +250,7 @@ def main(argv: list[str] | None = None) -> int:
             infos["torch[compile]"] = res["info"]
         dataset_table = "" if a.no_dataset else run_dataset_bench(a.quick)
         break_table = run_graph_break_bench(a.quick)
+        startup_table = run_startup_bench(a.quick, a.no_torch)
         results = report.best_of_rounds(results)
         checks = {(b, m): report.check_dir_errors(check_dir, b, m) for _, b, m in sets if b != "numpy"}
 
@@ -272,6 +281,10 @@ def main(argv: list[str] | None = None) -> int:
         print()
         print("=== (f) graph breaks: one print in construct, bench/bench_graph_break.py ===")
         print(break_table)
+    if startup_table:
+        print()
+        print("=== (g) start-up: import spore and the Spore kernel, bench/bench_startup.py ===")
+        print(startup_table)
     n = "\n".join([*dict.fromkeys(failures), report.notes(results, checks)]).strip("\n")
     if n:
         print()
@@ -280,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nTotal bench time {time.perf_counter() - t_start:.0f}s.")
     if a.json:
         a.json.write_text(json.dumps({"header": head, "infos": infos, "records": results, "dataset": dataset_table,
-                                      "graph_break": break_table,
+                                      "graph_break": break_table, "startup": startup_table,
                                       "checks": {f"{b}[{m}]": c for (b, m), c in checks.items()}}, indent=1))
     return 0
 
