@@ -35,7 +35,7 @@ from typing import Any, Callable
 from ..errors import GraphCompileError, ShapeError, SourceLoc, SporeError, ValueDependentShapeError, is_engine_code
 from ..tensor import Tensor
 from . import support
-from .trace import GraphBuilder, Tracer, TracerValueError, building
+from .trace import GraphBuilder, Tracer, TracerValueError
 
 _BINOPS: dict[type, Callable] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
@@ -184,15 +184,7 @@ class Frontend:
                                         hint=f.rule.fix, scope=scope_name, rule=f.rule.id)
                 err.break_at = (f.line, f.col)
                 raise err
-            sig = inspect.signature(fn)
-            bound = sig.bind(*((self_obj,) if self_obj is not None else ()), *args, **kwargs)
-            bound.apply_defaults()
-            env = dict(bound.arguments)
-            for p in sig.parameters.values():  # *args arrive as a tuple, **kwargs as a dict
-                if p.kind is p.VAR_POSITIONAL:
-                    env.setdefault(p.name, ())
-                elif p.kind is p.VAR_KEYWORD:
-                    env.setdefault(p.name, {})
+            env = _bind(inspect.signature(fn), (*((self_obj,) if self_obj is not None else ()), *args), kwargs)
             scope = _Scope(env, fn)
             result = self.exec_block(fdef.body, scope)
             return result.value if isinstance(result, _Return) else None
@@ -865,16 +857,9 @@ class _LocalFunction:
         if fe.local_depth >= _MAX_LOCAL_DEPTH:
             raise self._too_deep(node)
         try:
-            bound = self.signature.bind(*args, **kwargs)
+            env = _bind(self.signature, args, kwargs)
         except TypeError as err:
             raise fe.error(node or self.node, f"{self.__name__}(): {err}") from None
-        bound.apply_defaults()
-        env = dict(bound.arguments)
-        for p in self.signature.parameters.values():
-            if p.kind is p.VAR_POSITIONAL:
-                env.setdefault(p.name, ())
-            elif p.kind is p.VAR_KEYWORD:
-                env.setdefault(p.name, {})
         saved = (fe.file, fe.loop_depth, fe.in_test, fe.builder.loc)
         fe.file, fe.loop_depth, fe.in_test = self.file, 0, 0
         fe.local_depth += 1
@@ -891,6 +876,20 @@ class _LocalFunction:
             fe.local_depth -= 1
             fe.depth -= 1
             fe.file, fe.loop_depth, fe.in_test, fe.builder.loc = saved
+
+
+def _bind(sig: inspect.Signature, args: Any, kwargs: dict) -> dict[str, Any]:
+    """The local variables a call of a function with signature `sig` starts with (defaults applied;
+    *args arrive as a tuple and **kwargs as a dict, empty when nothing was passed to them)."""
+    bound = sig.bind(*args, **kwargs)
+    bound.apply_defaults()
+    env = dict(bound.arguments)
+    for p in sig.parameters.values():
+        if p.kind is p.VAR_POSITIONAL:
+            env.setdefault(p.name, ())
+        elif p.kind is p.VAR_KEYWORD:
+            env.setdefault(p.name, {})
+    return env
 
 
 def _load(target: ast.expr) -> ast.expr:
@@ -948,14 +947,4 @@ class _Scope:
         s = _Scope.__new__(_Scope)
         s.vars, s.fn, s.closure, s.parent = dict(self.vars), self.fn, self.closure, self.parent
         return s
-
-
-def trace(fn: Callable, args: tuple, kwargs: dict, name: str, self_obj: Any = None,
-          cell_names: dict[int, str] | None = None, builder: GraphBuilder | None = None) -> tuple[GraphBuilder, Any]:
-    """Interpret `fn` with `args` (Tensors already replaced by Tracers) in a new or given builder."""
-    builder = builder or GraphBuilder(name)
-    fe = Frontend(builder, cell_names)
-    with building(builder):
-        out = fe.call_user_function(fn, args, kwargs, name, self_obj)
-    return builder, out
 

@@ -367,9 +367,6 @@ def _cell_names(cell: Any) -> dict[int, str]:
     return {id(c): (f"{root}.{n}" if n else root) for n, c in cell.cells_and_names()}
 
 
-
-
-
 def compile_cell(cell: Any, *, fullgraph: bool = False) -> JitFunction:
     """A new compiled form of `cell`'s construct, called like the Cell (hooks and casts aside).
 
