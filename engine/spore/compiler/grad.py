@@ -113,16 +113,20 @@ def _free_needing(g: Graph, needs: set[int]) -> list[int]:
 
 
 def _branch_grad(env: _Env, g: Graph, cots: list[Tensor], wanted: list[Var], name: str) -> Graph:
-    from ..ops import functional as F
-
     child = GraphBuilder(name, parent=env.builder)
     # Replay the branch's forward equations inside the gradient branch, so the backward graph does
     # not depend on values that only existed inside the forward If (it may run in another executable).
     child.eqns = list(g.eqns)
     grads = backprop(child, list(g.eqns), g.outputs, cots, wanted)
     with building(child):
-        outs = [gr if gr is not None else F.zeros(tuple(v.aval.shape), v.aval.dtype) for gr, v in zip(grads, wanted)]
-        return child.finish(outs)
+        return child.finish(_or_zeros(grads, wanted))
+
+
+def _or_zeros(grads: list[Tensor | None], wrt: list[Var]) -> list[Tensor]:
+    """A sub-graph's gradient outputs: zeros where a wanted value got no gradient (no path to it)."""
+    from ..ops import functional as F
+
+    return [g if g is not None else F.zeros(tuple(v.aval.shape), v.aval.dtype) for g, v in zip(grads, wrt)]
 
 
 def _var_index(env: _Env, e: Eqn) -> dict[int, Var]:
@@ -182,8 +186,6 @@ WHILE_GRAD = register(Primitive("WhileGrad", _while_grad_infer, _no_eager, None,
 
 def _vjp_while(env: _Env, e: Eqn, needs: set[int]) -> None:
     """d(loop outputs)/d(initial carried values and the outer values the loop reads)."""
-    from ..ops import functional as F
-
     cots = _out_cots(env, e)
     body: Graph = e.attrs["body"]
     by_id = _var_index(env, e)
@@ -198,9 +200,7 @@ def _vjp_while(env: _Env, e: Eqn, needs: set[int]) -> None:
     child.inputs = list(body.inputs) + child.inputs
     grads = backprop(child, body.eqns, body.outputs, cot_in, list(body.inputs) + free)
     with building(child):
-        outs = [g if g is not None else F.zeros(tuple(v.aval.shape), v.aval.dtype)
-                for g, v in zip(grads, list(body.inputs) + free)]
-        g_body = child.finish(outs)
+        g_body = child.finish(_or_zeros(grads, list(body.inputs) + free))
     init = [env.tensor(a) for a in e.inputs]
     results = _emit(env, WHILE_GRAD, init + cots, {"cond": e.attrs["cond"], "body": body, "body_grad": g_body,
                                                    "n_carried": n}, [a.aval for a in g_body.outputs])
