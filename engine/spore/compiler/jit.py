@@ -169,6 +169,10 @@ class JitFunction:
         functools.update_wrapper(self, fn)
 
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        """A @jit method read from an instance: its own JitFunction bound to that instance (each
+        instance compiles for itself), kept in the instance's `_jit_bound` entry as
+        functools.cached_property keeps its value — the descriptor's own cache, on any kind of object;
+        a Cell leaves it out of its copies and `Cell.drop_compiled` forgets it."""
         if obj is None:
             return self
         bound = obj.__dict__.get("_jit_bound", {})
