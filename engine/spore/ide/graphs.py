@@ -1,6 +1,6 @@
 """Compiled graphs as plain data: what `%spore_graph`, the graph view and the debugger show.
 
-A compile here goes through the same path Graph mode uses (`JitFunction.compile`), with the whole
+A compile here goes through the same path Graph mode uses (`compile_cell`, `JitFunction.compile`), with the whole
 function as one graph (`fullgraph=True`: a construct that would break is refused on the user's
 line, as a picture of "the graph" must be one graph). The graph is only built, never run:
 looking at a training step's graph must not take a training step.
@@ -18,15 +18,15 @@ def compile_graph(target: Any, args: tuple = (), kwargs: dict | None = None, *, 
     ``raw``, the graph as traced, before the passes). A construct Graph mode cannot compile raises
     its `GraphCompileError` at the user's line.
     """
-    from ..compiler.jit import JitFunction, flatten
+    from ..common.tree import flatten
+    from ..compiler.jit import JitFunction, compile_cell
     from ..compiler.printer import format_graph, graph_to_json
     from ..errors import GraphCompileError, raise_at_user_line
     from ..nn import Cell
 
     kwargs = kwargs or {}
     if isinstance(target, Cell):
-        jf = JitFunction(type(target).construct, self_obj=target, fullgraph=True,
-                         name=f"{type(target).__name__}.construct")
+        jf = compile_cell(target, fullgraph=True)
     elif isinstance(target, JitFunction):
         jf = target
     elif callable(target):

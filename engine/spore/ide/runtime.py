@@ -74,23 +74,17 @@ def set_random_state(state: Any) -> None:
 
 def clone_cell(cell: Any) -> Any:
     """A deep copy of a Cell (parameters, optimizer state, statistics) without its compiled graphs,
-    which the copy compiles for itself."""
-    memo: dict[int, Any] = {}
-    for _, sub in cell.cells_and_names():
-        d = sub.__dict__
-        if d.get("_graph_fn") is not None:
-            memo[id(d["_graph_fn"])] = None
-        if d.get("_jit_bound") is not None:
-            memo[id(d["_jit_bound"])] = {}
-    return copy.deepcopy(cell, memo)
+    which the copy compiles for itself (copies of a Cell leave them behind)."""
+    return copy.deepcopy(cell)
 
 
 def graph_runner(cell: Any) -> Callable[..., Any]:
-    """A callable running `cell`'s construct as one compiled graph (compiled on its first call;
-    a construct that cannot be one graph raises its `GraphCompileError`), whatever the mode."""
-    from ..compiler.jit import JitFunction
+    """A callable running `cell`'s construct as one compiled graph of its own (compiled on its first
+    call; a construct that cannot be one graph raises its `GraphCompileError`), whatever the mode
+    and whatever the Cell itself has compiled."""
+    from ..compiler.jit import compile_cell
 
-    return JitFunction(type(cell).construct, self_obj=cell, fullgraph=True, name=f"{type(cell).__name__}.construct")
+    return compile_cell(cell, fullgraph=True)
 
 
 def tensor_origin(t: Any) -> dict[str, Any]:
