@@ -17,6 +17,7 @@ import numpy as np
 import spore as ms
 from spore import nn
 from spore.autodiff import tape
+from spore.ops.observers import OBSERVERS
 from spore.ops.primitive import TRACING
 
 net = nn.SequentialCell([nn.Dense(16, 32), nn.ReLU(), nn.Dense(32, 4)])
@@ -55,7 +56,7 @@ def test_interrupt_stops_a_training_loop_and_keeps_the_kernel(kernel: Kernel) ->
     kernel.ok(TRAIN)
     reply = start_and_interrupt(kernel, "print('started', flush=True)\nwhile True:\n    train(xb, yb)")
     assert reply["status"] == "error" and reply["ename"] == "KeyboardInterrupt"
-    state = kernel.ok("tape.STATE.depth, TRACING.builder is None, TRACING.profiler is None, float(train(xb, yb)) > 0")
+    state = kernel.ok("tape.STATE.depth, TRACING.builder is None, OBSERVERS.active == (), float(train(xb, yb)) > 0")
     assert state.result_data()["text/plain"] == "(0, True, True, True)"
 
 
@@ -63,7 +64,7 @@ def test_interrupt_inside_a_profiled_cell_stops_the_profiler(kernel: Kernel) -> 
     kernel.ok(TRAIN)
     reply = start_and_interrupt(kernel, "%%spore_profile\nprint('started', flush=True)\nwhile True:\n    train(xb, yb)")
     assert reply["ename"] == "KeyboardInterrupt"
-    res = kernel.ok("ms.Profiler._active is None, TRACING.profiler is None")
+    res = kernel.ok("ms.Profiler._active is None, OBSERVERS.active == ()")
     assert res.result_data()["text/plain"] == "(True, True)"
 
 

@@ -26,6 +26,7 @@ from typing import Any
 from .. import context
 from ..common import dtype as mstype
 from ..common.tree import map_leaves
+from ..ops.observers import OBSERVERS
 from ..ops.primitive import TRACING
 from ..tensor import Parameter, ParameterTuple, Tensor
 
@@ -44,9 +45,10 @@ _COMPILED_STATE = ("_graph_fn", "_jit_bound")
 
 def refresh_call_path() -> None:
     """Recompute `_SPECIAL`; `context.call_state_changed` calls it when the mode, the graph being
-    compiled or the running profiler changes."""
+    compiled or the execution observers (the profiler, a debugger) change: observers see the Cell
+    scope of each op, which the slow path records."""
     _SPECIAL[0] = (context._CONTEXT["mode"] == context.GRAPH_MODE or TRACING.builder is not None
-                   or TRACING.profiler is not None)
+                   or bool(OBSERVERS.active))
 
 
 context.on_call_state_change(refresh_call_path)

@@ -98,7 +98,6 @@ class _Observers:
 
 
 OBSERVERS = _Observers()
-_listeners: list[Callable[[], None]] = []
 
 
 def add_observer(observer: Any) -> None:
@@ -117,14 +116,10 @@ def remove_observer(observer: Any) -> None:
         _changed()
 
 
-def on_change(listener: Callable[[], None]) -> None:
-    """Call `listener` whenever the set of observers changes (Cells recompute their call path)."""
-    _listeners.append(listener)
-
-
 def _changed() -> None:
-    for listener in _listeners:
-        listener()
+    from ..context import call_state_changed  # Cells switch to the call path that records scopes
+
+    call_state_changed()
 
 
 def run_observed(event: OpEvent, call: Callable[[], Any], outputs: Callable[[Any], list]) -> Any:

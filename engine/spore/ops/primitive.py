@@ -113,15 +113,13 @@ def register(prim: Primitive) -> Primitive:
 
 
 class _Tracing:
-    """Hooks into `bind`: while `builder` is set (Graph mode compiling), ops are recorded instead of
-    computed. `profiler` is the running `Profiler` (Cells record their scopes while it is set); what
-    observes each kernel call is `observers.OBSERVERS`."""
+    """Hook into `bind`: while `builder` is set (Graph mode compiling), ops are recorded instead of
+    computed. (What watches each kernel call run is `observers.OBSERVERS`.)"""
 
-    __slots__ = ("builder", "profiler")
+    __slots__ = ("builder",)
 
     def __init__(self) -> None:
         self.builder: Any = None
-        self.profiler: Any = None
 
 
 TRACING = _Tracing()

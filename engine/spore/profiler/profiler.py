@@ -17,9 +17,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ..context import call_state_changed
 from ..ops.observers import OpEvent, add_observer, remove_observer
-from ..ops.primitive import TRACING
 
 
 @dataclass
@@ -64,17 +62,13 @@ class Profiler:
         if Profiler._active is not None and Profiler._active is not self:
             raise RuntimeError("another Profiler is already running; stop it first")
         Profiler._active = self
-        TRACING.profiler = self
         self._running = True
         add_observer(self)
-        call_state_changed()
 
     def stop(self) -> None:
         if Profiler._active is self:
             Profiler._active = None
-            TRACING.profiler = None
             remove_observer(self)
-            call_state_changed()
         self._running = False
 
     def __enter__(self) -> Profiler:
