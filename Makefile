@@ -10,7 +10,7 @@ CSRC := $(wildcard engine/csrc/*.cpp engine/csrc/*.h)
 SO := engine/spore/_kernels$(shell $(PYTHON) -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
 # Tests pin BLAS/OpenMP to one thread: two shared cores make multi-threaded timings swing wildly.
 THREADS1 := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
-APT_PKGS := libdnnl-dev ccache chromium
+APT_PKGS := libdnnl-dev ccache chromium nodejs
 
 .PHONY: demo test bench lint sysdeps install clean kernels
 
@@ -45,6 +45,8 @@ $(PY):
 $(STAMP): $(PY) pyproject.toml setup.py | sysdeps
 	$(PIP) install -q --no-build-isolation -e '.[dev]'
 	$(PY) -c "import spore, spore._kernels"
+	@# pyright's Node package (run by the system's Node.js) is fetched (when the wheel lacks it) and cached here, never in a test
+	PYRIGHT_PYTHON_IGNORE_WARNINGS=1 $(PY) -m pyright --version
 	touch $(STAMP)
 
 install: $(SO)

@@ -1,9 +1,13 @@
 """`spore.nn`: Cells, layers, losses, optimizers and learning-rate schedules (MindSpore's names)."""
 
+from . import dynamic_lr, layer, learning_rate_schedule, loss, optim
 from .cell import Cell
 from .container import CellDict, CellList, SequentialCell
 from .dynamic_lr import *
 from .layer import *
+
+# the layer families' modules have been reachable as `nn.conv`, `nn.rnn`...: kept (not exported by `*`)
+from .layer import activation, basic, conv, embedding, normalization, pooling, rnn, transformer
 from .learning_rate_schedule import *
 from .loss import *
 from .optim import *
@@ -13,3 +17,12 @@ from .wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 # amp builds on the nn names above, so it is imported after them
 from ..amp.loss_scale import DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell  # noqa: E402
 from ..amp.train_cell import TrainOneStepWithLossScaleCell  # noqa: E402
+
+# what `from spore.nn import *` exports: MindSpore's nn names, nothing imported along the way
+__all__ = ["Cell", "CellDict", "CellList", "SequentialCell", "TrainOneStepCell", "WithEvalCell", "WithLossCell",
+           "DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell", "TrainOneStepWithLossScaleCell"]
+__all__ += dynamic_lr.__all__
+__all__ += layer.__all__
+__all__ += learning_rate_schedule.__all__
+__all__ += loss.__all__
+__all__ += optim.__all__

@@ -2,3 +2,6 @@
 
 from .transforms import *  # noqa: F403
 from .utils import Border, Inter  # noqa: F401
+
+__all__ = ["Border", "CenterCrop", "Decode", "HWC2CHW", "Inter", "Normalize", "Pad",  # noqa: F405
+           "RandomCrop", "RandomHorizontalFlip", "RandomVerticalFlip", "Rescale", "Resize", "ToTensor"]  # noqa: F405

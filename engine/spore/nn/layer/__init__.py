@@ -1,6 +1,7 @@
 """Layers of `spore.nn`, one module per family (basic, activation, conv, pooling, normalization,
 embedding, rnn, transformer)."""
 
+from . import activation, basic, conv, embedding, normalization, pooling, rnn, transformer
 from .activation import *
 from .activation import get_activation
 from .basic import *
@@ -10,3 +11,14 @@ from .normalization import *
 from .pooling import *
 from .rnn import *
 from .transformer import *
+
+# what `from spore.nn.layer import *` (and so `spore.nn`) exports: each family's layers
+__all__ = []
+__all__ += activation.__all__  # get_activation included
+__all__ += basic.__all__
+__all__ += conv.__all__
+__all__ += embedding.__all__
+__all__ += normalization.__all__
+__all__ += pooling.__all__
+__all__ += rnn.__all__
+__all__ += transformer.__all__
