@@ -47,6 +47,7 @@ from .runtime import (
     tensor_origin,
 )
 from .sources import engine_paths, is_engine_file, user_traceback
+from .api_index import api_index, api_names, context_options, shape_rules
 
 
 def error_dict(err: BaseException) -> dict[str, Any]:
@@ -65,4 +66,5 @@ __all__ = [
     "graph_json", "graph_runner", "is_busy", "is_engine_file", "is_graph", "is_spore_api", "lookup",
     "observe_ops", "op", "op_catalogue", "random_state", "remove_observer", "set_random_state",
     "support_rule", "support_rules", "tensor_origin", "user_traceback",
+    "api_index", "api_names", "context_options", "shape_rules",
 ]

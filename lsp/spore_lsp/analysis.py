@@ -1,0 +1,316 @@
+"""One analysis per document version: the parse, the facts every feature reads, and the findings.
+
+Every feature (diagnostics, hover, completion, code actions, ...) reads the same `Analysis`, made
+once per program version by `analyse()` and cached in `AnalysisCache`. It is static only: the
+text is parsed with `ast`, never imported, executed or evaluated. When the text does not parse
+(the user is half-way through a line), the last analysis that parsed is kept and marked stale,
+so diagnostics, hovers and fixes stay useful while typing.
+
+The facts are kept per function (`FunctionFacts`) so later analyses — static tensor shapes, inlay
+hints — can attach their results to the same objects without a second parse.
+"""
+
+from __future__ import annotations
+
+import ast
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from .documents import Program, byte_to_char
+
+SPORE_ROOTS = ("spore", "mindspore")
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace program text [line:col, end_line:end_col) (0-based lines, code-point columns)."""
+
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    new_text: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    """A quick fix: a title and the edits that make it."""
+
+    title: str
+    edits: tuple[Edit, ...]
+    preferred: bool = True
+
+
+@dataclass
+class Issue:
+    """One finding, in program coordinates (0-based lines, code-point columns)."""
+
+    code: str
+    message: str
+    severity: str  # "error" | "warning" | "information" | "hint"
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    fixes: list[Fix] = field(default_factory=list)
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class FunctionFacts:
+    """A function Graph mode would compile (a Cell's `construct` or a `@jit` function)."""
+
+    scope: str               # "Net.construct" or the function's name
+    node: ast.FunctionDef
+    jit: bool                # decorated with @jit (compiled in either mode)
+    fullgraph: bool          # @jit(fullgraph=True): refused rather than broken
+    facts: dict[str, Any] = field(default_factory=dict)  # room for later analyses (shapes, ...)
+
+
+@dataclass
+class ContextCall:
+    """A `set_context(...)` call: the line it is on and the mode / syntax level it sets."""
+
+    node: ast.Call
+    line: int                # 0-based program line
+    mode: str | None         # "GRAPH_MODE" | "PYNATIVE_MODE" | None
+    level: str | None        # "STRICT" | "LAX" | "COMPATIBLE" | None
+
+
+@dataclass
+class Analysis:
+    """Everything the features need to know about one program version."""
+
+    program: Program
+    tree: ast.Module | None
+    syntax_error: tuple[int, int, str] | None = None  # (0-based line, col, message) when the text does not parse
+    stale: bool = False       # the tree is from an earlier version (the current one does not parse)
+    aliases: dict[str, str] = field(default_factory=dict)   # local name -> "spore", "spore.ops", "torch.nn", ...
+    is_spore: bool = False
+    functions: list[FunctionFacts] = field(default_factory=list)
+    context_calls: list[ContextCall] = field(default_factory=list)
+    issues: list[Issue] = field(default_factory=list)
+    api_checked: bool = False  # the unknown-name check ran (the API index was loaded)
+
+    # ---- coordinates --------------------------------------------------------------------
+    def span(self, node: ast.AST) -> tuple[int, int, int, int]:
+        """A node's (line, col, end_line, end_col): 0-based lines, code-point columns."""
+        line = node.lineno - 1
+        end_line = (getattr(node, "end_lineno", None) or node.lineno) - 1
+        col = byte_to_char(self.program.line_text(line), node.col_offset)
+        end_col = byte_to_char(self.program.line_text(end_line), getattr(node, "end_col_offset", None) or 0)
+        return line, col, end_line, end_col
+
+    def attr_span(self, node: ast.Attribute) -> tuple[int, int, int, int]:
+        """The span of an attribute's name (``reduce_summ`` in ``ops.reduce_summ``)."""
+        _, _, end_line, end_col = self.span(node)
+        return end_line, end_col - len(node.attr), end_line, end_col
+
+    def issue(self, code: str, message: str, severity: str, node: ast.AST | tuple[int, int, int, int],
+              fixes: list[Fix] | None = None, **data: Any) -> Issue:
+        line, col, end_line, end_col = node if isinstance(node, tuple) else self.span(node)
+        out = Issue(code, message, severity, line, col, end_line, end_col, fixes or [], data)
+        self.issues.append(out)
+        return out
+
+    # ---- names --------------------------------------------------------------------------
+    def resolve(self, dotted: str) -> str | None:
+        """A dotted name as the file writes it (``ms.ops.matmul``, ``nn.Dense``) as Spore's qualified
+        name (``ops.matmul``, ``nn.Dense``, ``spore.set_context``, ``Tensor.reshape``), or None."""
+        head, _, rest = dotted.partition(".")
+        target = self.aliases.get(head)
+        if target is None:
+            return None
+        full = f"{target}.{rest}" if rest else target
+        root, _, tail = full.partition(".")
+        if root not in SPORE_ROOTS:
+            return None
+        if not tail:
+            return "spore"
+        for ns in ("ops", "nn", "Tensor"):
+            if tail == ns:
+                return f"spore.{ns}" if ns != "Tensor" else "spore.Tensor"
+            if tail.startswith(ns + "."):
+                return ns + "." + tail[len(ns) + 1:]
+        return "spore." + tail
+
+    def alias_for(self, qual_module: str) -> str | None:
+        """A local name the file binds to a Spore module ("spore", "spore.ops", "spore.nn"), if any."""
+        for name, target in self.aliases.items():
+            root, _, tail = target.partition(".")
+            if root in SPORE_ROOTS and (tail or "spore") == (qual_module.partition(".")[2] or "spore"):
+                return name
+        return None
+
+    def function_at(self, line: int) -> FunctionFacts | None:
+        """The compiled function containing a 0-based program line."""
+        for f in self.functions:
+            if f.node.lineno - 1 <= line <= (f.node.end_lineno or f.node.lineno) - 1:
+                return f
+        return None
+
+    def context_before(self, line: int) -> tuple[str, str]:
+        """(mode, jit_syntax_level) that apply to code at a 0-based program line: in a text file, the last
+        `set_context` of the file (a Cell runs when called, usually after the file's set-up); in a notebook,
+        the last one in this cell or an earlier one (later cells have not run yet)."""
+        mode, level = "PYNATIVE_MODE", "LAX"
+        limit = None
+        if self.program.is_notebook:
+            chunk = self.program.chunk_of(line)
+            limit = chunk.first_line + chunk.n_lines if chunk else None
+        for call in self.context_calls:
+            if limit is not None and call.line >= limit:
+                continue
+            mode = call.mode or mode
+            level = call.level or level
+        return mode, "LAX" if level == "COMPATIBLE" else level
+
+
+# ---- building an analysis -------------------------------------------------------------------
+def _aliases(tree: ast.Module) -> dict[str, str]:
+    """Local names bound by imports (anywhere in the file) to the module or object they import."""
+    out: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.asname:
+                    out[a.asname] = a.name
+                else:
+                    root = a.name.split(".")[0]
+                    out[root] = root
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for a in node.names:
+                if a.name != "*":
+                    out[a.asname or a.name] = f"{node.module}.{a.name}"
+    return out
+
+
+def _is_jit(dec: ast.expr) -> tuple[bool, bool]:
+    """(is a jit decorator, fullgraph=True)."""
+    target = dec.func if isinstance(dec, ast.Call) else dec
+    name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+    if name != "jit":
+        return False, False
+    full = isinstance(dec, ast.Call) and any(
+        k.arg == "fullgraph" and isinstance(k.value, ast.Constant) and bool(k.value.value) for k in dec.keywords)
+    return True, full
+
+
+def _functions(tree: ast.Module) -> list[FunctionFacts]:
+    out: list[FunctionFacts] = []
+    seen: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    jits = [_is_jit(d) for d in item.decorator_list]
+                    is_jit = any(j for j, _ in jits)
+                    if item.name == "construct" or is_jit:
+                        out.append(FunctionFacts(f"{node.name}.{item.name}", item, is_jit, any(f for _, f in jits)))
+                        seen.add(id(item))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and id(node) not in seen:
+            jits = [_is_jit(d) for d in node.decorator_list]
+            if any(j for j, _ in jits):
+                out.append(FunctionFacts(node.name, node, True, any(f for _, f in jits)))
+    return out
+
+
+def _const_name(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return str(node.value)
+    return None
+
+
+def _context_calls(tree: ast.Module) -> list[ContextCall]:
+    out = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)
+        if name != "set_context":
+            continue
+        mode = level = None
+        for k in node.keywords:
+            value = _const_name(k.value)
+            if k.arg == "mode":
+                mode = {"0": "GRAPH_MODE", "1": "PYNATIVE_MODE"}.get(value or "", value)
+                mode = mode if mode in ("GRAPH_MODE", "PYNATIVE_MODE") else None
+            elif k.arg == "jit_syntax_level":
+                level = {"0": "STRICT", "1": "COMPATIBLE", "2": "LAX"}.get(value or "", value)
+                level = level if level in ("STRICT", "LAX", "COMPATIBLE") else None
+        out.append(ContextCall(node, node.lineno - 1, mode, level))
+    out.sort(key=lambda c: (c.line, c.node.col_offset))
+    return out
+
+
+def parse(program: Program) -> tuple[ast.Module | None, tuple[int, int, str] | None]:
+    try:
+        return ast.parse(program.text, type_comments=False), None
+    except SyntaxError as err:
+        return None, ((err.lineno or 1) - 1, max((err.offset or 1) - 1, 0), err.msg)
+    except (ValueError, RecursionError, MemoryError) as err:  # NUL bytes, absurd nesting
+        return None, (0, 0, f"{type(err).__name__}: {err}")
+
+
+def analyse(program: Program, previous: Analysis | None, api: Any = None) -> Analysis:
+    """The analysis of one program version; `previous` (the last good one) is kept when this does not parse.
+
+    `api` is the loaded `api.ApiIndex` or None while it loads: the checks that need Spore's public
+    names (unknown names) run only with it, and the analysis says whether they ran.
+    """
+    from . import graph_rules, habits, unknown_names
+
+    tree, error = parse(program)
+    if tree is None:
+        if previous is not None and previous.tree is not None:
+            kept = Analysis(previous.program, previous.tree, error, True, previous.aliases, previous.is_spore,
+                            previous.functions, previous.context_calls, list(previous.issues), previous.api_checked)
+            kept.current = program  # type: ignore[attr-defined]
+            return kept
+        return Analysis(program, None, error)
+    an = Analysis(program, tree)
+    an.aliases = _aliases(tree)
+    an.is_spore = any(t.split(".")[0] in SPORE_ROOTS for t in an.aliases.values())
+    an.functions = _functions(tree)
+    an.context_calls = _context_calls(tree)
+    graph_rules.check(an)
+    if an.is_spore:
+        habits.check(an, api)
+        if api is not None:
+            unknown_names.check(an, api)
+            an.api_checked = True
+    an.issues.sort(key=lambda i: (i.line, i.col, i.code))
+    return an
+
+
+class AnalysisCache:
+    """The analysis of each open program, made once per version (and again when the API index arrives)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_key: dict[str, tuple[Any, Analysis]] = {}
+        self._good: dict[str, Analysis] = {}
+
+    def get(self, program: Program, api: Any = None) -> Analysis:
+        stamp = (program.version, hash(program.text), api is not None)
+        with self._lock:
+            hit = self._by_key.get(program.key)
+        if hit is not None and hit[0] == stamp:
+            return hit[1]
+        an = analyse(program, self._good.get(program.key), api)
+        with self._lock:
+            self._by_key[program.key] = (stamp, an)
+            if not an.stale and an.tree is not None:
+                self._good[program.key] = an
+        return an
+
+    def drop(self, key: str) -> None:
+        with self._lock:
+            self._by_key.pop(key, None)
+            self._good.pop(key, None)

@@ -1,0 +1,76 @@
+"""Code actions: the quick fixes of the issues under the cursor, and "switch this file to
+PYNATIVE_MODE / GRAPH_MODE" (edits the `set_context` call, or inserts one after the imports)."""
+
+from __future__ import annotations
+
+import ast
+
+from lsprotocol import types
+
+from .analysis import Analysis, Edit
+from .convert import code_action, diagnostic, workspace_edit
+from .server import SporeLanguageServer, guarded, server
+
+
+def _overlaps(a: types.Range, b: types.Range) -> bool:
+    return (a.start.line, a.start.character) <= (b.end.line, b.end.character) and \
+        (b.start.line, b.start.character) <= (a.end.line, a.end.character)
+
+
+def mode_switch(an: Analysis, line: int, target: str) -> Edit | None:
+    """The edit that makes code at a program line run in `target` ("GRAPH_MODE" / "PYNATIVE_MODE")."""
+    alias = an.alias_for("spore")
+    value = f"{alias or 'ms'}.{target}"
+    calls = [c for c in an.context_calls if not an.program.is_notebook or c.line <= line]
+    with_mode = [c for c in calls if any(k.arg == "mode" for k in c.node.keywords)]
+    if with_mode:
+        kw = next(k for k in with_mode[-1].node.keywords if k.arg == "mode")
+        return Edit(*an.span(kw.value), value)
+    if calls:
+        call = calls[-1].node
+        l, c, _, _ = an.span(call.func)
+        _, _, fl, fc = an.span(call.func)
+        sep = ", " if call.args or call.keywords else ""
+        return Edit(fl, fc + 1, fl, fc + 1, f"mode={value}{sep}")
+    tree = an.tree
+    imports = [s for s in (tree.body if tree else []) if isinstance(s, (ast.Import, ast.ImportFrom))]
+    if an.program.is_notebook:
+        imports = [s for s in imports if s.lineno - 1 <= line] or imports[:1]
+    prefix = "" if alias else "import spore as ms\n"
+    at = (imports[-1].end_lineno or imports[-1].lineno) if imports else 0
+    if not imports and an.program.is_notebook:
+        chunk = an.program.chunk_of(line)
+        at = chunk.first_line if chunk else 0
+    return Edit(at, 0, at, 0, f"{prefix}{alias or 'ms'}.set_context(mode={value})\n")
+
+
+@server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
+                types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix,
+                                                           types.CodeActionKind.RefactorRewrite]))
+@guarded(default=[])
+def code_actions(ls: SporeLanguageServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    uri = params.text_document.uri
+    program = ls.program_for(uri)
+    if program is None:
+        return []
+    an = ls.analyses.get(program, ls.api())
+    if an.tree is None:
+        return []
+    out: list[types.CodeAction] = []
+    for issue in an.issues:
+        if not issue.fixes:
+            continue
+        diag_uri, diag = diagnostic(an.program, issue)
+        if diag_uri != uri or not _overlaps(diag.range, params.range):
+            continue
+        out.extend(code_action(an.program, fix, diag) for fix in issue.fixes)
+    line = an.program.to_program(uri, params.range.start.line)
+    if an.is_spore and line is not None and not an.stale:
+        mode, _ = an.context_before(line)
+        target = "PYNATIVE_MODE" if mode == "GRAPH_MODE" else "GRAPH_MODE"
+        edit = mode_switch(an, line, target)
+        if edit is not None:
+            where = "this notebook" if an.program.is_notebook else "this file"
+            out.append(types.CodeAction(title=f"Switch {where} to {target}", kind=types.CodeActionKind.RefactorRewrite,
+                                        edit=workspace_edit(an.program, [edit])))
+    return out

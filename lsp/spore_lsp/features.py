@@ -1,0 +1,8 @@
+"""Every feature module, imported for its decorated handlers; `server` is the ready server."""
+
+from __future__ import annotations
+
+from . import code_actions, completion, definition, diagnostics, hover, signature_help
+from .server import server
+
+__all__ = ["code_actions", "completion", "definition", "diagnostics", "hover", "server", "signature_help"]

@@ -1,0 +1,77 @@
+"""Graph-mode compatibility: the support table's findings, with the severity the compiler would give.
+
+The findings come from `spore.ide.check` — the same table and AST walk the compiler raises from —
+so the editor and a compile say the same thing. What the compiler *does* with each finding depends
+on where the code runs, and the severity says exactly that:
+
+- error: the code is compiled and refused — `@ms.jit(fullgraph=True)`, or a Cell's `construct` in
+  GRAPH_MODE under ``jit_syntax_level=STRICT`` (compiling raises `GraphCompileError` on this line);
+- warning: the code is compiled but cannot be one graph — under LAX (the default) the statement
+  becomes a graph break (it runs in Python between compiled segments); a plain `@ms.jit` function
+  under STRICT runs entirely in PyNative instead (a `GraphFallbackWarning`);
+- information: a `construct` in a file that runs PyNative, where it is plain Python and fine, but
+  would break or be refused if the file switched to GRAPH_MODE.
+"""
+
+from __future__ import annotations
+
+from spore import ide
+
+from .analysis import Analysis, FunctionFacts
+from .documents import byte_to_char
+
+PYNATIVE = "ms.set_context(mode=ms.PYNATIVE_MODE)"
+BREAK_COST = ("each break costs a hand-off from compiled code to Python and back on every call, and the "
+              "compiler cannot fuse or optimise across it")
+
+
+def code_for(rule: str) -> str:
+    """The diagnostic code of a support-table rule (stable: it is the rule id)."""
+    return f"graph-{rule}"
+
+
+def _verdict(an: Analysis, fn: FunctionFacts) -> tuple[str, str]:
+    """(severity, what the compiler does) for a finding inside `fn`."""
+    mode, level = an.context_before(fn.node.lineno - 1)
+    if fn.jit and fn.fullgraph:
+        return "error", ("@ms.jit(fullgraph=True) compiles the whole function or refuses it: calling it raises "
+                         "GraphCompileError on this line")
+    if fn.jit:
+        if level == "STRICT":
+            return "warning", ("under jit_syntax_level=STRICT, this @ms.jit function cannot be compiled and runs "
+                               "entirely in PyNative (GraphFallbackWarning): none of it is compiled; "
+                               "@ms.jit(fullgraph=True) would make it an error")
+        return "warning", ("graph break: under jit_syntax_level=LAX (the default) this statement runs in Python "
+                           "between compiled segments, exactly as in PyNative; " + BREAK_COST)
+    if mode != "GRAPH_MODE":
+        return "information", ("this file runs in PYNATIVE_MODE, where construct is plain Python and this is fine; "
+                               "in GRAPH_MODE it would be a graph break (LAX) or a compile error (STRICT)")
+    if level == "STRICT":
+        return "error", ("GRAPH_MODE with jit_syntax_level=STRICT refuses it: calling the Cell raises "
+                         "GraphCompileError on this line")
+    return "warning", ("graph break: under jit_syntax_level=LAX (the default) this statement runs in Python "
+                       "between compiled segments, exactly as in PyNative; " + BREAK_COST)
+
+
+def check(an: Analysis) -> None:
+    """Add one issue per support-table finding in a compiled function."""
+    if an.tree is None or not an.functions:
+        return
+    for f in ide.check(an.tree):
+        line = f["line"] - 1
+        fn = an.function_at(line)
+        if fn is None:
+            continue
+        severity, what = _verdict(an, fn)
+        rule = ide.support_rule(f["rule"]) or {}
+        message = f"{f['message']}. In {f['scope']}: {what}. Fix: {f['hint']}"
+        if severity != "information":
+            message += f"; or put @ms.jit on a smaller part; or run the file with {PYNATIVE}"
+        text = an.program.line_text(line)
+        end_line = f["end_line"] - 1
+        span = (line, byte_to_char(text, f["col"]), end_line,
+                byte_to_char(an.program.line_text(end_line), f["end_col"]))
+        if end_line > line:  # a compound statement (try, with): underline its first line only
+            span = (line, span[1], line, len(text.rstrip()))
+        an.issue(code_for(f["rule"]), message, severity, span, rule=f["rule"], scope=f["scope"],
+                 construct=rule.get("construct"))

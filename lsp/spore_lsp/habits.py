@@ -1,0 +1,175 @@
+"""PyTorch habits in Spore code, each with the MindSpore spelling and (where it is mechanical) a fix.
+
+Only files that are clearly Spore code (they import `spore` or `mindspore`) are checked, so a plain
+PyTorch file gets no noise. Names are resolved through the file's own imports: `nn.Module` is a
+habit when `nn` is Spore's `nn`, not when it is `torch.nn` in a file that only mentions Spore.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from .analysis import Analysis, Edit, Fix
+
+# torch.<name> -> ops.<name> when the name differs (others map to the same name if Spore has it)
+TORCH_TO_OPS = {"cat": "cat", "clamp": "clamp", "matmul": "matmul", "relu": "relu", "sigmoid": "sigmoid",
+                "tanh": "tanh", "softmax": "softmax", "exp": "exp", "log": "log", "sum": "sum", "mean": "mean",
+                "zeros": "zeros", "ones": "ones", "reshape": "reshape", "transpose": "transpose", "stack": "stack",
+                "flatten": "flatten", "abs": "abs", "sqrt": "sqrt", "max": "max", "min": "min", "argmax": "argmax",
+                "where": "where", "randn": "randn", "rand": "rand", "arange": "arange", "gelu": "gelu",
+                "squeeze": "squeeze", "unsqueeze": "unsqueeze", "permute": "permute", "bmm": "bmm"}
+CONV = ("Conv1d", "Conv2d", "Conv3d", "Conv1dTranspose", "Conv2dTranspose")
+TRAINING_PATTERN = ("in Spore, gradients come from a function: grad_fn = ms.value_and_grad(forward_fn, None, "
+                    "optimizer.parameters); loss, grads = grad_fn(data, label); optimizer(grads)")
+
+
+def _is_spore_nn(an: Analysis, node: ast.expr) -> bool:
+    if isinstance(node, ast.Name) or isinstance(node, ast.Attribute):
+        dotted = ast.unparse(node)
+        return an.resolve(dotted) == "spore.nn"
+    return False
+
+
+def _torch_root(an: Analysis, node: ast.expr) -> bool:
+    return isinstance(node, ast.Name) and an.aliases.get(node.id) == "torch"
+
+
+def _statement_removal(an: Analysis, stmt: ast.stmt) -> Edit:
+    """An edit deleting a whole one-line statement (its line), or replacing it with `pass` when it is the
+    only statement of its block (deleting it would leave the block empty)."""
+    line, _, end_line, _ = an.span(stmt)
+    return Edit(line, 0, end_line + 1, 0, "")
+
+
+def check(an: Analysis, api: Any) -> None:
+    tree = an.tree
+    if tree is None:
+        return
+    ops_alias = an.alias_for("spore.ops")
+    spore_alias = an.alias_for("spore")
+    ops_prefix = ops_alias or (f"{spore_alias}.ops" if spore_alias else "ops")
+    ops_names = set(api.names("ops")) if api is not None else None
+    parents: dict[int, ast.AST] = {}
+    only_child: set[int] = set()
+    for node in ast.walk(tree):
+        for field_name, value in ast.iter_fields(node):
+            if isinstance(value, list):
+                for child in value:
+                    if isinstance(child, ast.AST):
+                        parents[id(child)] = node
+                if field_name in ("body", "orelse", "finalbody") and len(value) == 1:
+                    only_child.add(id(value[0]))
+            elif isinstance(value, ast.AST):
+                parents[id(value)] = node
+
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            if any(n == "torch" or n.startswith("torch.") for n in names) and node.col_offset == 0:
+                fix = Fix("Remove the PyTorch import", (_statement_removal(an, node),))
+                an.issue("torch-import", "`import torch` in Spore code: Spore does not need PyTorch, and mixing the "
+                         "two moves tensors between frameworks; use spore (ms), spore.ops and spore.nn",
+                         "warning", node, [fix])
+        elif isinstance(node, ast.Attribute) and _is_spore_nn(an, node.value):
+            fixes = {"Module": ("Cell", "nn.Module is PyTorch's; Spore's layers derive from nn.Cell"),
+                     "Linear": ("Dense", "nn.Linear is PyTorch's; Spore's fully connected layer is "
+                                "nn.Dense(in_channels, out_channels)")}
+            if node.attr in fixes:
+                new, why = fixes[node.attr]
+                span = an.attr_span(node)
+                an.issue(f"torch-{node.attr.lower()}", why, "error", span,
+                         [Fix(f"Replace with nn.{new}", (Edit(*span, new),))], replacement=new)
+        elif isinstance(node, ast.ClassDef):
+            methods = {i.name: i for i in node.body if isinstance(i, (ast.FunctionDef, ast.AsyncFunctionDef))}
+            cellish = any(isinstance(b, ast.Attribute) and b.attr in ("Cell", "Module") or
+                          isinstance(b, ast.Name) and b.id in ("Cell", "Module") for b in node.bases)
+            if "forward" in methods and "construct" not in methods and cellish:
+                fn = methods["forward"]
+                line = fn.lineno - 1
+                text = an.program.line_text(line)
+                col = text.find("forward", fn.col_offset)
+                span = (line, col, line, col + len("forward"))
+                an.issue("torch-forward", "a Cell runs `construct`, not `forward`: this method is never called "
+                         "when the Cell is called", "warning", span,
+                         [Fix("Rename forward to construct", (Edit(*span, "construct"),))])
+        elif isinstance(node, ast.Call):
+            _check_call(an, node, parents, only_child, ops_prefix, ops_names)
+
+
+def _check_call(an: Analysis, node: ast.Call, parents: dict[int, ast.AST], only_child: set[int],
+                ops_prefix: str, ops_names: set[str] | None) -> None:
+    func = node.func
+    if not isinstance(func, ast.Attribute):
+        return
+    # nn.Conv2d(..., padding=N) without pad_mode="pad"
+    if func.attr in CONV and _is_spore_nn(an, func.value):
+        kws = {k.arg: k for k in node.keywords if k.arg}
+        pad = kws.get("padding")
+        nonzero = pad is not None and not (isinstance(pad.value, ast.Constant) and pad.value.value == 0)
+        if nonzero and "pad_mode" not in kws:
+            line, col, _, _ = an.span(pad)
+            an.issue("torch-conv-padding", f"nn.{func.attr}'s pad_mode defaults to \"same\" (as in MindSpore), "
+                     "and an explicit padding with pad_mode=\"same\" raises ValueError when the layer is built: "
+                     "PyTorch's padding=N is pad_mode=\"pad\", padding=N", "error", pad,
+                     [Fix('Insert pad_mode="pad"', (Edit(line, col, line, col, 'pad_mode="pad", '),))])
+        return
+    # torch.relu(...) -> ops.relu(...)
+    if _torch_root(an, func.value):
+        target = TORCH_TO_OPS.get(func.attr, func.attr)
+        if (ops_names is not None and target in ops_names) or (ops_names is None and func.attr in TORCH_TO_OPS):
+            span = an.span(func)
+            an.issue("torch-function", f"torch.{func.attr} is PyTorch's; Spore's is {ops_prefix}.{target}", "warning",
+                     span, [Fix(f"Replace with {ops_prefix}.{target}", (Edit(*span, f"{ops_prefix}.{target}"),))])
+        return
+    if an.resolve(ast.unparse(func.value)) is not None:
+        return  # a Spore API call itself (ops.reshape, ms.Tensor...): not a method on a value
+    _, _, end_line, end_col = an.span(node)
+    value_line, value_col, value_end_line, value_end_col = an.span(func.value)
+    parent = parents.get(id(node))
+    if func.attr == "view" and node.args:
+        span = an.attr_span(func)
+        an.issue("torch-view", "x.view(...) is PyTorch's spelling; in Spore use x.reshape(...) (or ops.reshape(x, "
+                 "shape)), which never needs a contiguous tensor", "information", span,
+                 [Fix("Replace view with reshape", (Edit(*span, "reshape"),))])
+    elif func.attr == "size" and len(node.args) <= 1 and not node.keywords:
+        # x.size() -> x.shape ; x.size(1) -> x.shape[1]
+        attr_line, attr_col, _, _ = an.attr_span(func)
+        new = "shape" if not node.args else f"shape[{ast.unparse(node.args[0])}]"
+        an.issue("torch-size", "Tensor.size is the number of elements (a property, as in MindSpore), not a method: "
+                 "x.size() fails; use x.shape (x.size(i) is x.shape[i])", "warning",
+                 (attr_line, attr_col, end_line, end_col),
+                 [Fix(f"Replace with .{new}", (Edit(attr_line, attr_col, end_line, end_col, new),))])
+    elif (func.attr == "cuda" and not node.args) or (func.attr == "to" and len(node.args) == 1
+                                                     and _looks_like_device(node.args[0])):
+        what = ast.unparse(node)[len(ast.unparse(func.value)):]
+        if isinstance(parent, ast.Expr):
+            edit = _statement_removal(an, parent) if id(parent) not in only_child else Edit(
+                *an.span(parent), "pass")
+            title = f"Remove the {what} statement"
+        else:
+            edit = Edit(value_end_line, value_end_col, end_line, end_col, "")
+            title = f"Remove {what}"
+        an.issue("torch-device", f"{what} is PyTorch's device placement; Spore places tensors by "
+                 "ms.set_context(device_target=...), so there is nothing to move", "warning",
+                 (value_end_line, value_end_col, end_line, end_col), [Fix(title, (edit,))])
+    elif func.attr in ("zero_grad", "backward", "step") and isinstance(parent, ast.Expr) and (
+            func.attr != "backward" or not node.args):
+        fixes = []
+        if func.attr == "zero_grad":
+            edit = _statement_removal(an, parent) if id(parent) not in only_child else Edit(*an.span(parent), "pass")
+            fixes.append(Fix("Remove zero_grad() (Spore's gradients are not accumulated)", (edit,)))
+        an.issue("torch-training-loop", f".{func.attr}() is PyTorch's training loop; {TRAINING_PATTERN}",
+                 "information", an.span(node), fixes)
+
+
+def _looks_like_device(arg: ast.expr) -> bool:
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        return arg.value.split(":")[0] in ("cuda", "cpu", "mps")
+    if isinstance(arg, ast.Name):
+        return "device" in arg.id.lower() or arg.id in ("dev", "gpu")
+    if isinstance(arg, ast.Attribute):
+        return arg.attr == "device"
+    if isinstance(arg, ast.Call):
+        return isinstance(arg.func, ast.Attribute) and arg.func.attr == "device"
+    return False

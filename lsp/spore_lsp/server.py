@@ -1,0 +1,94 @@
+"""The pygls `LanguageServer` and what every feature shares: programs, analyses, the API index.
+
+Features live one per module (diagnostics, hover, completion, signature_help, code_actions,
+definition); each is a small decorated function over `server.analysis_for(uri)`. Every handler is
+wrapped by `guarded`, so an exception in one answer is logged (window/logMessage) and answered with
+an empty result instead of taking the server down.
+"""
+
+from __future__ import annotations
+
+import functools
+import traceback
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from . import __version__
+from .analysis import Analysis, AnalysisCache
+from .api import ApiIndex, ApiLoader
+from .documents import Program, from_cells, from_text
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
+    notebook_selector=[types.NotebookDocumentFilterWithCells(cells=[types.NotebookCellLanguage(language="python")],
+                                                             notebook="*")])
+
+
+class SporeLanguageServer(LanguageServer):
+    """The Spore language server: static analysis of Spore code, never running it."""
+
+    def __init__(self) -> None:
+        super().__init__("spore-lsp", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+                         notebook_document_sync=NOTEBOOK_SYNC)
+        self.analyses = AnalysisCache()
+        self.api_loader = ApiLoader()
+
+    # ---- programs ---------------------------------------------------------------------------
+    def program_for(self, uri: str) -> Program | None:
+        """The program a document belongs to: its notebook's cells in order, or the text document alone."""
+        ws = self.workspace
+        notebook = ws.get_notebook_document(cell_uri=uri) or ws.get_notebook_document(notebook_uri=uri)
+        if notebook is not None:
+            cells = []
+            for cell in notebook.cells:
+                if cell.kind != types.NotebookCellKind.Code:
+                    continue
+                doc = ws.text_documents.get(cell.document)
+                if doc is None or (doc.language_id or "python") != "python":
+                    continue
+                cells.append((cell.document, doc.source, doc.version))
+            return from_cells(notebook.uri, notebook.version, cells)
+        doc = ws.text_documents.get(uri)
+        if doc is None:
+            return None
+        return from_text(uri, doc.source, doc.version)
+
+    def api(self, timeout: float = 0.0) -> ApiIndex | None:
+        """The API index, waiting at most `timeout` seconds for the background load."""
+        return self.api_loader.get(timeout)
+
+    def analysis_for(self, uri: str) -> Analysis | None:
+        program = self.program_for(uri)
+        if program is None:
+            return None
+        return self.analyses.get(program, self.api())
+
+    def log(self, message: str, kind: types.MessageType = types.MessageType.Log) -> None:
+        try:
+            self.window_log_message(types.LogMessageParams(type=kind, message=message))
+        except Exception:  # noqa: BLE001 - logging must never raise
+            pass
+
+
+server = SporeLanguageServer()
+
+
+def guarded(default: Any = None) -> Callable[[F], F]:
+    """Wrap a handler so that an exception is logged and answered with `default`, never raised."""
+
+    def wrap(fn: F) -> F:
+        @functools.wraps(fn)
+        def inner(ls: SporeLanguageServer, params: Any) -> Any:
+            try:
+                return fn(ls, params)
+            except Exception:  # noqa: BLE001 - a bad answer must not kill the server
+                ls.log(f"spore-lsp: {fn.__name__} failed:\n{traceback.format_exc()}", types.MessageType.Error)
+                return default
+
+        return inner  # type: ignore[return-value]
+
+    return wrap
