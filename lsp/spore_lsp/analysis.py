@@ -13,6 +13,7 @@ hints — can attach their results to the same objects without a second parse.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -92,6 +93,7 @@ class Analysis:
     context_calls: list[ContextCall] = field(default_factory=list)
     issues: list[Issue] = field(default_factory=list)
     api_checked: bool = False  # the unknown-name check ran (the API index was loaded)
+    errors: list[str] = field(default_factory=list)  # checks that failed on this text (logged by the server)
 
     # ---- coordinates --------------------------------------------------------------------
     def span(self, node: ast.AST) -> tuple[int, int, int, int]:
@@ -250,12 +252,27 @@ def _context_calls(tree: ast.Module) -> list[ContextCall]:
 
 
 def parse(program: Program) -> tuple[ast.Module | None, tuple[int, int, str] | None]:
+    """The module's AST, or None and (0-based line, col, message) of where it stops parsing."""
     try:
-        return ast.parse(program.text, type_comments=False), None
+        return ast.parse(program.text), None
     except SyntaxError as err:
-        return None, ((err.lineno or 1) - 1, max((err.offset or 1) - 1, 0), err.msg)
-    except (ValueError, RecursionError, MemoryError) as err:  # NUL bytes, absurd nesting
-        return None, (0, 0, f"{type(err).__name__}: {err}")
+        if err.lineno is not None:
+            return None, (err.lineno - 1, max((err.offset or 1) - 1, 0), err.msg)
+        return None, (*_first_bad_char(program.text), err.msg)
+    except ValueError as err:  # lone surrogates
+        return None, (*_first_bad_char(program.text), f"{type(err).__name__}: {str(err)[:200]}")
+    except (RecursionError, MemoryError) as err:  # absurd nesting: no position given, blame the longest line
+        longest = max(range(len(program.lines)), key=lambda i: len(program.lines[i]))
+        return None, (longest, 0, f"{type(err).__name__}: {str(err)[:200]}")
+
+
+def _first_bad_char(text: str) -> tuple[int, int]:
+    """Where a NUL or a lone surrogate is (errors about them carry no position); else the start."""
+    for i, ch in enumerate(text):
+        if ch == "\x00" or 0xD800 <= ord(ch) <= 0xDFFF:
+            line = text.count("\n", 0, i)
+            return line, i - (text.rfind("\n", 0, i) + 1)
+    return 0, 0
 
 
 def analyse(program: Program, previous: Analysis | None, api: Any = None) -> Analysis:
@@ -269,22 +286,25 @@ def analyse(program: Program, previous: Analysis | None, api: Any = None) -> Ana
     tree, error = parse(program)
     if tree is None:
         if previous is not None and previous.tree is not None:
-            kept = Analysis(previous.program, previous.tree, error, True, previous.aliases, previous.is_spore,
-                            previous.functions, previous.context_calls, list(previous.issues), previous.api_checked)
-            kept.current = program  # type: ignore[attr-defined]
-            return kept
+            return dataclasses.replace(previous, syntax_error=error, stale=True, issues=list(previous.issues),
+                                       errors=[])
         return Analysis(program, None, error)
     an = Analysis(program, tree)
     an.aliases = _aliases(tree)
     an.is_spore = any(t.split(".")[0] in SPORE_ROOTS for t in an.aliases.values())
     an.functions = _functions(tree)
     an.context_calls = _context_calls(tree)
-    graph_rules.check(an)
+    checks = [("graph-mode", lambda: graph_rules.check(an))]
     if an.is_spore:
-        habits.check(an, api)
+        checks.append(("pytorch habits", lambda: habits.check(an, api)))
         if api is not None:
-            unknown_names.check(an, api)
+            checks.append(("unknown names", lambda: unknown_names.check(an, api)))
             an.api_checked = True
+    for name, run in checks:  # one failing check (a pathological tree) must not cost the others
+        try:
+            run()
+        except (Exception, RecursionError) as err:  # noqa: BLE001
+            an.errors.append(f"{name} check failed: {type(err).__name__}: {err}")
     an.issues.sort(key=lambda i: (i.line, i.col, i.code))
     return an
 

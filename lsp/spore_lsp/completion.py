@@ -92,19 +92,13 @@ def completion(ls: SporeLanguageServer, params: types.CompletionParams) -> types
     if cur is None:
         return None
     before = cur.text[:cur.col]
-    if re.search(r"[A-Za-z_][\w.]*\.\s*\w*$", before) and not re.search(r"=\s*[\w.]*$", before.split("(")[-1]):
-        items = _members(ls, cur, before)
-        if items is not None:
-            return types.CompletionList(is_incomplete=False, items=items)
     call = call_at(cur.program, cur.line, cur.col)
-    if call is None:
-        return None
-    qual = cur.resolver.resolve(call.callee)
-    if qual == "spore.set_context":
+    qual = cur.resolver.resolve(call.callee) if call else None
+    items: list[types.CompletionItem] | None = None
+    if call is not None and qual == "spore.set_context" and (call.keyword or re.fullmatch(r"\s*\w*", call.typed)):
         items = _context_items(ls, cur, call.typed, call.keyword, call.used_keywords)
-    elif qual and (call.keyword is None and re.fullmatch(r"\s*\w*", call.typed)):
+    elif re.search(r"[A-Za-z_][\w.]*\.\s*\w*$", before):
+        items = _members(ls, cur, before)
+    elif call is not None and qual and call.keyword is None and re.fullmatch(r"\s*\w*", call.typed):
         items = _keyword_items(ls, qual, call.used_keywords)
-    else:
-        items = None
     return types.CompletionList(is_incomplete=False, items=items) if items is not None else None
-

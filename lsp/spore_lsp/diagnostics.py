@@ -36,6 +36,8 @@ def publish(ls: SporeLanguageServer, uri: str) -> None:
     if current is None:
         return
     an = ls.analyses.get(current, ls.api())
+    for err in an.errors:
+        ls.log(f"spore-lsp: {uri}: {err}", types.MessageType.Warning)
     by_uri = diagnostics_by_uri(an.program, an.issues if an.tree is not None else [])
     for chunk in current.chunks:
         by_uri.setdefault(chunk.uri, [])

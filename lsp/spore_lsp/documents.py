@@ -121,4 +121,4 @@ def byte_to_char(text: str, col: int) -> int:
     """An `ast` column (UTF-8 bytes) of a line as a code-point column."""
     if text.isascii():
         return col
-    return len(text.encode("utf-8")[:col].decode("utf-8", errors="ignore"))
+    return len(text.encode("utf-8", errors="surrogatepass")[:col].decode("utf-8", errors="ignore"))

@@ -23,9 +23,22 @@ def uri_for(name: str) -> str:
 
 
 async def initialize(client: LanguageClient) -> None:
+    markdown = [types.MarkupKind.Markdown, types.MarkupKind.PlainText]
     await client.initialize_session(types.InitializeParams(capabilities=types.ClientCapabilities(
         text_document=types.TextDocumentClientCapabilities(
-            publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True)))))
+            publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True),
+            hover=types.HoverClientCapabilities(content_format=markdown),
+            completion=types.CompletionClientCapabilities(completion_item=types.ClientCompletionItemOptions(
+                documentation_format=markdown)),
+            signature_help=types.SignatureHelpClientCapabilities(signature_information=types.ClientSignatureInformationOptions(
+                documentation_format=markdown, parameter_information=types.ClientSignatureParameterInformationOptions(
+                    label_offset_support=True), active_parameter_support=True)),
+            code_action=types.CodeActionClientCapabilities(code_action_literal_support=types.ClientCodeActionLiteralOptions(
+                code_action_kind=types.ClientCodeActionKindOptions(value_set=[types.CodeActionKind.QuickFix,
+                                                                                types.CodeActionKind.RefactorRewrite])),
+                is_preferred_support=True)),
+        notebook_document=types.NotebookDocumentClientCapabilities(
+            synchronization=types.NotebookDocumentSyncClientCapabilities()))))
     # Wait until the server has its API index (unknown-name checks run only with it), so tests see full results.
     uri = uri_for("warmup.py")
     open_text(client, uri, "from spore import ops\nops.reduce_summ\n")

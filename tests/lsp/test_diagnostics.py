@@ -39,8 +39,8 @@ async def test_graph_mode_severity_follows_mode_and_syntax_level(client: Languag
 
 
 async def test_jit_functions_fullgraph_is_an_error_plain_jit_a_graph_break(client: LanguageClient):
-    text = ("import time\nimport spore as ms\n\n@ms.jit(fullgraph=True)\ndef f(x):\n    t = time.time()\n    return x\n\n"
-            "@ms.jit\ndef g(x):\n    t = time.time()\n    return x\n")
+    text = ("import time\nimport spore as ms\n\n@ms.jit(fullgraph=True)\ndef f(x):\n    t = time.time()\n"
+            "    return x\n\n@ms.jit\ndef g(x):\n    t = time.time()\n    return x\n")
     _, diags = await open_and_diagnose(client, "jit.py", text, lambda ds: len(by_code(ds, "graph-impure_call")) == 2)
     f_diag, g_diag = sorted(by_code(diags, "graph-impure_call"), key=lambda d: d.range.start.line)
     assert (f_diag.range.start.line, f_diag.severity) == (5, types.DiagnosticSeverity.Error)
@@ -49,7 +49,8 @@ async def test_jit_functions_fullgraph_is_an_error_plain_jit_a_graph_break(clien
 
 
 async def test_jit_under_strict_says_it_falls_back_to_pynative(client: LanguageClient):
-    text = "import spore as ms\nms.set_context(jit_syntax_level=ms.STRICT)\n@ms.jit\ndef g(x):\n    print(x)\n    return x\n"
+    text = ("import spore as ms\nms.set_context(jit_syntax_level=ms.STRICT)\n@ms.jit\ndef g(x):\n    print(x)\n"
+            "    return x\n")
     _, diags = await open_and_diagnose(client, "jitstrict.py", text, lambda ds: bool(by_code(ds, "graph-print")))
     (d,) = by_code(diags, "graph-print")
     assert d.severity == types.DiagnosticSeverity.Warning and "GraphFallbackWarning" in d.message

@@ -32,6 +32,7 @@ from ..errors import (
     SporeError,
     ValueDependentShapeError,
 )
+from .api_index import api_index, api_names, context_options, shape_rules
 from .catalogue import describe, is_spore_api, lookup, op, op_catalogue
 from .graphs import compile_graph, graph_json, is_graph
 from .rules import check, support_rule, support_rules
@@ -47,7 +48,6 @@ from .runtime import (
     tensor_origin,
 )
 from .sources import engine_paths, is_engine_file, user_traceback
-from .api_index import api_index, api_names, context_options, shape_rules
 
 
 def error_dict(err: BaseException) -> dict[str, Any]:

@@ -100,7 +100,20 @@ def _source(obj: Any) -> tuple[str | None, int | None]:
     code = getattr(target, "__code__", None)
     if code is None:
         return None, None
-    return code.co_filename, code.co_firstlineno
+    return code.co_filename, _def_line(code.co_filename, code.co_firstlineno)
+
+
+def _def_line(file: str, first: int) -> int:
+    """The `def` line of a function whose code starts at `first` (past its decorators)."""
+    import linecache
+
+    for line in range(first, first + 40):
+        text = linecache.getline(file, line).lstrip()
+        if text.startswith(("def ", "async def ")):
+            return line
+        if not text:
+            break
+    return first
 
 
 def _entry(namespace: str, name: str, obj: Any, method: bool = False) -> dict[str, Any]:
