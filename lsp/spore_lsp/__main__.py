@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import sys
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -11,11 +12,13 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="spore-lsp", description="The Spore language server (static analysis only)")
     parser.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (the default)")
     parser.add_argument("--tcp", action="store_true", help="listen on 127.0.0.1 instead of stdio")
-    parser.add_argument("--port", type=int, default=2087, help="TCP port (with --tcp)")
+    parser.add_argument("--port", type=int, default=2087, help="TCP port (with --tcp; 0 picks a free one)")
     parser.add_argument("--log-file", help="write the server's own log here")
     args = parser.parse_args(argv)
     if args.log_file:
         logging.basicConfig(filename=args.log_file, level=logging.INFO)
+    elif args.tcp:  # stderr is free in TCP mode: say where the server listens ("Serving on ('127.0.0.1', N)")
+        logging.basicConfig(stream=sys.stderr, level=logging.INFO)
     from .features import server
 
     if args.tcp:

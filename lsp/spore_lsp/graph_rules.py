@@ -15,6 +15,8 @@ on where the code runs, and the severity says exactly that:
 
 from __future__ import annotations
 
+import ast
+
 from spore import ide
 
 from .analysis import Analysis, FunctionFacts
@@ -53,11 +55,43 @@ def _verdict(an: Analysis, fn: FunctionFacts) -> tuple[str, str]:
                        "between compiled segments, exactly as in PyNative; " + BREAK_COST)
 
 
+def _compiled_only(an: Analysis) -> ast.Module:
+    """A module holding only what the support check reads: the imports (for module aliases such as
+    ``import time as t``) and the compiled functions, each in a stand-in of its class (the check names a
+    finding's scope "Class.method"). The same findings as the whole file, without walking the rest of it."""
+    body: list[ast.stmt] = [n for n in an.nodes if isinstance(n, (ast.Import, ast.ImportFrom))]
+    classes: dict[int, ast.ClassDef] = {}
+    compiled = {id(fn.node) for fn in an.functions}
+    for fn in an.functions:
+        if _inside(an, fn.node, compiled):
+            continue  # walked as part of the compiled function around it
+        owner = an.parents.get(id(fn.node))
+        if isinstance(owner, ast.ClassDef):
+            stand_in = classes.get(id(owner))
+            if stand_in is None:
+                stand_in = classes[id(owner)] = ast.ClassDef(name=owner.name, bases=[], keywords=[], body=[],
+                                                             decorator_list=[])
+                body.append(stand_in)
+            stand_in.body.append(fn.node)
+        else:
+            body.append(fn.node)
+    return ast.Module(body=body, type_ignores=[])
+
+
+def _inside(an: Analysis, node: ast.AST, compiled: set[int]) -> bool:
+    parent = an.parents.get(id(node))
+    while parent is not None:
+        if id(parent) in compiled:
+            return True
+        parent = an.parents.get(id(parent))
+    return False
+
+
 def check(an: Analysis) -> None:
     """Add one issue per support-table finding in a compiled function."""
     if an.tree is None or not an.functions:
         return
-    for f in ide.check(an.tree):
+    for f in ide.check(_compiled_only(an)):
         line = f["line"] - 1
         fn = an.function_at(line)
         if fn is None:

@@ -50,20 +50,8 @@ def check(an: Analysis, api: Any) -> None:
     spore_alias = an.alias_for("spore")
     ops_prefix = ops_alias or (f"{spore_alias}.ops" if spore_alias else "ops")
     ops_names = set(api.names("ops")) if api is not None else None
-    parents: dict[int, ast.AST] = {}
-    only_child: set[int] = set()
-    for node in ast.walk(tree):
-        for field_name, value in ast.iter_fields(node):
-            if isinstance(value, list):
-                for child in value:
-                    if isinstance(child, ast.AST):
-                        parents[id(child)] = node
-                if field_name in ("body", "orelse", "finalbody") and len(value) == 1:
-                    only_child.add(id(value[0]))
-            elif isinstance(value, ast.AST):
-                parents[id(value)] = node
-
-    for node in ast.walk(tree):
+    parents, only_child = an.parents, an.only_child
+    for node in an.nodes:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
             if any(n == "torch" or n.startswith("torch.") for n in names) and node.col_offset == 0:

@@ -34,7 +34,7 @@ def _report(an: Analysis, api: Any, namespace: str, name: str, span: tuple[int, 
 def check(an: Analysis, api: Any) -> None:
     if an.tree is None:
         return
-    for node in ast.walk(an.tree):
+    for node in an.nodes:
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
             if not isinstance(node.value, (ast.Name, ast.Attribute)):
                 continue
