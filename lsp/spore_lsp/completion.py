@@ -17,8 +17,8 @@ KINDS = {"class": types.CompletionItemKind.Class, "function": types.CompletionIt
 NAMESPACE_OF = {"spore": "spore", "spore.ops": "ops", "spore.nn": "nn", "spore.Tensor": "Tensor"}
 
 
-def _doc(entry: dict[str, Any]) -> types.MarkupContent | None:
-    return types.MarkupContent(kind=types.MarkupKind.Markdown, value=entry["doc"]) if entry.get("doc") else None
+def _doc(ls: SporeLanguageServer, entry: dict[str, Any]) -> types.MarkupContent | None:
+    return ls.markup(entry["doc"], "completion") if entry.get("doc") else None
 
 
 def _members(ls: SporeLanguageServer, cur: Cursor, before: str) -> list[types.CompletionItem] | None:
@@ -35,9 +35,9 @@ def _members(ls: SporeLanguageServer, cur: Cursor, before: str) -> list[types.Co
         kind = entry.get("kind", "function")
         items.append(types.CompletionItem(label=name, kind=KINDS.get(kind, types.CompletionItemKind.Variable),
                                           detail=f"{name}{entry.get('signature') or ''}" if kind != "module" else name,
-                                          documentation=_doc(entry), sort_text=("1" if name[0].isupper() else "0")
-                                          + name.lower()))
-    return items
+                                          sort_text=("1" if name[0].isupper() else "0") + name.lower(),
+                                          data={"qualname": f"{namespace}.{name}"}))
+    return items  # docs come with completionItem/resolve: hundreds of docstrings per keystroke cost tens of ms
 
 
 def _context_items(ls: SporeLanguageServer, cur: Cursor, typed: str, keyword: str | None,
@@ -64,7 +64,7 @@ def _context_items(ls: SporeLanguageServer, cur: Cursor, typed: str, keyword: st
         doc = f"default: `{opt['default']}`" + (f"; values: {values}" if values else "")
         out.append(types.CompletionItem(label=f"{key}=", kind=types.CompletionItemKind.Property,
                                         insert_text=f"{key}=", detail=f"set_context key (default {opt['default']})",
-                                        documentation=types.MarkupContent(kind=types.MarkupKind.Markdown, value=doc)))
+                                        documentation=ls.markup(doc, "completion")))
     return out
 
 
@@ -85,7 +85,20 @@ def _keyword_items(ls: SporeLanguageServer, qual: str, used: list[str]) -> list[
     return out
 
 
-@server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=[".", "(", ",", "="]))
+@server.feature(types.COMPLETION_ITEM_RESOLVE)
+@guarded()
+def resolve(ls: SporeLanguageServer, item: types.CompletionItem) -> types.CompletionItem:
+    """Add the docstring to the item the editor is about to show."""
+    qual = item.data.get("qualname") if isinstance(item.data, dict) else None
+    api = ls.api(timeout=5.0) if qual else None
+    entry = api.entry(qual) if api else None
+    if entry:
+        item.documentation = _doc(ls, entry)
+    return item
+
+
+@server.feature(types.TEXT_DOCUMENT_COMPLETION,
+                types.CompletionOptions(trigger_characters=[".", "(", ",", "="], resolve_provider=True))
 @guarded()
 def completion(ls: SporeLanguageServer, params: types.CompletionParams) -> types.CompletionList | None:
     cur = cursor(ls, params.text_document.uri, params.position)

@@ -8,6 +8,7 @@ again and republished with the checks that need Spore's public names (unknown na
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 
 from lsprotocol import types
 
@@ -30,14 +31,10 @@ def stale_issue(an: Analysis, current: Program) -> Issue | None:
                  max(col + 1, len(text)) if col < len(text) else col)
 
 
-def publish(ls: SporeLanguageServer, uri: str) -> None:
-    """Analyse the program holding `uri` and publish the diagnostics of each of its documents."""
-    current = ls.program_for(uri)
-    if current is None:
-        return
-    an = ls.analyses.get(current, ls.api())
+def publish_analysis(ls: SporeLanguageServer, current: Program, an: Analysis) -> None:
+    """Publish an analysis's diagnostics on each document of `current` (each notebook cell)."""
     for err in an.errors:
-        ls.log(f"spore-lsp: {uri}: {err}", types.MessageType.Warning)
+        ls.log(f"spore-lsp: {current.key}: {err}", types.MessageType.Warning)
     by_uri = diagnostics_by_uri(an.program, an.issues if an.tree is not None else [])
     for chunk in current.chunks:
         by_uri.setdefault(chunk.uri, [])
@@ -52,6 +49,45 @@ def publish(ls: SporeLanguageServer, uri: str) -> None:
             continue  # a cell that has gone since the last good parse
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=u, diagnostics=diags,
                                                                             version=versions[u]))
+
+
+# Analyses run on one worker thread, so a long one (a 10,000-line file) never keeps the server from
+# answering hovers and completions; a version superseded before its turn is skipped, and a result that
+# is no longer the newest is dropped instead of published.
+_WORKER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="spore-analysis")
+_LATEST: dict[str, object] = {}
+
+
+def publish(ls: SporeLanguageServer, uri: str) -> None:
+    """Analyse the program holding `uri` (off the event loop) and publish its diagnostics."""
+    current = ls.program_for(uri)  # a snapshot of the documents, taken on the loop thread
+    if current is None:
+        return
+    token = object()
+    _LATEST[current.key] = token
+    api = ls.api()
+    loop = asyncio.get_running_loop()
+
+    def analyse() -> Analysis | None:
+        if _LATEST.get(current.key) is not token:
+            return None  # a newer version is queued: this one is stale before it starts
+        return ls.analyses.get(current, api)
+
+    def done(future: asyncio.Future) -> None:
+        if future.cancelled() or _LATEST.get(current.key) is not token:
+            return
+        err = future.exception()
+        if err is not None:
+            ls.log(f"spore-lsp: analysing {current.key} failed: {err!r}", types.MessageType.Error)
+            return
+        an = future.result()
+        if an is not None:
+            try:
+                publish_analysis(ls, current, an)
+            except Exception as exc:  # noqa: BLE001
+                ls.log(f"spore-lsp: publishing {current.key} failed: {exc!r}", types.MessageType.Error)
+
+    loop.run_in_executor(_WORKER, analyse).add_done_callback(done)
 
 
 def republish_all(ls: SporeLanguageServer) -> None:
@@ -99,6 +135,7 @@ def did_change(ls: SporeLanguageServer, params: types.DidChangeTextDocumentParam
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 @guarded()
 def did_close(ls: SporeLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+    _LATEST.pop(params.text_document.uri, None)
     ls.analyses.drop(params.text_document.uri)
     ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=params.text_document.uri,
                                                                         diagnostics=[]))
@@ -122,6 +159,7 @@ def notebook_did_change(ls: SporeLanguageServer, params: types.DidChangeNotebook
 @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
 @guarded()
 def notebook_did_close(ls: SporeLanguageServer, params: types.DidCloseNotebookDocumentParams) -> None:
+    _LATEST.pop(params.notebook_document.uri, None)
     ls.analyses.drop(params.notebook_document.uri)
     for cell in params.cell_text_documents:
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=cell.uri, diagnostics=[]))

@@ -47,5 +47,4 @@ def hover(ls: SporeLanguageServer, params: types.HoverParams) -> types.Hover | N
         return None
     rng = types.Range(start=types.Position(line=params.position.line, character=to_utf16(cur.text, start)),
                       end=types.Position(line=params.position.line, character=to_utf16(cur.text, end)))
-    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,
-                                                    value=markdown(entry, api.shape_rule(qual))), range=rng)
+    return types.Hover(contents=ls.markup(markdown(entry, api.shape_rule(qual)), "hover"), range=rng)

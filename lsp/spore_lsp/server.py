@@ -67,6 +67,24 @@ class SporeLanguageServer(LanguageServer):
             return None
         return self.analyses.get(program, self.api())
 
+    def markup(self, value: str, feature: str) -> types.MarkupContent:
+        """Markdown where the client says it renders it for `feature` ("hover", "completion", "signature"),
+        else the same text as plain text."""
+        kinds = None
+        try:
+            td = self.client_capabilities.text_document
+            if feature == "hover" and td and td.hover:
+                kinds = td.hover.content_format
+            elif feature == "completion" and td and td.completion and td.completion.completion_item:
+                kinds = td.completion.completion_item.documentation_format
+            elif feature == "signature" and td and td.signature_help and td.signature_help.signature_information:
+                kinds = td.signature_help.signature_information.documentation_format
+        except AttributeError:
+            kinds = None
+        kind = types.MarkupKind.Markdown if kinds is None or types.MarkupKind.Markdown in kinds \
+            else types.MarkupKind.PlainText
+        return types.MarkupContent(kind=kind, value=value)
+
     def log(self, message: str, kind: types.MessageType = types.MessageType.Log) -> None:
         try:
             self.window_log_message(types.LogMessageParams(type=kind, message=message))

@@ -34,6 +34,6 @@ def signature_help(ls: SporeLanguageServer, params: types.SignatureHelpParams) -
         if star is not None and active > star:
             active = star
     active = min(active, max(len(params_info) - 1, 0))
-    doc = types.MarkupContent(kind=types.MarkupKind.Markdown, value=entry.get("doc") or "")
+    doc = ls.markup(entry.get("doc") or "", "signature")
     sig = types.SignatureInformation(label=label, documentation=doc, parameters=params_info, active_parameter=active)
     return types.SignatureHelp(signatures=[sig], active_signature=0, active_parameter=active)

@@ -65,7 +65,8 @@ async def test_completion_after_each_alias_lists_spore_names_with_signature_and_
     assert {"matmul", "reduce_sum", "relu", "reshape"} <= set(ops_items)
     assert ops_items["matmul"].kind == types.CompletionItemKind.Function
     assert ops_items["matmul"].detail == "matmul(input: 'Tensor', other: 'Tensor')"
-    assert "Matrix product" in ops_items["matmul"].documentation.value
+    resolved = await client.completion_item_resolve_async(ops_items["matmul"])
+    assert "Matrix product" in resolved.documentation.value, "the docs come with completionItem/resolve"
     nn_items = await complete("z = nn.Con")
     assert {"Conv2d", "Dense", "Cell"} <= set(nn_items) and nn_items["Conv2d"].kind == types.CompletionItemKind.Class
     ms_items = await complete("w = ms.")
