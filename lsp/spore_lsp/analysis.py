@@ -334,8 +334,9 @@ def _analyse(program: Program, previous: Analysis | None, api: Any) -> Analysis:
     an.is_spore = any(t.split(".")[0] in SPORE_ROOTS for t in an.aliases.values())
     an.functions = _functions(an.nodes)
     an.context_calls = _context_calls(an.nodes)
-    checks = [("graph-mode", lambda: graph_rules.check(an))]
-    if an.is_spore:
+    checks = []
+    if an.is_spore:  # a file that does not import spore/mindspore is not Spore code: no noise there
+        checks.append(("graph-mode", lambda: graph_rules.check(an)))
         checks.append(("pytorch habits", lambda: habits.check(an, api)))
         if api is not None:
             checks.append(("unknown names", lambda: unknown_names.check(an, api)))

@@ -57,7 +57,7 @@ def code_actions(ls: SporeLanguageServer, params: types.CodeActionParams) -> lis
     if an.tree is None:
         return []
     out: list[types.CodeAction] = []
-    for issue in an.issues:
+    for issue in [] if an.stale else an.issues:  # a stale analysis's positions may no longer fit the text
         if not issue.fixes:
             continue
         diag_uri, diag = diagnostic(an.program, issue)

@@ -94,7 +94,7 @@ def _check_call(an: Analysis, node: ast.Call, parents: dict[int, ast.AST], only_
     if func.attr in CONV and _is_spore_nn(an, func.value):
         kws = {k.arg: k for k in node.keywords if k.arg}
         pad = kws.get("padding")
-        nonzero = pad is not None and not (isinstance(pad.value, ast.Constant) and pad.value.value == 0)
+        nonzero = pad is not None and _literal_nonzero(pad.value)  # a variable may be 0: no false alarm
         if nonzero and "pad_mode" not in kws:
             line, col, _, _ = an.span(pad)
             an.issue("torch-conv-padding", f"nn.{func.attr}'s pad_mode defaults to \"same\" (as in MindSpore), "
@@ -149,6 +149,15 @@ def _check_call(an: Analysis, node: ast.Call, parents: dict[int, ast.AST], only_
             fixes.append(Fix("Remove zero_grad() (Spore's gradients are not accumulated)", (edit,)))
         an.issue("torch-training-loop", f".{func.attr}() is PyTorch's training loop; {TRAINING_PATTERN}",
                  "information", an.span(node), fixes)
+
+
+def _literal_nonzero(node: ast.expr) -> bool:
+    """A literal padding that is not 0: ``1``, ``(1, 1)``, ``(0, 1, 0, 1)``."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, int) and not isinstance(node.value, bool) and node.value != 0
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return any(_literal_nonzero(e) for e in node.elts)
+    return False
 
 
 def _looks_like_device(arg: ast.expr) -> bool:

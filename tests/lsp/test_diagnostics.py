@@ -119,6 +119,19 @@ async def test_a_plain_pytorch_file_gets_no_spore_diagnostics(client: LanguageCl
     assert diags == []
 
 
+async def test_a_file_that_is_not_spore_code_gets_no_graph_mode_diagnostics(client: LanguageClient):
+    text = CELL.format(setup="").replace("import spore as ms\nfrom spore import nn\n", "from somewhere import nn\n")
+    _, diags = await open_and_diagnose(client, "other.py", text)
+    assert diags == []
+
+
+async def test_conv_padding_is_flagged_only_when_literally_nonzero(client: LanguageClient):
+    text = ("from spore import nn\na = nn.Conv2d(3, 8, 3, padding=0)\nb = nn.Conv2d(3, 8, 3, padding=p)\n"
+            "c = nn.Conv2d(3, 8, 3, padding=(0, 1))\nd = nn.Conv2d(3, 8, 3, pad_mode='pad', padding=1)\n")
+    _, diags = await open_and_diagnose(client, "pads.py", text)
+    assert [d.range.start.line for d in by_code(diags, "torch-conv-padding")] == [3]
+
+
 async def test_unknown_api_names_with_did_you_mean_for_every_alias(client: LanguageClient):
     text = ("import mindspore as ms\nfrom spore import ops, nn\nimport spore.ops as P\nfrom spore.nn import Dence\n"
             "a = ops.reduce_summ\nb = nn.Dence\nc = ms.ops.matmull\nd = ms.set_contxt\ne = P.relu\nf = ms.Tensor\n")
