@@ -150,11 +150,13 @@ class Analysis:
         return None
 
     def function_at(self, line: int) -> FunctionFacts | None:
-        """The compiled function containing a 0-based program line."""
+        """The innermost compiled function containing a 0-based program line."""
+        best = None
         for f in self.functions:
-            if f.node.lineno - 1 <= line <= (f.node.end_lineno or f.node.lineno) - 1:
-                return f
-        return None
+            if f.node.lineno - 1 <= line <= (f.node.end_lineno or f.node.lineno) - 1 and (
+                    best is None or f.node.lineno > best.node.lineno):
+                best = f
+        return best
 
     def context_before(self, line: int) -> tuple[str, str]:
         """(mode, jit_syntax_level) that apply to code at a 0-based program line: in a text file, the last

@@ -16,6 +16,8 @@ on where the code runs, and the severity says exactly that:
 from __future__ import annotations
 
 import ast
+from collections import OrderedDict
+from typing import Any
 
 from spore import ide
 
@@ -55,27 +57,70 @@ def _verdict(an: Analysis, fn: FunctionFacts) -> tuple[str, str]:
                        "between compiled segments, exactly as in PyNative; " + BREAK_COST)
 
 
-def _compiled_only(an: Analysis) -> ast.Module:
-    """A module holding only what the support check reads: the imports (for module aliases such as
-    ``import time as t``) and the compiled functions, each in a stand-in of its class (the check names a
-    finding's scope "Class.method"). The same findings as the whole file, without walking the rest of it."""
-    body: list[ast.stmt] = [n for n in an.nodes if isinstance(n, (ast.Import, ast.ImportFrom))]
-    classes: dict[int, ast.ClassDef] = {}
+def _units(an: Analysis) -> list[tuple[ast.FunctionDef, str | None]]:
+    """The compiled functions the support check must walk (a compiled function nested in another is
+    walked with it), each with the name of the class it is a method of."""
     compiled = {id(fn.node) for fn in an.functions}
+    out = []
     for fn in an.functions:
         if _inside(an, fn.node, compiled):
-            continue  # walked as part of the compiled function around it
+            continue
         owner = an.parents.get(id(fn.node))
-        if isinstance(owner, ast.ClassDef):
-            stand_in = classes.get(id(owner))
-            if stand_in is None:
-                stand_in = classes[id(owner)] = ast.ClassDef(name=owner.name, bases=[], keywords=[], body=[],
-                                                             decorator_list=[])
-                body.append(stand_in)
-            stand_in.body.append(fn.node)
-        else:
-            body.append(fn.node)
+        out.append((fn.node, owner.name if isinstance(owner, ast.ClassDef) else None))
+    return out
+
+
+def _module(imports: list[ast.stmt], units: list[tuple[ast.FunctionDef, str | None]]) -> ast.Module:
+    """A module holding only what the support check reads: the imports (for module aliases such as
+    ``import time as t``) and the compiled functions, each in a stand-in of its class (the check names a
+    finding's scope "Class.method")."""
+    body = list(imports)
+    classes: dict[str, ast.ClassDef] = {}
+    for node, owner in units:
+        if owner is None:
+            body.append(node)
+            continue
+        if owner not in classes:
+            classes[owner] = ast.ClassDef(name=owner, bases=[], keywords=[], body=[], decorator_list=[])
+            body.append(classes[owner])
+        classes[owner].body.append(node)
     return ast.Module(body=body, type_ignores=[])
+
+
+def _compiled_only(an: Analysis) -> ast.Module:
+    """The whole file's compiled functions in one module (the same findings as checking the whole file)."""
+    return _module([n for n in an.nodes if isinstance(n, (ast.Import, ast.ImportFrom))], _units(an))
+
+
+# findings per compiled function, keyed by its text, its class and the file's imports, with lines relative
+# to the function: an edit re-checks only the functions it touched, even when it moves the others
+_CACHE: OrderedDict[tuple[str, str | None, str], list[dict[str, Any]]] = OrderedDict()
+_CACHE_SIZE = 4096
+
+
+def findings(an: Analysis) -> list[dict[str, Any]]:
+    """`spore.ide.check`'s findings for the file, re-using those of functions whose text has not changed."""
+    imports = [n for n in an.nodes if isinstance(n, (ast.Import, ast.ImportFrom))]
+    imports_key = "\n".join(ast.unparse(n) for n in imports)
+    out: list[dict[str, Any]] = []
+    for node, owner in _units(an):
+        first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+        last = node.end_lineno or node.lineno
+        key = ("\n".join(an.program.lines[first - 1:last]), owner, imports_key)
+        rel = _CACHE.get(key)
+        if rel is None:
+            shift = first - 1
+            rel = [dict(f, line=f["line"] - shift, end_line=f["end_line"] - shift)
+                   for f in ide.check(_module(imports, [(node, owner)]))]
+            _CACHE[key] = rel
+            if len(_CACHE) > _CACHE_SIZE:
+                _CACHE.popitem(last=False)
+        else:
+            _CACHE.move_to_end(key)
+        shift = first - 1
+        out.extend(dict(f, line=f["line"] + shift, end_line=f["end_line"] + shift) for f in rel)
+    out.sort(key=lambda f: (f["line"], f["col"]))
+    return out
 
 
 def _inside(an: Analysis, node: ast.AST, compiled: set[int]) -> bool:
@@ -91,7 +136,7 @@ def check(an: Analysis) -> None:
     """Add one issue per support-table finding in a compiled function."""
     if an.tree is None or not an.functions:
         return
-    for f in ide.check(_compiled_only(an)):
+    for f in findings(an):
         line = f["line"] - 1
         fn = an.function_at(line)
         if fn is None:

@@ -22,11 +22,14 @@ def test_checking_only_the_compiled_functions_finds_what_the_whole_file_check_fi
     text = path.read_text()
     an = analyse(from_text("file:///x.py", text, 1), None)
     assert ide.check(graph_rules._compiled_only(an)) == ide.check(text)
+    assert graph_rules.findings(an) == ide.check(text), "function by function, as cached"
+    moved = "\n\n\n" + text  # every function three lines down: cached findings are re-used, moved with them
+    assert graph_rules.findings(analyse(from_text("file:///x.py", moved, 2), None)) == ide.check(moved)
 
 
 def test_a_cell_nested_in_construct_is_checked_once():
     an = analyse(from_text("file:///x.py", NESTED, 1), None)
-    assert ide.check(graph_rules._compiled_only(an)) == ide.check(NESTED)
+    assert ide.check(graph_rules._compiled_only(an)) == ide.check(NESTED) == graph_rules.findings(an)
     assert [(i.code, i.line) for i in an.issues] == [("graph-class_def", 4), ("graph-print", 6), ("graph-print", 7)]
 
 
