@@ -36,12 +36,14 @@ def mode_switch(an: Analysis, line: int, target: str) -> Edit | None:
     imports = [s for s in (tree.body if tree else []) if isinstance(s, (ast.Import, ast.ImportFrom))]
     if an.program.is_notebook:
         imports = [s for s in imports if s.lineno - 1 <= line] or imports[:1]
-    prefix = "" if alias else "import spore as ms\n"
-    at = (imports[-1].end_lineno or imports[-1].lineno) if imports else 0
-    if not imports and an.program.is_notebook:
-        chunk = an.program.chunk_of(line)
-        at = chunk.first_line if chunk else 0
-    return Edit(at, 0, at, 0, f"{prefix}{alias or 'ms'}.set_context(mode={value})\n")
+    stmt = ("" if alias else "import spore as ms\n") + f"{alias or 'ms'}.set_context(mode={value})"
+    if imports:  # at the end of the last import's line: in a notebook that stays in the import's own cell
+        end = (imports[-1].end_lineno or imports[-1].lineno) - 1
+        col = len(an.program.line_text(end))
+        return Edit(end, col, end, col, "\n" + stmt)
+    chunk = an.program.chunk_of(line) if an.program.is_notebook else None
+    at = chunk.first_line if chunk else 0
+    return Edit(at, 0, at, 0, stmt + "\n")
 
 
 @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,

@@ -36,8 +36,7 @@ def _torch_root(an: Analysis, node: ast.expr) -> bool:
 
 
 def _statement_removal(an: Analysis, stmt: ast.stmt) -> Edit:
-    """An edit deleting a whole one-line statement (its line), or replacing it with `pass` when it is the
-    only statement of its block (deleting it would leave the block empty)."""
+    """An edit deleting a statement's whole lines (callers use `pass` instead when it is alone in its block)."""
     line, _, end_line, _ = an.span(stmt)
     return Edit(line, 0, end_line + 1, 0, "")
 

@@ -71,3 +71,15 @@ async def test_magics_are_skipped_and_lines_stay_exact(client: LanguageClient):
     d = by_code(diags, "graph-print")[0]
     assert d.range.start.line == 2 and d.severity == types.DiagnosticSeverity.Warning
     assert await wait_diagnostics(client, c1) == [] and await wait_diagnostics(client, c2) == []
+
+
+async def test_switching_a_notebook_to_graph_mode_edits_the_cell_with_the_imports(client: LanguageClient):
+    _, (c1, c2) = open_notebook(client, [SETUP, NET])
+    await wait_diagnostics(client, c2, lambda ds: bool(by_code(ds, "graph-print")))
+    at = types.Position(line=0, character=0)
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=c2), range=types.Range(start=at, end=at),
+        context=types.CodeActionContext(diagnostics=[])))
+    (switch,) = [a for a in actions if a.title.startswith("Switch")]
+    assert switch.title == "Switch this notebook to GRAPH_MODE" and list(switch.edit.changes) == [c1]
+    assert apply_edits(SETUP, switch.edit.changes[c1]) == SETUP + "ms.set_context(mode=ms.GRAPH_MODE)\n"
