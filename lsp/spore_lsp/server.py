@@ -69,7 +69,7 @@ class SporeLanguageServer(LanguageServer):
 
     def markup(self, value: str, feature: str) -> types.MarkupContent:
         """Markdown where the client says it renders it for `feature` ("hover", "completion", "signature"),
-        else the same text as plain text."""
+        else (not declared, or not listed) the same text as plain text."""
         kinds = None
         try:
             td = self.client_capabilities.text_document
@@ -81,8 +81,7 @@ class SporeLanguageServer(LanguageServer):
                 kinds = td.signature_help.signature_information.documentation_format
         except AttributeError:
             kinds = None
-        kind = types.MarkupKind.Markdown if kinds is None or types.MarkupKind.Markdown in kinds \
-            else types.MarkupKind.PlainText
+        kind = types.MarkupKind.Markdown if kinds and types.MarkupKind.Markdown in kinds else types.MarkupKind.PlainText
         return types.MarkupContent(kind=kind, value=value)
 
     def log(self, message: str, kind: types.MessageType = types.MessageType.Log) -> None:
