@@ -373,6 +373,12 @@ class AnalysisCache:
                 self._good[program.key] = an
         return an
 
+    def latest(self, key: str) -> Analysis | None:
+        """The newest analysis made for a program, whatever its version (None before the first)."""
+        with self._lock:
+            hit = self._by_key.get(key)
+        return hit[1] if hit is not None else None
+
     def drop(self, key: str) -> None:
         with self._lock:
             self._by_key.pop(key, None)

@@ -178,6 +178,8 @@ def cursor(ls: object, uri: str, position: object) -> Cursor | None:
     line = program.to_program(uri, position.line)  # type: ignore[attr-defined]
     if line is None:
         return None
-    an = ls.analyses.get(program, ls.api())  # type: ignore[attr-defined]
+    # The names under the cursor are read from the current text; only the imports come from the analysis,
+    # so the newest one will do: a hover never waits for a long file to be analysed again.
+    an = ls.analyses.latest(program.key) or ls.analyses.get(program, ls.api())  # type: ignore[attr-defined]
     col = from_utf16(program.line_text(line), position.character)  # type: ignore[attr-defined]
     return Cursor(program, an, line, col, Resolver(an, program))
