@@ -176,27 +176,31 @@ class Analysis:
 
 
 # ---- building an analysis -------------------------------------------------------------------
+_BODIES = ("body", "orelse", "finalbody")
+
+
 def _walk(tree: ast.AST) -> tuple[list[ast.AST], dict[int, ast.AST], set[int]]:
-    """Every node (breadth first, as ast.walk), each node's parent, and the statements alone in their block:
-    one pass that every check shares (a walk of a 3,000-line file costs tens of milliseconds)."""
+    """Every node (breadth first, as ast.walk; the shared Load/Store/operator markers left out), its parent,
+    and the statements alone in their block: one pass that every check shares (a walk of a 3,000-line
+    file costs tens of milliseconds)."""
     nodes: list[ast.AST] = [tree]
     parents: dict[int, ast.AST] = {}
     only_child: set[int] = set()
-    i = 0
-    while i < len(nodes):
-        node = nodes[i]
-        i += 1
-        for name, value in ast.iter_fields(node):
-            if isinstance(value, list):
-                if name in ("body", "orelse", "finalbody") and len(value) == 1:
+    append, node_type = nodes.append, ast.AST
+    skip = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)  # shared singletons
+    for node in nodes:  # grows while iterating: a breadth-first walk
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if value.__class__ is list:
+                if len(value) == 1 and name in _BODIES:
                     only_child.add(id(value[0]))
                 for child in value:
-                    if isinstance(child, ast.AST):
+                    if isinstance(child, node_type) and not isinstance(child, skip):
                         parents[id(child)] = node
-                        nodes.append(child)
-            elif isinstance(value, ast.AST):
+                        append(child)
+            elif isinstance(value, node_type) and not isinstance(value, skip):
                 parents[id(value)] = node
-                nodes.append(value)
+                append(value)
     return nodes, parents, only_child
 
 
