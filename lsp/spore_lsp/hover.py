@@ -47,4 +47,9 @@ def hover(ls: SporeLanguageServer, params: types.HoverParams) -> types.Hover | N
         return None
     rng = types.Range(start=types.Position(line=params.position.line, character=to_utf16(cur.text, start)),
                       end=types.Position(line=params.position.line, character=to_utf16(cur.text, end)))
-    return types.Hover(contents=ls.markup(markdown(entry, api.shape_rule(qual)), "hover"), range=rng)
+    text = markdown(entry, api.shape_rule(qual))
+    if qual == "spore.set_context":  # its keys live in a table, not in the signature (**kwargs)
+        text += "\n\n**Keys:** " + ", ".join(
+            f"`{k}` (default `{o['default']}`" + (f"; {' / '.join(o['values'])}" if o["values"] else "") + ")"
+            for k, o in api.context.items())
+    return types.Hover(contents=ls.markup(text, "hover"), range=rng)

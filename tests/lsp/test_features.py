@@ -44,6 +44,13 @@ async def test_hover_shows_signature_defaults_docs_and_shape_rule(client: Langua
     assert "(class) nn.Conv2d(in_channels: 'int'" in h.contents.value
     assert "`pad_mode='same'`" in h.contents.value, "defaults are listed"
 
+    text = "import spore as ms\nms.set_context(mode=ms.GRAPH_MODE)\n"
+    uri2, _ = await open_and_diagnose(client, "hover_ctx.py", text)
+    h = await client.text_document_hover_async(types.HoverParams(text_document=doc(uri2),
+                                                                 position=pos(text, "set_context")))
+    assert "`mode` (default `PYNATIVE_MODE`; GRAPH_MODE / PYNATIVE_MODE)" in h.contents.value
+    assert "`jit_syntax_level` (default `LAX`; STRICT / LAX / COMPATIBLE)" in h.contents.value
+
     none = await client.text_document_hover_async(types.HoverParams(text_document=doc(uri),
                                                                     position=pos(TEXT, "self.fc")))
     assert none is None, "a name that is not Spore's API has no hover"
