@@ -76,7 +76,7 @@ class ContextCall:
 
     node: ast.Call
     line: int                # 0-based program line
-    mode: str | None         # "GRAPH_MODE" | "PYNATIVE_MODE" | None
+    mode: str | None         # "GRAPH_MODE" | "PYNATIVE_MODE" | "?" (not a literal) | None (not set here)
     level: str | None        # "STRICT" | "LAX" | "COMPATIBLE" | None
 
 
@@ -159,7 +159,8 @@ class Analysis:
         return best
 
     def context_before(self, line: int) -> tuple[str, str]:
-        """(mode, jit_syntax_level) that apply to code at a 0-based program line: in a text file, the last
+        """(mode, jit_syntax_level) that apply to code at a 0-based program line ("?" for a mode set from a
+        variable): in a text file, the last
         `set_context` of the file (a Cell runs when called, usually after the file's set-up); in a notebook,
         the last one in this cell or an earlier one (later cells have not run yet)."""
         mode, level = "PYNATIVE_MODE", "LAX"
@@ -276,10 +277,10 @@ def _context_calls(nodes: list[ast.AST]) -> list[ContextCall]:
             value = _const_name(k.value)
             if k.arg == "mode":
                 mode = {"0": "GRAPH_MODE", "1": "PYNATIVE_MODE"}.get(value or "", value)
-                mode = mode if mode in ("GRAPH_MODE", "PYNATIVE_MODE") else None
+                mode = mode if mode in ("GRAPH_MODE", "PYNATIVE_MODE") else "?"  # "?": set from a variable
             elif k.arg == "jit_syntax_level":
                 level = {"0": "STRICT", "1": "COMPATIBLE", "2": "LAX"}.get(value or "", value)
-                level = level if level in ("STRICT", "LAX", "COMPATIBLE") else None
+                level = level if level in ("STRICT", "LAX", "COMPATIBLE") else "?"
         out.append(ContextCall(node, node.lineno - 1, mode, level))
     out.sort(key=lambda c: (c.line, c.node.col_offset))
     return out

@@ -40,6 +40,10 @@ def _verdict(an: Analysis, fn: FunctionFacts) -> tuple[str, str]:
     if fn.jit and fn.fullgraph:
         return "error", ("@ms.jit(fullgraph=True) compiles the whole function or refuses it: calling it raises "
                          "GraphCompileError on this line")
+    if level == "?" and (fn.jit or mode == "GRAPH_MODE"):
+        return "warning", ("jit_syntax_level is set from a value only known when it runs: under LAX this statement "
+                           "is a graph break (it runs in Python between compiled segments), under STRICT it is "
+                           "refused (GraphCompileError), or a plain @ms.jit function runs in PyNative")
     if fn.jit:
         if level == "STRICT":
             return "warning", ("under jit_syntax_level=STRICT, this @ms.jit function cannot be compiled and runs "
@@ -47,6 +51,10 @@ def _verdict(an: Analysis, fn: FunctionFacts) -> tuple[str, str]:
                                "@ms.jit(fullgraph=True) would make it an error")
         return "warning", ("graph break: under jit_syntax_level=LAX (the default) this statement runs in Python "
                            "between compiled segments, exactly as in PyNative; " + BREAK_COST)
+    if mode == "?":
+        return "information", ("this file sets the mode from a value only known when it runs: in PYNATIVE_MODE "
+                               "construct is plain Python and this is fine; in GRAPH_MODE it is a graph break "
+                               "(LAX) or a compile error (STRICT)")
     if mode != "GRAPH_MODE":
         return "information", ("this file runs in PYNATIVE_MODE, where construct is plain Python and this is fine; "
                                "in GRAPH_MODE it would be a graph break (LAX) or a compile error (STRICT)")

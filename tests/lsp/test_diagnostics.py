@@ -27,6 +27,11 @@ class Net(nn.Cell):
     ("ms.set_context(mode=ms.GRAPH_MODE, jit_syntax_level=ms.STRICT)", types.DiagnosticSeverity.Error,
      "GraphCompileError"),
     ("ms.set_context(mode=0, jit_syntax_level=0)", types.DiagnosticSeverity.Error, "GraphCompileError"),
+    ("ms.set_context(mode=ms.GRAPH_MODE)\nms.set_context(mode=ms.PYNATIVE_MODE)", types.DiagnosticSeverity.Information,
+     "PYNATIVE_MODE"),
+    ("ms.set_context(mode=MODE)", types.DiagnosticSeverity.Information, "only known when it runs"),
+    ("ms.set_context(mode=ms.GRAPH_MODE, jit_syntax_level=LEVEL)", types.DiagnosticSeverity.Warning,
+     "only known when it runs"),
 ])
 async def test_graph_mode_severity_follows_mode_and_syntax_level(client: LanguageClient, setup, severity, words):
     text = CELL.format(setup=setup)
