@@ -54,3 +54,25 @@ def test_the_cache_analyses_once_per_version_and_keeps_the_last_good_parse():
     broken = cache.get(from_text("file:///x.py", NESTED + "def (:\n", 2))
     assert broken.stale and broken.syntax_error[0] == NESTED.count("\n")
     assert [i.code for i in broken.issues] == [i.code for i in first.issues]
+
+
+def test_a_failing_handler_is_logged_and_answered_with_its_default():
+    from lsprotocol import types
+
+    from spore_lsp.server import guarded
+
+    class FakeServer:
+        def __init__(self):
+            self.logged = []
+
+        def log(self, message, kind):
+            self.logged.append((message, kind))
+
+    @guarded(default=[])
+    def handler(ls, params):
+        raise KeyError("boom")
+
+    ls = FakeServer()
+    assert handler(ls, None) == []
+    ((message, kind),) = ls.logged
+    assert "handler failed" in message and "KeyError: 'boom'" in message and kind == types.MessageType.Error

@@ -16,7 +16,7 @@ import spore as ms
 from spore.errors import GraphCompileError
 from tests.compiler.test_support_table import CASES, source_for
 
-from .helpers import by_code, change_text, open_and_diagnose, pos, wait_diagnostics
+from .helpers import by_code, change_text, open_and_diagnose, pos, uri_for, wait_diagnostics
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -66,6 +66,19 @@ async def test_the_canary_file_is_never_written(client: LanguageClient, tmp_path
     await client.text_document_code_action_async(types.CodeActionParams(
         text_document=doc, range=types.Range(start=pos(edited, "open("), end=pos(edited, "open(")),
         context=types.CodeActionContext(diagnostics=[])))
+    # the same code as notebook cells
+    nb = uri_for("canary.ipynb")
+    cells = [text.split("\n\nclass Net")[0] + "\n", "class Net" + text.split("\n\nclass Net")[1]]
+    uris = [f"{nb}#c{i}" for i in range(2)]
+    client.notebook_document_did_open(types.DidOpenNotebookDocumentParams(
+        notebook_document=types.NotebookDocument(uri=nb, notebook_type="jupyter-notebook", version=1, cells=[
+            types.NotebookCell(kind=types.NotebookCellKind.Code, document=u) for u in uris]),
+        cell_text_documents=[types.TextDocumentItem(uri=u, language_id="python", version=1, text=c)
+                             for u, c in zip(uris, cells)]))
+    await wait_diagnostics(client, uris[1], lambda ds: bool(by_code(ds, "graph-impure_call")))
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uris[1]), position=pos(cells[1], "relu")))
+    assert hover is not None
     assert sorted(p.name for p in tmp_path.iterdir()) == [], "the server ran the user's code"
 
 
