@@ -194,9 +194,9 @@ class Tensor:
     def clone(self) -> Tensor: ...
     def copy(self) -> Tensor: ...
     def cos(self) -> Tensor:
-        """Computes cosine of the input element-wise."""
+        """Cosine of each element (radians)."""
     def cosh(self) -> Tensor:
-        """Computes the hyperbolic cosine of the input element-wise."""
+        """Hyperbolic cosine of each element."""
     def cumsum(self, axis: Any = None, dtype: Any = None) -> Tensor:
         """Cumulative sum along `axis` (of the flattened input when None); `dtype` casts first."""
     def detach(self) -> Tensor: ...
@@ -211,7 +211,7 @@ class Tensor:
     def equal(self, other: Any) -> Tensor:
         """Computes the equivalence between two tensors element-wise (bool result)."""
     def erf(self) -> Tensor:
-        """Computes the Gauss error function of the input element-wise."""
+        """Gauss error function of each element: erf(x) = 2/sqrt(pi) * integral_0^x exp(-t^2) dt."""
     def exp(self) -> Tensor:
         """Computes exponential of the input tensor element-wise."""
     def expand(self, *size: Any) -> Tensor:
@@ -375,7 +375,7 @@ class Tensor:
     def ravel(self) -> Tensor:
         """The elements as a 1-D tensor."""
     def reciprocal(self) -> Tensor:
-        """Returns the reciprocal of a tensor element-wise."""
+        """Reciprocal of each element: 1 / x (float input)."""
     def relu(self, inplace: builtins.bool = False) -> Tensor:
         """Computes ReLU (rectified linear unit) of the input element-wise."""
     def remainder(self, other: Any) -> Tensor:
@@ -392,7 +392,7 @@ class Tensor:
     def round(self, *, decimals: builtins.int = 0) -> Tensor:
         """Rounds each element half to even, to `decimals` decimal places."""
     def rsqrt(self) -> Tensor:
-        """Computes the reciprocal of the square root of the input element-wise."""
+        """Reciprocal of the square root of each element: 1 / sqrt(x) (float input)."""
     def scatter(self, axis: builtins.int, index: Any, src: Any) -> Tensor:
         """A copy of `input` with `src` written along `axis` at `index` (torch.scatter semantics)."""
     def set_dtype(self, dtype: Any) -> Tensor:
@@ -402,9 +402,9 @@ class Tensor:
     def sign(self) -> Tensor:
         """Returns -1, 0 or 1 per element according to its sign (bool input is read as 0/1)."""
     def sin(self) -> Tensor:
-        """Computes sine of the input element-wise."""
+        """Sine of each element (radians)."""
     def sinh(self) -> Tensor:
-        """Computes the hyperbolic sine of the input element-wise."""
+        """Hyperbolic sine of each element."""
     def softmax(self, axis: Any = -1, *, dtype: Any = None) -> Tensor:
         """Softmax along `axis`; `dtype` casts the input first. Integer inputs compute in float32."""
     def sort(self, axis: builtins.int = -1, descending: builtins.bool = False) -> tuple[Tensor, Tensor]:
@@ -434,9 +434,9 @@ class Tensor:
         """NumPy's take: elements at `indices` along `axis` (flattened when None); `mode` 'raise', 'wrap' or 'clip' says
         what happens to out-of-range indices."""
     def tan(self) -> Tensor:
-        """Computes tangent of the input element-wise."""
+        """Tangent of each element (radians)."""
     def tanh(self) -> Tensor:
-        """Computes hyperbolic tangent of the input element-wise."""
+        """Hyperbolic tangent of each element."""
     def tensor_split(self, indices_or_sections: Any, axis: builtins.int = 0) -> tuple[Tensor, ...]:
         """NumPy's array_split: an int gives that many near-equal pieces, a list gives split points."""
     def tile(self, dims: Sequence[builtins.int]) -> Tensor:

@@ -240,11 +240,11 @@ def conv2d(
 
 
 def cos(input: Tensor) -> Tensor:
-    """Computes cosine of the input element-wise."""
+    """Cosine of each element (radians)."""
 
 
 def cosh(input: Tensor) -> Tensor:
-    """Computes the hyperbolic cosine of the input element-wise."""
+    """Hyperbolic cosine of each element."""
 
 
 def cross_entropy(
@@ -303,7 +303,7 @@ def equal(input: Any, other: Any) -> Tensor:
 
 
 def erf(input: Tensor) -> Tensor:
-    """Computes the Gauss error function of the input element-wise."""
+    """Gauss error function of each element: erf(x) = 2/sqrt(pi) * integral_0^x exp(-t^2) dt."""
 
 
 def exp(input: Tensor) -> Tensor:
@@ -767,7 +767,7 @@ def ravel(input: Tensor) -> Tensor:
 
 
 def reciprocal(input: Tensor) -> Tensor:
-    """Returns the reciprocal of a tensor element-wise."""
+    """Reciprocal of each element: 1 / x (float input)."""
 
 
 def reduce_max(x: Tensor, axis: Any = (), keep_dims: bool = False) -> Tensor:
@@ -823,7 +823,7 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:
 
 
 def rsqrt(input: Tensor) -> Tensor:
-    """Computes the reciprocal of the square root of the input element-wise."""
+    """Reciprocal of the square root of each element: 1 / sqrt(x) (float input)."""
 
 
 def scatter(input: Tensor, axis: int, index: Any, src: Any) -> Tensor:
@@ -859,11 +859,11 @@ def silu(input: Tensor) -> Tensor:
 
 
 def sin(input: Tensor) -> Tensor:
-    """Computes sine of the input element-wise."""
+    """Sine of each element (radians)."""
 
 
 def sinh(input: Tensor) -> Tensor:
-    """Computes the hyperbolic sine of the input element-wise."""
+    """Hyperbolic sine of each element."""
 
 
 def size(input_x: Tensor) -> int:
@@ -977,11 +977,11 @@ def take(x: Tensor, indices: Any, axis: int | None = None, mode: str = 'clip') -
 
 
 def tan(input: Tensor) -> Tensor:
-    """Computes tangent of the input element-wise."""
+    """Tangent of each element (radians)."""
 
 
 def tanh(input: Tensor) -> Tensor:
-    """Computes hyperbolic tangent of the input element-wise."""
+    """Hyperbolic tangent of each element."""
 
 
 def tensor_scatter_add(input_x: Tensor, indices: Any, updates: Any) -> Tensor:
@@ -1290,13 +1290,13 @@ class Conv2D(Operation):
 
 
 class Cos(Operation):
-    """``Cos()(x)``: cosine element-wise."""
+    """``Cos()(x)``: cosine of each element (radians)."""
     def __call__(self, x: Tensor) -> Tensor: ...
     def construct(self, x: Tensor) -> Tensor: ...
 
 
 class Cosh(Operation):
-    """``Cosh()(x)``: hyperbolic cosine element-wise."""
+    """``Cosh()(x)``: hyperbolic cosine of each element."""
     def __call__(self, x: Tensor) -> Tensor: ...
     def construct(self, x: Tensor) -> Tensor: ...
 
@@ -1341,7 +1341,7 @@ class Equal(Operation):
 
 
 class Erf(Operation):
-    """``Erf()(x)``: Gauss error function element-wise."""
+    """``Erf()(x)``: gauss error function of each element: erf(x) = 2/sqrt(pi) * integral_0^x exp(-t^2) dt."""
     def __call__(self, x: Tensor) -> Tensor: ...
     def construct(self, x: Tensor) -> Tensor: ...
 
@@ -1725,7 +1725,7 @@ class RealDiv(Operation):
 
 
 class Reciprocal(Operation):
-    """``Reciprocal()(x)``: 1 / x element-wise."""
+    """``Reciprocal()(x)``: reciprocal of each element: 1 / x (float input)."""
     def __call__(self, x: Tensor) -> Tensor: ...
     def construct(self, x: Tensor) -> Tensor: ...
 
@@ -1815,7 +1815,7 @@ class Round(Operation):
 
 
 class Rsqrt(Operation):
-    """``Rsqrt()(x)``: 1 / sqrt(x) element-wise."""
+    """``Rsqrt()(x)``: reciprocal of the square root of each element: 1 / sqrt(x) (float input)."""
     def __call__(self, x: Tensor) -> Tensor: ...
     def construct(self, x: Tensor) -> Tensor: ...
 
@@ -1857,13 +1857,13 @@ class Sign(Operation):
 
 
 class Sin(Operation):
-    """``Sin()(x)``: sine element-wise."""
+    """``Sin()(x)``: sine of each element (radians)."""
     def __call__(self, x: Tensor) -> Tensor: ...
     def construct(self, x: Tensor) -> Tensor: ...
 
 
 class Sinh(Operation):
-    """``Sinh()(x)``: hyperbolic sine element-wise."""
+    """``Sinh()(x)``: hyperbolic sine of each element."""
     def __call__(self, x: Tensor) -> Tensor: ...
     def construct(self, x: Tensor) -> Tensor: ...
 
@@ -2004,13 +2004,13 @@ class Sub(Operation):
 
 
 class Tan(Operation):
-    """``Tan()(x)``: tangent element-wise."""
+    """``Tan()(x)``: tangent of each element (radians)."""
     def __call__(self, x: Tensor) -> Tensor: ...
     def construct(self, x: Tensor) -> Tensor: ...
 
 
 class Tanh(Operation):
-    """``Tanh()(x)``: hyperbolic tangent element-wise."""
+    """``Tanh()(x)``: hyperbolic tangent of each element."""
     def __call__(self, x: Tensor) -> Tensor: ...
     def construct(self, x: Tensor) -> Tensor: ...
 

@@ -9,6 +9,8 @@ constructor attributes); the classes below it are the ones with logic of their o
 
 from __future__ import annotations
 
+import inspect
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,18 +23,24 @@ from . import linalg as L
 from . import math_ops as M
 from . import reduction as R
 from .operation import Op, Operation, op_classes
+from .primitive import REGISTRY, Primitive
 
 # the table's classes are made at import time, so a linter cannot see the names listed here
-__all__ = [  # noqa: F822
+__all__ = [  # noqa: F822 (the declared ones are added below)
     "Abs", "Add", "AddN", "ArgMaxWithValue", "ArgMinWithValue", "Argmax", "Argmin", "Atan", "Atan2", "BatchMatMul",
-    "Ceil", "ClipByValue", "Cos", "Cosh", "CumSum", "Div", "Elu", "Equal", "Erf", "Exp", "Expm1", "Floor",
-    "FloorDiv", "FloorMod", "GeLU", "Greater", "GreaterEqual", "HSigmoid", "HSwish", "IsClose", "IsFinite", "IsInf",
-    "IsNan", "Lerp", "Less", "LessEqual", "Log", "Log1p", "LogSoftmax", "LogicalAnd", "LogicalNot", "LogicalOr",
-    "LogicalXor", "MatMul", "Maximum", "Minimum", "Mish", "Mul", "Neg", "NotEqual", "Pow", "ReLU", "ReLU6",
-    "RealDiv", "Reciprocal", "ReduceAll", "ReduceAny", "ReduceMax", "ReduceMean", "ReduceMin", "ReduceProd",
-    "ReduceSum", "Round", "Rsqrt", "SiLU", "Sigmoid", "Sign", "Sin", "Sinh", "Softmax", "Softplus", "Sqrt", "Square",
-    "Sub", "Tan", "Tanh", "Trunc", "Xlogy",
+    "Ceil", "ClipByValue", "CumSum", "Div", "Elu", "Equal", "Exp", "Expm1", "Floor", "FloorDiv", "FloorMod", "GeLU",
+    "Greater", "GreaterEqual", "HSigmoid", "HSwish", "IsClose", "IsFinite", "IsInf", "IsNan", "Lerp", "Less",
+    "LessEqual", "Log", "Log1p", "LogSoftmax", "LogicalAnd", "LogicalNot", "LogicalOr", "LogicalXor", "MatMul",
+    "Maximum", "Minimum", "Mish", "Mul", "Neg", "NotEqual", "Pow", "ReLU", "ReLU6", "RealDiv", "ReduceAll",
+    "ReduceAny", "ReduceMax", "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSum", "Round", "SiLU", "Sigmoid",
+    "Sign", "Softmax", "Softplus", "Sqrt", "Square", "Sub", "Trunc", "Xlogy",
 ]
+
+
+
+
+def _arity(p: Primitive) -> int:
+    return sum(1 for q in inspect.signature(p.infer).parameters.values() if q.default is q.empty)
 
 
 _X = "x: Tensor"
@@ -60,18 +68,9 @@ _TABLE = {
     "Exp": Op(E.exp, _X, "e ** x element-wise."),
     "Log": Op(E.log, _X, "natural logarithm element-wise."),
     "Sqrt": Op(M.sqrt, _X, "square root element-wise."),
-    "Rsqrt": Op(M.rsqrt, _X, "1 / sqrt(x) element-wise."),
     "Square": Op(M.square, _X, "x * x element-wise."),
     "Abs": Op(M.abs, _X, "|x| element-wise."),
-    "Reciprocal": Op(M.reciprocal, _X, "1 / x element-wise."),
-    "Sin": Op(M.sin, _X, "sine element-wise."),
-    "Cos": Op(M.cos, _X, "cosine element-wise."),
-    "Tan": Op(M.tan, _X, "tangent element-wise."),
     "Atan": Op(M.atan, _X, "arctangent element-wise."),
-    "Sinh": Op(M.sinh, _X, "hyperbolic sine element-wise."),
-    "Cosh": Op(M.cosh, _X, "hyperbolic cosine element-wise."),
-    "Tanh": Op(M.tanh, _X, "hyperbolic tangent element-wise."),
-    "Erf": Op(M.erf, _X, "Gauss error function element-wise."),
     "Log1p": Op(M.log1p, _X, "log(1 + x) element-wise."),
     "Expm1": Op(M.expm1, _X, "exp(x) - 1 element-wise."),
     "Floor": Op(M.floor, _X, "round down element-wise."),
@@ -116,7 +115,12 @@ _TABLE = {
     "ReduceAll": Op(R.all, _REDUCE, "logical AND over `axis`.", _KEEP),
     "ReduceAny": Op(R.any, _REDUCE, "logical OR over `axis`.", _KEEP),
 }
-globals().update(op_classes(_TABLE, __name__))
+# plain elementwise ops whose declaration names its class form (`api`, see ops/primitive.py)
+_DECLARED = {p.api.cls: Op(getattr(sys.modules[p.impl.__module__], p.api.function), _XY if _arity(p) == 2 else _X,
+                           p.doc[:1].lower() + p.doc[1:])
+             for p in REGISTRY.values() if p.api is not None and p.api.cls is not None}
+globals().update(op_classes({**_TABLE, **_DECLARED}, __name__))
+__all__ = sorted([*__all__, *_DECLARED])
 
 
 class AddN(Operation):

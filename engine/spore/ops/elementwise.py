@@ -8,7 +8,9 @@ primitive's rule stays "float in, the same float out".
 """
 
 from __future__ import annotations
+import __future__
 
+import inspect
 from typing import Any
 
 import numpy as np
@@ -16,7 +18,7 @@ import numpy as np
 from ..common import dtype as mstype
 from ..tensor import Tensor, tensor_method
 from ._rules import as_tensor, broadcast_shapes, promote, require_float, require_same_dtype
-from .primitive import Aval, primitive
+from .primitive import Aval, Primitive, primitive
 
 
 def _binary_infer(name: str):
@@ -227,6 +229,44 @@ def _promoted(a: Any, b: Any) -> tuple[Tensor, Tensor]:
         dt = promote(a.dtype, b.dtype)
         a, b = cast(a, dt), cast(b, dt)
     return a, b
+
+
+def _generate_wrappers(namespace: dict[str, Any]) -> None:
+    """Generate the functional wrappers (and Tensor methods) of the primitives in `namespace` that
+    declare an `api` (see `primitive.Api`); a declaration module calls this once, at its end.
+
+    Each wrapper is a real function of the declaring module, compiled under its file name (Spore's
+    own code: Graph mode runs it over tracers, tracebacks leave it out), with MindSpore's parameter
+    names (``input``; ``input, other`` for binary ops), the primitive's docstring and annotations
+    that `inspect.signature` and the stub generator read.
+    """
+    for prim in [v for v in namespace.values() if isinstance(v, Primitive) and v.api is not None]:
+        api = prim.api
+        arity = sum(1 for p in inspect.signature(prim.infer).parameters.values()
+                    if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+        if arity == 1:
+            arg = "_as_float(input)" if api.floats else "input"
+            body = f"    def {api.function}(input: Tensor) -> Tensor:\n        return _prim({arg})\n"
+        elif arity == 2:
+            args = "_as_float(a), _as_float(b)" if api.floats else "a, b"
+            body = (f"    def {api.function}(input: Any, other: Any) -> Tensor:\n"
+                    f"        a, b = _promoted(input, other)\n"
+                    f"        return _prim({args})\n")
+        else:
+            raise TypeError(f"{prim.name}: `api` generates wrappers of unary and binary ops only")
+        # placed at the declaration's `impl` line, so go-to-definition and tracebacks land on the op
+        line = max(1, prim.impl.__code__.co_firstlineno - 1)
+        src = "\n" * (line - 1) + f"def _make(_prim, _as_float, _promoted):\n{body}    return {api.function}\n"
+        code = compile(src, namespace["__file__"], "exec", flags=__future__.annotations.compiler_flag,
+                       dont_inherit=True)
+        scope: dict[str, Any] = {}
+        exec(code, namespace, scope)  # noqa: S102 - Spore's own template, no user text
+        fn = scope["_make"](prim, _as_float, _promoted)
+        fn.__doc__ = prim.doc
+        fn.__qualname__ = api.function
+        tensor_method(api.function, *api.aliases)(fn)
+        for name in (api.function, *api.aliases):
+            namespace[name] = fn
 
 
 def _binary(prim, a: Any, b: Any) -> Tensor:

@@ -23,8 +23,22 @@ from ..tensor import Tensor, tensor_method
 from ._rules import require_float, require_same_dtype
 from .array import cast, sum_to
 from .comparison import equal, greater
-from .elementwise import _as_float, _binary, _binary_infer, _float_infer, _promoted, add, div, exp, log, mul, neg, sub
-from .primitive import Aval, primitive
+from .elementwise import (
+    _as_float,
+    _binary,
+    _binary_infer,
+    _float_infer,
+    _generate_wrappers,
+    _promoted,
+    add,
+    div,
+    exp,
+    log,
+    mul,
+    neg,
+    sub,
+)
+from .primitive import Api, Aval, primitive
 
 
 def _square_into(a: np.ndarray, out: np.ndarray) -> np.ndarray:
@@ -121,6 +135,8 @@ class Sqrt:
 class Rsqrt:
     """Reciprocal of the square root of each element: 1 / sqrt(x) (float input)."""
 
+    api = Api("rsqrt", cls="Rsqrt", floats=True)  # its public names: see ops/primitive.py
+
     infer = _float_infer("Rsqrt")
 
     def impl(a):
@@ -151,6 +167,8 @@ class Square:
 class Reciprocal:
     """Reciprocal of each element: 1 / x (float input)."""
 
+    api = Api("reciprocal", cls="Reciprocal", floats=True)  # its public names: see ops/primitive.py
+
     ufunc = np.reciprocal  # fusion, C++ opcode and in-place reuse: see ops/primitive.py
     opcode = 19
 
@@ -167,6 +185,8 @@ class Reciprocal:
 class Sin:
     """Sine of each element (radians)."""
 
+    api = Api("sin", cls="Sin", floats=True)  # its public names: see ops/primitive.py
+
     ufunc = np.sin  # fusion, C++ opcode and in-place reuse: see ops/primitive.py
     opcode = 20
 
@@ -176,12 +196,14 @@ class Sin:
         return np.sin(a)
 
     def vjp(g, out, a):
-        return (mul(g, cos(a)),)
+        return (mul(g, Cos(a)),)
 
 
 @primitive
 class Cos:
     """Cosine of each element (radians)."""
+
+    api = Api("cos", cls="Cos", floats=True)  # its public names: see ops/primitive.py
 
     ufunc = np.cos  # fusion, C++ opcode and in-place reuse: see ops/primitive.py
     opcode = 21
@@ -192,12 +214,14 @@ class Cos:
         return np.cos(a)
 
     def vjp(g, out, a):
-        return (neg(mul(g, sin(a))),)
+        return (neg(mul(g, Sin(a))),)
 
 
 @primitive
 class Tan:
     """Tangent of each element (radians)."""
+
+    api = Api("tan", cls="Tan", floats=True)  # its public names: see ops/primitive.py
 
     infer = _float_infer("Tan")
 
@@ -225,18 +249,22 @@ class Atan:
 class Sinh:
     """Hyperbolic sine of each element."""
 
+    api = Api("sinh", cls="Sinh", floats=True)  # its public names: see ops/primitive.py
+
     infer = _float_infer("Sinh")
 
     def impl(a):
         return np.sinh(a)
 
     def vjp(g, out, a):
-        return (mul(g, cosh(a)),)
+        return (mul(g, Cosh(a)),)
 
 
 @primitive
 class Cosh:
     """Hyperbolic cosine of each element."""
+
+    api = Api("cosh", cls="Cosh", floats=True)  # its public names: see ops/primitive.py
 
     infer = _float_infer("Cosh")
 
@@ -244,12 +272,14 @@ class Cosh:
         return np.cosh(a)
 
     def vjp(g, out, a):
-        return (mul(g, sinh(a)),)
+        return (mul(g, Sinh(a)),)
 
 
 @primitive
 class Tanh:
     """Hyperbolic tangent of each element."""
+
+    api = Api("tanh", cls="Tanh", floats=True)  # its public names: see ops/primitive.py
 
     ufunc = np.tanh  # fusion, C++ opcode and in-place reuse: see ops/primitive.py
     opcode = 16
@@ -285,6 +315,8 @@ class TanhGrad:
 @primitive
 class Erf:
     """Gauss error function of each element: erf(x) = 2/sqrt(pi) * integral_0^x exp(-t^2) dt."""
+
+    api = Api("erf", cls="Erf", floats=True)  # its public names: see ops/primitive.py
 
     infer = _float_infer("Erf")
 
@@ -590,70 +622,16 @@ def sqrt(x: Tensor) -> Tensor:
     return Sqrt(_as_float(x))
 
 
-@tensor_method("rsqrt")
-def rsqrt(input: Tensor) -> Tensor:
-    """Computes the reciprocal of the square root of the input element-wise."""
-    return Rsqrt(_as_float(input))
-
-
 @tensor_method("square")
 def square(input: Tensor) -> Tensor:
     """Returns the square of a tensor element-wise."""
     return Square(input)
 
 
-@tensor_method("reciprocal")
-def reciprocal(input: Tensor) -> Tensor:
-    """Returns the reciprocal of a tensor element-wise."""
-    return Reciprocal(_as_float(input))
-
-
-@tensor_method("sin")
-def sin(input: Tensor) -> Tensor:
-    """Computes sine of the input element-wise."""
-    return Sin(_as_float(input))
-
-
-@tensor_method("cos")
-def cos(input: Tensor) -> Tensor:
-    """Computes cosine of the input element-wise."""
-    return Cos(_as_float(input))
-
-
-@tensor_method("tan")
-def tan(input: Tensor) -> Tensor:
-    """Computes tangent of the input element-wise."""
-    return Tan(_as_float(input))
-
-
 @tensor_method("atan", "arctan")
 def atan(input: Tensor) -> Tensor:
     """Computes the arctangent of the input element-wise."""
     return Atan(_as_float(input))
-
-
-@tensor_method("sinh")
-def sinh(input: Tensor) -> Tensor:
-    """Computes the hyperbolic sine of the input element-wise."""
-    return Sinh(_as_float(input))
-
-
-@tensor_method("cosh")
-def cosh(input: Tensor) -> Tensor:
-    """Computes the hyperbolic cosine of the input element-wise."""
-    return Cosh(_as_float(input))
-
-
-@tensor_method("tanh")
-def tanh(input: Tensor) -> Tensor:
-    """Computes hyperbolic tangent of the input element-wise."""
-    return Tanh(_as_float(input))
-
-
-@tensor_method("erf")
-def erf(input: Tensor) -> Tensor:
-    """Computes the Gauss error function of the input element-wise."""
-    return Erf(_as_float(input))
 
 
 @tensor_method("log1p")
@@ -805,3 +783,5 @@ def addcdiv(input: Tensor, tensor1: Any, tensor2: Any, value: Any = 1) -> Tensor
     q = div(tensor1, tensor2)
     return add(input, q if isinstance(value, (int, float)) and value == 1 else mul(q, value))
 
+
+_generate_wrappers(globals())  # ops.sin, Tensor.sin, ... from the declarations' `api`

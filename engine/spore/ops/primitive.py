@@ -32,7 +32,16 @@ Elementwise ops also say how compiled graphs may run them: ``ufunc`` is a functi
 out=buf)`` that computes what ``impl`` computes into a given buffer (Graph mode's elementwise fusion
 chains these), ``opcode`` is the op's number in the C++ fused kernel (`csrc/fused.cpp`; a test runs
 every opcode against ``impl``), and ``inplace = True`` lets the executor write the result over a
-dying first input. Adding a plain elementwise op is its declaration (with these three) and a sample.
+dying first input.
+
+``api = Api("sin", cls="Sin", floats=True)`` gives a plain elementwise op its public names from
+the declaration alone: the functional wrapper ``ops.sin`` (also the Tensor method, and any
+``aliases``), generated with the primitive's docstring by `elementwise._generate_wrappers` (which the
+declaring module calls once, at its end), and the class form ``ops.Sin()`` (`classes_math`).
+``floats=True`` computes integer and bool inputs in float32, as MindSpore's math functions do; a
+binary op's wrapper converts Python numbers and promotes mixed dtypes. Adding such an op is its
+declaration and a sample: its stubs (`python -m spore._stubgen`), its catalogue entry and its
+differential-test cases follow from them.
 
 ``internal = True`` (``@primitive(internal=True)``, or `register` for a `Primitive` built directly)
 marks a primitive that only the compiler makes: control flow (`If`, `While`), a compiled
@@ -56,6 +65,16 @@ from .observers import OBSERVERS, OpEvent, run_observed
 
 
 @dataclass(frozen=True)
+class Api:
+    """The public names a plain elementwise op gets from its declaration (see the module docstring)."""
+
+    function: str                      # ops.<function>, and Tensor.<function>
+    cls: str | None = None             # the class form ops.<cls>
+    aliases: tuple[str, ...] = ()      # more names for the function and the Tensor method
+    floats: bool = False               # integer/bool inputs are computed in float32
+
+
+@dataclass(frozen=True)
 class Aval:
     """An abstract value: what is known of a tensor before it is computed."""
 
@@ -71,12 +90,12 @@ class Primitive:
     """A registered op: name, rules and docs. Calling it applies it (see `bind`)."""
 
     __slots__ = ("name", "infer", "impl", "vjp", "doc", "onnx", "multi_output", "nondiff", "side_effect",
-                 "random", "ufunc", "opcode", "inplace", "internal")
+                 "random", "ufunc", "opcode", "inplace", "api", "internal")
 
     def __init__(self, name: str, infer: Callable, impl: Callable, vjp: Callable | None,
                  doc: str, onnx: Any = None, multi_output: bool = False, nondiff: bool = False,
                  side_effect: bool = False, random: bool = False, ufunc: Callable | None = None,
-                 opcode: int | None = None, inplace: bool = False, internal: bool = False):
+                 opcode: int | None = None, inplace: bool = False, internal: bool = False, api: Api | None = None):
         self.name = name
         self.infer = infer
         self.impl = impl
@@ -91,6 +110,7 @@ class Primitive:
         self.opcode = opcode  # elementwise: its number in the C++ fused kernel
         self.inplace = inplace  # elementwise: may write over a dying first input (executor)
         self.internal = internal  # made only by the compiler: kept out of the public REGISTRY
+        self.api = api  # plain elementwise: the public names generated from this declaration
 
     def __call__(self, *inputs: Tensor, **attrs: Any) -> Any:
         return bind(self, *inputs, **attrs)
@@ -147,6 +167,7 @@ def primitive(cls: type | None = None, *, internal: bool = False) -> Any:
         opcode=cls.__dict__.get("opcode"),
         inplace=cls.__dict__.get("inplace", False),
         internal=internal,
+        api=cls.__dict__.get("api"),
     ))
 
 

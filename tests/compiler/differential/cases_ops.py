@@ -24,6 +24,7 @@ import numpy as np
 import spore as ms
 from spore import ops
 
+from .cases_declared import declared_class_cases, declared_function_cases
 from .cases_tensor_nn import C, G, bl, fl, it, nz, nzi, perm, pos, special
 from .harness import Case, run_case
 
@@ -60,13 +61,14 @@ def _classes(section):
 
 
 def ops_function_cases() -> list[Case]:
-    """Cases for every public function in `spore.ops` (but the exempt helpers)."""
-    return [c for section in _FUNCTION_SECTIONS for c in section()]
+    """Cases for every public function in `spore.ops` (but the exempt helpers), with those that
+    follow from declarations (cases_declared.py)."""
+    return [c for section in _FUNCTION_SECTIONS for c in section()] + declared_function_cases()
 
 
 def ops_class_cases() -> list[Case]:
-    """Cases for every public class-form op in `spore.ops`."""
-    return [c for section in _CLASS_SECTIONS for c in section()]
+    """Cases for every public class-form op in `spore.ops`, declared ones included."""
+    return [c for section in _CLASS_SECTIONS for c in section()] + declared_class_cases()
 
 
 def covered_name(case: Case) -> str:

@@ -17,6 +17,7 @@ import pytest
 import spore as ms
 from spore import nn
 
+from .cases_declared import declared_tensor_cases
 from .cases_tensor_nn import (
     DUNDERS,
     EXEMPT_CELLS,
@@ -29,7 +30,7 @@ from .cases_tensor_nn import (
 )
 from .harness import check_cases, run_case
 
-TENSOR_CASES = tensor_method_cases()
+TENSOR_CASES = tensor_method_cases() + declared_tensor_cases()
 NN_CASES = nn_cell_cases()
 ALL_CASES = TENSOR_CASES + NN_CASES
 MIN_CASES = 3  # cases per covered name
