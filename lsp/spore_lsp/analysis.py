@@ -327,7 +327,7 @@ def analyse(program: Program, previous: Analysis | None, api: Any = None) -> Ana
 
 
 def _analyse(program: Program, previous: Analysis | None, api: Any) -> Analysis:
-    from . import graph_rules, habits, unknown_names
+    from . import graph_rules, habits, shapes, unknown_names
 
     tree, error = parse(program)
     if tree is None:
@@ -347,6 +347,8 @@ def _analyse(program: Program, previous: Analysis | None, api: Any) -> Analysis:
         checks.append(("pytorch habits", lambda: habits.check(an, api)))
         if api is not None:
             checks.append(("unknown names", lambda: unknown_names.check(an, api)))
+            # static shapes ask the engine (spore.ide), loaded by then: the first diagnostics never wait for it
+            checks.append(("static shapes", lambda: shapes.check(an)))
             an.api_checked = True
     for name, run in checks:  # one failing check (a pathological tree) must not cost the others
         try:

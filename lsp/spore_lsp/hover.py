@@ -30,6 +30,22 @@ def markdown(entry: dict[str, Any], shape_rule: str | None) -> str:
     return "\n\n".join(parts)
 
 
+def shape_hover(ls: SporeLanguageServer, cur: Any, dotted: str, start: int, end: int, line: int) -> types.Hover | None:
+    """A variable inside `construct`: the shape and dtype static shape inference gives it there."""
+    from .shapes import label, value_of
+
+    an = cur.analysis
+    if "." in dotted or an is None or an.stale or an.tree is None:
+        return None
+    text = label(value_of(an, dotted, cur.line, start))
+    if text is None:
+        return None
+    rng = types.Range(start=types.Position(line=line, character=to_utf16(cur.text, start)),
+                      end=types.Position(line=line, character=to_utf16(cur.text, end)))
+    body = f"```python\n{dotted}: Tensor {text}\n```\n\n*Static shape, from the engine's shape rules*"
+    return types.Hover(contents=ls.markup(body, "hover"), range=rng)
+
+
 @server.feature(types.TEXT_DOCUMENT_HOVER)
 @guarded()
 def hover(ls: SporeLanguageServer, params: types.HoverParams) -> types.Hover | None:
@@ -40,6 +56,9 @@ def hover(ls: SporeLanguageServer, params: types.HoverParams) -> types.Hover | N
     if found is None:
         return None
     dotted, start, end = found
+    variable = shape_hover(ls, cur, dotted, start, end, params.position.line)
+    if variable is not None:
+        return variable
     qual = cur.resolver.resolve(dotted)
     api = ls.api(timeout=5.0) if qual else None
     entry = api.entry(qual) if api and qual else None

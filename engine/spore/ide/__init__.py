@@ -12,6 +12,7 @@ neither NumPy nor the engine; each function loads what it needs when called.
 - op catalogue: `op_catalogue`, `op`, `describe`, `lookup`, `is_spore_api`
 - errors: `error_dict`, and the error classes faces catch (`SporeError`, `GraphCompileError`, ...)
 - sources: `engine_paths`, `is_engine_file`, `user_traceback`
+- static shapes: `layer_output`, `op_output`, `method_output` over `Abstract` tensors (`Sym` dims)
 - running: `observe_ops`, `add_observer`, `remove_observer`, `is_busy`, `random_state`,
   `set_random_state`, `clone_cell`, `graph_runner`, `tensor_origin`
 """
@@ -47,6 +48,7 @@ from .runtime import (
     set_random_state,
     tensor_origin,
 )
+from .shapes import Abstract, Sym, layer_output, method_output, op_output
 from .sources import engine_paths, is_engine_file, user_traceback
 
 
@@ -67,4 +69,5 @@ __all__ = [
     "observe_ops", "op", "op_catalogue", "random_state", "remove_observer", "set_random_state",
     "support_rule", "support_rules", "tensor_origin", "user_traceback",
     "api_index", "api_names", "context_options", "shape_rules",
+    "Abstract", "Sym", "layer_output", "method_output", "op_output",
 ]

@@ -1,0 +1,34 @@
+"""Inlay hints: the shape and dtype static shape inference gives each assignment in `construct`
+(``x = self.pool(x)  ‹(32, 16, 16, 16) f32›``), from the same analysis the diagnostics publish."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from .documents import to_utf16
+from .server import SporeLanguageServer, guarded, server
+from .shapes import ConstructShapes, label
+
+
+@server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
+@guarded(default=[])
+def inlay_hints(ls: SporeLanguageServer, params: types.InlayHintParams) -> list[types.InlayHint]:
+    uri = params.text_document.uri
+    an = ls.analysis_for(uri)
+    if an is None or an.tree is None or an.stale:  # a stale analysis's positions may not fit the text
+        return []
+    first, last = params.range.start.line, params.range.end.line
+    out: list[types.InlayHint] = []
+    for fn in an.functions:
+        rec = fn.facts.get("shapes")
+        if not isinstance(rec, ConstructShapes):
+            continue
+        for step in rec.steps:
+            text = label(step.value)
+            hint_uri, local = an.program.to_local(step.end_line)
+            if text is None or hint_uri != uri or not first <= local <= last:
+                continue
+            col = to_utf16(an.program.line_text(step.end_line), step.end_col)
+            out.append(types.InlayHint(position=types.Position(line=local, character=col), label=f"‹{text}›",
+                                       kind=types.InlayHintKind.Type, padding_left=True))
+    return out

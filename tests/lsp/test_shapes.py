@@ -1,0 +1,184 @@
+"""Static tensor shapes over real stdio: the wrong `nn.Dense(16 * 16 * 8, 10)` after conv/pool/flatten is an
+error on its line with both numbers and a quick fix; a network the real engine runs gets no shape error, and
+its inlay hints and hovers are the shapes the real engine computes (the test runs the same network, in this
+process, as the oracle); where inference stops there is one information note and no error; notebooks too."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from .helpers import apply_edits, by_code, open_and_diagnose, pos, uri_for, wait_diagnostics
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+NET = '''import numpy as np
+import spore as ms
+from spore import nn, ops
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 16, 3, pad_mode="pad", padding=1)
+        self.relu = nn.ReLU()
+        self.pool = nn.MaxPool2d(kernel_size=2, stride=2)
+        self.flatten = nn.Flatten()
+        self.fc = nn.Dense(16 * 16 * 8, 10)
+
+    def construct(self, x):
+        x = self.conv(x)
+        x = self.relu(x)
+        x = self.pool(x)
+        x = self.flatten(x)
+        x = self.fc(x)
+        return x
+
+
+net = Net()
+out = net(ms.Tensor(np.ones((4, 3, 32, 32), np.float32)))
+'''
+GOOD = NET.replace("nn.Dense(16 * 16 * 8, 10)", "nn.Dense(4096, 10)")
+
+
+def run_in_process(source: str) -> list[tuple[tuple[int, ...], str]]:
+    """The oracle: the same network run by the real engine here (not in the server), step by step."""
+    import spore as ms
+
+    namespace: dict = {}
+    exec(compile(source, "<oracle>", "exec"), namespace)  # the test's own text, run by the test, never the server
+    net = namespace["Net"]()
+    x = ms.Tensor(np.ones((4, 3, 32, 32), np.float32))
+    shapes = [(tuple(x.shape), x.dtype.name)]
+    for attr in ("conv", "relu", "pool", "flatten", "fc"):
+        x = getattr(net, attr)(x)
+        shapes.append((tuple(x.shape), x.dtype.name))
+    assert tuple(namespace["out"].shape) == shapes[-1][0]
+    return shapes
+
+
+def has(code: str):
+    return lambda ds: bool(by_code(ds, code))
+
+
+async def hints(client: LanguageClient, uri: str, text: str) -> list[types.InlayHint]:
+    whole = types.Range(start=types.Position(line=0, character=0),
+                        end=types.Position(line=text.count("\n"), character=0))
+    return await client.text_document_inlay_hint_async(types.InlayHintParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), range=whole))
+
+
+async def test_wrong_dense_is_an_error_with_both_numbers_and_a_fix_that_corrects_it(client: LanguageClient):
+    uri, diags = await open_and_diagnose(client, "net.py", NET, has("shape-mismatch"))
+    (d,) = by_code(diags, "shape-mismatch")
+    assert d.severity == types.DiagnosticSeverity.Error and d.source == "spore"
+    assert d.range.start == pos(NET, "self.fc(x)") and d.range.end == pos(NET, "self.fc(x)", len("self.fc(x)"))
+    assert d.message == ("fc expects 2048 input features (nn.Dense(16 * 16 * 8, 10), line 13) but receives 4096 "
+                         "from self.flatten (line 19)")
+    assert not by_code(diags, "shape-stopped")
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), range=d.range,
+        context=types.CodeActionContext(diagnostics=[d])))
+    (fix,) = [a for a in actions if a.kind == types.CodeActionKind.QuickFix]
+    assert fix.title == "Change fc's in_channels to 4096"
+    assert apply_edits(NET, fix.edit.changes[uri]) == GOOD
+
+
+async def test_the_engine_refuses_what_the_server_flags(client: LanguageClient):
+    """The negative oracle: the flagged network really fails in the engine, on the same layer."""
+    import spore as ms
+
+    with pytest.raises(ms.ide.ShapeError, match="Dense"):
+        run_in_process(NET)
+
+
+async def test_a_network_the_engine_runs_has_no_shape_error_and_hints_are_the_engine_shapes(client: LanguageClient):
+    expected = run_in_process(GOOD)  # the real engine accepts it, and these are its shapes
+    uri, diags = await open_and_diagnose(client, "good.py", GOOD)
+    assert not by_code(diags, "shape-mismatch") and not by_code(diags, "shape-stopped"), diags
+    got = await hints(client, uri, GOOD)
+    short = {"float32": "f32"}
+    want = [f"‹({', '.join(map(str, s))}{',' if len(s) == 1 else ''}) {short[dt]}›" for s, dt in expected]
+    assert [h.label for h in got] == want
+    lines = [h.position.line for h in got]
+    assert lines == [14, 15, 16, 17, 18, 19], "after the parameter x, then after each assignment in construct"
+    assert got[1].position.character == len("        x = self.conv(x)")
+
+
+async def test_hover_on_a_variable_shows_its_shape_and_dtype(client: LanguageClient):
+    uri, _ = await open_and_diagnose(client, "hover.py", GOOD)
+    # x on the left of `x = self.pool(x)` is the pooled tensor; the x it reads is the previous one
+    at_target = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=pos(GOOD, "x = self.pool(x)")))
+    assert at_target is not None and "(4, 16, 16, 16) f32" in at_target.contents.value
+    read = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=pos(GOOD, "self.pool(x)", len("self.pool("))))
+    assert read is not None and "(4, 16, 32, 32) f32" in read.contents.value
+    api = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=pos(GOOD, "nn.Dense", 4)))
+    assert api is not None and "Dense" in api.contents.value and "Static shape" not in api.contents.value
+
+
+STOPPED = '''import spore as ms
+from spore import nn, ops
+
+
+def helper(x):
+    return x
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(8, 4)
+        self.fc2 = nn.Dense(3, 2)
+
+    # spore: input_shape=(B, 8)
+    def construct(self, x):
+        x = self.fc(x)
+        y = helper(x)
+        z = self.fc2(y)
+        return z
+'''
+
+
+async def test_an_unknown_call_stops_inference_with_one_note_and_no_error(client: LanguageClient):
+    uri, diags = await open_and_diagnose(client, "stopped.py", STOPPED, has("shape-stopped"))
+    (d,) = by_code(diags, "shape-stopped")
+    assert d.severity == types.DiagnosticSeverity.Information
+    assert d.range.start == pos(STOPPED, "= helper(x)", 2) and "helper" in d.message
+    assert not by_code(diags, "shape-mismatch"), "self.fc2 gets an unknown input: never a guessed error"
+    got = await hints(client, uri, STOPPED)
+    assert [h.label for h in got] == ["‹(B, 8) f32›", "‹(B, 4) f32›"], "symbolic B from the comment"
+
+
+async def test_a_symbolic_batch_still_finds_the_mismatch(client: LanguageClient):
+    text = STOPPED.replace("        y = helper(x)\n", "        y = x\n")
+    _, diags = await open_and_diagnose(client, "sym.py", text, has("shape-mismatch"))
+    (d,) = by_code(diags, "shape-mismatch")
+    assert d.message.startswith("fc2 expects 3 input features (nn.Dense(3, 2), line 13) but receives 4 from self.fc")
+    assert not by_code(diags, "shape-stopped")
+
+
+async def test_a_notebook_is_one_program_and_the_error_lands_on_its_cell(client: LanguageClient):
+    head, rest = NET.split("class Net", 1)
+    body, call = ("class Net" + rest).split("\n\nnet = Net()", 1)
+    cells = [head, body + "\n", "net = Net()" + call.replace("np.ones((4, 3, 32, 32), np.float32)",
+                                                              "np.ones((2, 3, 32, 32), np.float32)")]
+    nb = uri_for("shapes.ipynb")
+    uris = [f"{nb}#cell{i}" for i in range(len(cells))]
+    client.notebook_document_did_open(types.DidOpenNotebookDocumentParams(
+        notebook_document=types.NotebookDocument(uri=nb, notebook_type="jupyter-notebook", version=1, cells=[
+            types.NotebookCell(kind=types.NotebookCellKind.Code, document=u) for u in uris]),
+        cell_text_documents=[types.TextDocumentItem(uri=u, language_id="python", version=1, text=t)
+                             for u, t in zip(uris, cells)]))
+    diags = await wait_diagnostics(client, uris[1], has("shape-mismatch"))
+    (d,) = by_code(diags, "shape-mismatch")
+    assert d.range.start == pos(cells[1], "self.fc(x)"), "cell-relative"
+    assert d.message == ("fc expects 2048 input features (nn.Dense(16 * 16 * 8, 10), line 8) but receives 4096 "
+                         "from self.flatten (line 14)")
+    got = await hints(client, uris[1], cells[1])
+    assert [h.label for h in got][:2] == ["‹(2, 3, 32, 32) f32›", "‹(2, 16, 32, 32) f32›"], "input from cell 3"
+    assert await wait_diagnostics(client, uris[2]) == []
