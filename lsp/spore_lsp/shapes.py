@@ -189,6 +189,7 @@ class Program:
         for node in an.nodes:
             if isinstance(node, ast.ClassDef) and self._is_cell(node):
                 self.classes.setdefault(node.name, node)
+        self._outside: set[str] | None = None  # attribute names assigned on something other than self
         self.record_for: Any = lambda fn: None  # set by `check`: the record a construct's first interpretation fills
 
     def _is_cell(self, cls: ast.ClassDef) -> bool:
@@ -239,15 +240,39 @@ class Program:
                     local[k.arg] = self._const(k.value, env)
         for p in params:
             local.setdefault(p, UNKNOWN)
+        plain: set[int] = set()
         for stmt in init.body:
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
                 target = stmt.targets[0]
                 if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and \
                         target.value.id == "self":
                     attrs[target.attr] = self.member(target.attr, stmt.value, local, depth)
+                    plain.add(id(target))
                 elif isinstance(target, ast.Name):
                     local[target.id] = self._const(stmt.value, local)
+        # an attribute also set anywhere else (under an `if` in __init__, in another method, on an instance
+        # outside the class) may not hold what the plain assignment says: unknown, never a guessed error
+        again = self.reassigned(cls, plain)
+        for name in list(attrs) if "*" in again else again:
+            attrs[name] = UNKNOWN
         return UserCell(cls, attrs)
+
+    def reassigned(self, cls: ast.ClassDef, plain: set[int]) -> set[str]:
+        if self._outside is None:
+            self._outside = set()
+            for node in self.an.nodes:
+                if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)) and not (
+                        isinstance(node.value, ast.Name) and node.value.id == "self"):
+                    self._outside.add(node.attr)
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                        node.func.id in ("setattr", "delattr"):
+                    self._outside.add("*")
+        out = set(self._outside)
+        for node in ast.walk(cls):
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)) and \
+                    id(node) not in plain and isinstance(node.value, ast.Name) and node.value.id == "self":
+                out.add(node.attr)
+        return out
 
     def _const(self, node: ast.AST, env: dict[str, Any]) -> Any:
         try:
@@ -359,6 +384,7 @@ class Interpreter:
         self.prog, self.an, self.ide = prog, prog.an, prog.ide
         self.cell, self.fn, self.record, self.depth = cell, fn, record, depth
         self.env: dict[str, Any] = dict(prog.consts)
+        self.assumed_dtype = False  # the inputs' dtype is float32 by assumption (an input_shape comment)
 
     # -- reporting
     def stop(self, node: ast.AST, why: str) -> Unknown:
@@ -549,7 +575,8 @@ class Interpreter:
             args, kwargs = self.arguments(node)
             if args is None:
                 return UNKNOWN
-            return self.engine(node, self.ide.op_output(qual[4:], args, kwargs), qual, None)
+            res = self.ide.op_output(qual[4:], _to_engine(args, self.ide), _to_engine(kwargs, self.ide))
+            return self.engine(node, res, qual, None)
         if isinstance(func, ast.Name) and func.id == "len" and len(node.args) == 1:
             v = self.expr(node.args[0])
             return len(v) if isinstance(v, (tuple, list)) else v.shape[0] if isinstance(v, TVal) else UNKNOWN
@@ -579,7 +606,7 @@ class Interpreter:
 
     def call_value(self, node: ast.Call, target: Any, label: str) -> Any:
         if target is None or isinstance(target, Unknown):
-            return self.stop(node, f"`{label}` is not built from literals in __init__")
+            return self.stop(node, f"`{label}` is not set once, from literals, in __init__")
         args, kwargs = self.arguments(node)
         if args is None:
             return UNKNOWN
@@ -604,6 +631,7 @@ class Interpreter:
             if fn is None or self.depth >= MAX_DEPTH:
                 return self.stop(node, f"`{label}` has no construct the shape check can read")
             sub = Interpreter(self.prog, target, fn, self.prog.record_for(fn), self.depth + 1)
+            sub.assumed_dtype = self.assumed_dtype
             out = sub.run(list(args))
             return _relabel(out, label, node.lineno - 1)
         return self.stop(node, f"calls `{label}`, which the shape check does not model")
@@ -620,6 +648,8 @@ class Interpreter:
         status = res.get("status")
         if status == "ok":
             return _from_tree(res["tree"], res["outputs"], label, node.lineno - 1)
+        if status == "error" and res.get("type") == "DTypeError" and self.assumed_dtype:
+            return self.stop(node, f"`{label}` needs another dtype than the float32 an input_shape comment assumes")
         if status == "error":
             self.mismatch(node, res, label, layer)
             return UNKNOWN
@@ -852,7 +882,9 @@ def check(an: Analysis) -> None:
             inputs = [TVal(v.shape, v.dtype, f"the input {p.arg} (the call at {_line_of(an, v.line)})", v.line)
                       for v, p in zip(inputs, fn.args.args[1:])]
         cell = prog.instance(cls, ctor, prog.consts)
-        Interpreter(prog, cell, fn, record, 0).run(inputs)
+        run = Interpreter(prog, cell, fn, record, 0)
+        run.assumed_dtype = commented is not None
+        run.run(inputs)
 
 
 def _line_of(an: Analysis, line: int) -> str:

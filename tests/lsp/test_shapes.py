@@ -182,3 +182,144 @@ async def test_a_notebook_is_one_program_and_the_error_lands_on_its_cell(client:
     got = await hints(client, uris[1], cells[1])
     assert [h.label for h in got][:2] == ["‹(2, 3, 32, 32) f32›", "‹(2, 16, 32, 32) f32›"], "input from cell 3"
     assert await wait_diagnostics(client, uris[2]) == []
+
+
+NESTED = '''import numpy as np
+import spore as ms
+from spore import nn, ops
+
+N = 8
+
+
+class Block(nn.Cell):
+    def __init__(self, c_in, c_out):
+        super().__init__()
+        self.body = nn.SequentialCell([nn.Conv2d(c_in, c_out, 3), nn.BatchNorm2d(c_out), nn.ReLU()])
+
+    def construct(self, x):
+        return self.body(x)
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.b1 = Block(3, N)
+        self.b2 = Block(N * 2, 16)
+
+    # spore: input_shape=((B, 3, 8, 8), (B, 5))
+    def construct(self, x, y):
+        h = self.b1(x)
+        h2 = ops.concat((h, h), axis=1)
+        h3 = self.b2(h2)
+        z = ops.flatten(h3) + 1
+        a, b = ops.split(z, 512, axis=1)
+        w = z[:, :10] @ ops.ones((10, 3))
+        return w.transpose(1, 0), y * 2
+'''
+
+
+async def test_user_cells_sequential_cells_ops_and_symbolic_batch_follow_the_engine(client: LanguageClient,
+                                                                                      tmp_path):
+    import importlib.util
+
+    import spore as ms
+    from spore import ide, ops
+
+    path = tmp_path / "nested_oracle.py"  # the oracle, imported by the test process (Graph mode reads its source)
+    path.write_text(NESTED)
+    spec = importlib.util.spec_from_file_location("nested_oracle", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    net = module.Net()
+    net.set_train(False)
+    x, y = ops.ones((2, 3, 8, 8), ms.float32), ops.ones((2, 5), ms.float32)
+    ide.compile_graph(net, (x, y))  # Graph mode accepts it as one graph
+    h = net.b1(x)
+    h2 = ops.concat((h, h), axis=1)
+    h3 = net.b2(h2)
+    z = ops.flatten(h3) + 1
+    a, b = ops.split(z, 512, axis=1)
+    w = z[:, :10] @ ops.ones((10, 3))
+    real = [x, y, h, h2, h3, z, a, b, w]
+    want = ["‹(" + ", ".join(["B", *map(str, t.shape[1:])]) + ") f32›" for t in real]
+
+    uri, diags = await open_and_diagnose(client, "nested.py", NESTED)
+    assert not by_code(diags, "shape-mismatch") and not by_code(diags, "shape-stopped"), diags
+    got = await hints(client, uri, NESTED)
+    construct_line = NESTED.count("\n", 0, NESTED.index("def construct(self, x, y)"))
+    assert [h.label for h in got if h.position.line >= construct_line] == want
+
+
+@pytest.mark.parametrize("case, source", [
+    ("an attribute set again under an if", '''
+class Net(nn.Cell):
+    def __init__(self, big=False):
+        super().__init__()
+        self.fc = nn.Dense(3, 2)
+        if big:
+            self.fc = nn.Dense(4, 2)
+
+    # spore: input_shape=(B, 4)
+    def construct(self, x):
+        return self.fc(x)
+'''),
+    ("an attribute replaced on the instance", '''
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(3, 2)
+
+    def construct(self, x):
+        return self.fc(x)
+
+
+net = Net()
+net.fc = nn.Dense(4, 2)
+net(ops.ones((2, 4)))
+'''),
+    ("an input_shape comment says nothing of the dtype", '''
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(100, 16)
+
+    # spore: input_shape=(B, 7)
+    def construct(self, ids):
+        return self.emb(ids)
+'''),
+])
+async def test_when_unsure_it_says_where_it_stopped_and_never_errs(client: LanguageClient, case, source):
+    text = "import spore as ms\nfrom spore import nn, ops\n" + source
+    _, diags = await open_and_diagnose(client, "unsure.py", text, has("shape-stopped"))
+    assert not by_code(diags, "shape-mismatch"), case
+    assert len(by_code(diags, "shape-stopped")) == 1
+
+
+async def test_integer_inputs_from_a_call_site_keep_their_dtype(client: LanguageClient):
+    text = '''import numpy as np
+import spore as ms
+from spore import nn
+
+
+class Net(nn.Cell):
+    def __init__(self, vocab=100, dim=16):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, dim)
+        self.fc = nn.Dense(dim * 2, 4)
+
+    def construct(self, ids):
+        e = self.emb(ids)
+        e = e.reshape(e.shape[0], -1)
+        return self.fc(e)
+
+
+Net(dim=8)(ms.Tensor(np.zeros((3, 2), np.int32)))
+'''
+    uri, diags = await open_and_diagnose(client, "ints.py", text)
+    assert not by_code(diags, "shape-mismatch") and not by_code(diags, "shape-stopped"), diags
+    assert [h.label for h in await hints(client, uri, text)] == ["‹(3, 2) i32›", "‹(3, 2, 8) f32›", "‹(3, 16) f32›"]
+    three = text.replace("np.zeros((3, 2)", "np.zeros((3, 3)")
+    _, diags = await open_and_diagnose(client, "ints3.py", three, has("shape-mismatch"))
+    (d,) = by_code(diags, "shape-mismatch")
+    assert d.message == ("fc expects 16 input features (nn.Dense(dim * 2, 4), line 10) but receives 24 from .reshape "
+                         "(line 14)")
