@@ -8,12 +8,13 @@ from typing import Any
 
 from lsprotocol import types
 
-from .lookup import Cursor, call_at, cursor
+from .lookup import Cursor, call_at, cursor, search_tail
 from .server import SporeLanguageServer, guarded, server
 
 KINDS = {"class": types.CompletionItemKind.Class, "function": types.CompletionItemKind.Function,
          "method": types.CompletionItemKind.Method, "property": types.CompletionItemKind.Property,
          "constant": types.CompletionItemKind.Constant, "module": types.CompletionItemKind.Module}
+_MEMBER = re.compile(r"([A-Za-z_][\w.]*)\.\s*(\w*)$")  # `ms.ops.` / `nn.Con` before the cursor
 NAMESPACE_OF = {"spore": "spore", "spore.ops": "ops", "spore.nn": "nn", "spore.Tensor": "Tensor"}
 
 
@@ -22,7 +23,7 @@ def _doc(ls: SporeLanguageServer, entry: dict[str, Any]) -> types.MarkupContent 
 
 
 def _members(ls: SporeLanguageServer, cur: Cursor, before: str) -> list[types.CompletionItem] | None:
-    m = re.search(r"([A-Za-z_][\w.]*)\.\s*(\w*)$", before)
+    m = search_tail(_MEMBER, before)
     if not m:
         return None
     namespace = NAMESPACE_OF.get(cur.resolver.resolve(m.group(1)) or "")
@@ -110,7 +111,7 @@ def completion(ls: SporeLanguageServer, params: types.CompletionParams) -> types
     items: list[types.CompletionItem] | None = None
     if call is not None and qual == "spore.set_context" and (call.keyword or re.fullmatch(r"\s*\w*", call.typed)):
         items = _context_items(ls, cur, call.typed, call.keyword, call.used_keywords)
-    elif re.search(r"[A-Za-z_][\w.]*\.\s*\w*$", before):
+    elif search_tail(_MEMBER, before):
         items = _members(ls, cur, before)
     elif call is not None and qual and call.keyword is None and re.fullmatch(r"\s*\w*", call.typed):
         items = _keyword_items(ls, qual, call.used_keywords)

@@ -18,11 +18,27 @@ _CHAIN_BEFORE = re.compile(r"((?:[A-Za-z_][A-Za-z0-9_]*\s*\.\s*)*[A-Za-z_][A-Za-
 _IMPORT_LINE = re.compile(r"^\s*(import\s+[\w., ]+|from\s+[\w.]+\s+import\s+[\w., ()]+)\s*(#.*)?$")
 
 
+# How far back the name patterns look. They are anchored at the end (`...$`), so `re.search` tries every
+# start position: quadratic in the text searched, minutes on a 100,000-character line (`a.a.a....`).
+# No Spore name chain is this long, so only the line's last LOOKBACK characters are searched.
+LOOKBACK = 400
+
+
+def search_tail(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """`pattern.search` over the last LOOKBACK characters of `text` (a pattern anchored with `$`); None when
+    the match starts where the window was cut (the name may go on before it: longer than any Spore name)."""
+    window = text[-LOOKBACK:]
+    m = pattern.search(window)
+    if m is None or (m.start() == 0 and len(window) < len(text)):
+        return None
+    return m
+
+
 def chain_at(text: str, col: int) -> tuple[str, int, int] | None:
     """(dotted name up to the identifier under `col`, its start col, its end col) on one line."""
     for m in _IDENT.finditer(text):
         if m.start() <= col <= m.end():
-            before = _CHAIN_BEFORE.search(text[:m.end()])
+            before = search_tail(_CHAIN_BEFORE, text[:m.end()])
             dotted = re.sub(r"\s+", "", before.group(1)) if before else m.group()
             return dotted, m.start(), m.end()
     return None
@@ -30,7 +46,7 @@ def chain_at(text: str, col: int) -> tuple[str, int, int] | None:
 
 def chain_before(text: str) -> str | None:
     """The dotted name just before the end of `text` (``ms.ops`` in ``y = ms.ops.``)."""
-    m = _CHAIN_BEFORE.search(text)
+    m = search_tail(_CHAIN_BEFORE, text)
     return re.sub(r"\s+", "", m.group(1)) if m else None
 
 
