@@ -130,7 +130,7 @@ def const_eval(node: ast.AST, env: dict[str, Any]) -> Any:
             return -v if isinstance(node.op, ast.USub) else v
     if isinstance(node, ast.BinOp):
         return _arith(node.op, const_eval(node.left, env), const_eval(node.right, env))
-    raise NotConst(ast.dump(node)[:60])
+    raise NotConst(type(node).__name__)  # cheap: raised for every non-constant expression
 
 
 def _arith(op: ast.operator, a: Any, b: Any) -> Any:
@@ -179,17 +179,31 @@ class Program:
         tree = an.tree
         assert tree is not None
         self.consts: dict[str, Any] = {}
+        # a module constant is a name bound once, at the top level, to a constant: one bound again (or made
+        # `global` somewhere) may hold another value when a Cell is built, so it is not a constant
+        bound: dict[str, int] = {}
+        for node in an.nodes:
+            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                bound[node.id] = bound.get(node.id, 0) + 1
+            elif isinstance(node, ast.Global):
+                for name in node.names:
+                    bound[name] = bound.get(name, 0) + 2
         for stmt in tree.body:
-            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                    and bound.get(stmt.targets[0].id) == 1:
                 try:
                     self.consts[stmt.targets[0].id] = const_eval(stmt.value, self.consts)
                 except NotConst:
-                    self.consts.pop(stmt.targets[0].id, None)
+                    pass
         self.classes: dict[str, ast.ClassDef] = {}
         for node in an.nodes:
             if isinstance(node, ast.ClassDef) and self._is_cell(node):
                 self.classes.setdefault(node.name, node)
+        defs = [s for s in tree.body if isinstance(s, ast.FunctionDef)]
+        names = [d.name for d in defs]
+        self.functions = {d.name: d for d in defs if names.count(d.name) == 1}  # one definition: no doubt which
         self._outside: set[str] | None = None  # attribute names assigned on something other than self
+        self._self_stores: dict[int, list[ast.Attribute]] = {}  # per class: its `self.<x> = ...` targets
         self.record_for: Any = lambda fn: None  # set by `check`: the record a construct's first interpretation fills
 
     def _is_cell(self, cls: ast.ClassDef) -> bool:
@@ -258,21 +272,23 @@ class Program:
         return UserCell(cls, attrs)
 
     def reassigned(self, cls: ast.ClassDef, plain: set[int]) -> set[str]:
-        if self._outside is None:
+        if self._outside is None:  # one pass over the analysis's node list, for every class at once
             self._outside = set()
             for node in self.an.nodes:
-                if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)) and not (
-                        isinstance(node.value, ast.Name) and node.value.id == "self"):
-                    self._outside.add(node.attr)
+                if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                    if isinstance(node.value, ast.Name) and node.value.id == "self":
+                        owner = self.an.parents.get(id(node))
+                        while owner is not None and not isinstance(owner, ast.ClassDef):
+                            owner = self.an.parents.get(id(owner))
+                        if owner is not None:
+                            self._self_stores.setdefault(id(owner), []).append(node)
+                    else:
+                        self._outside.add(node.attr)
                 elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
                         node.func.id in ("setattr", "delattr"):
                     self._outside.add("*")
-        out = set(self._outside)
-        for node in ast.walk(cls):
-            if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)) and \
-                    id(node) not in plain and isinstance(node.value, ast.Name) and node.value.id == "self":
-                out.add(node.attr)
-        return out
+        mine = self._self_stores.get(id(cls), [])
+        return self._outside | {node.attr for node in mine if id(node) not in plain}
 
     def _const(self, node: ast.AST, env: dict[str, Any]) -> Any:
         try:
@@ -380,15 +396,19 @@ class Interpreter:
     """Runs one construct over abstract values, recording its steps, mismatches and where it stopped."""
 
     def __init__(self, prog: Program, cell: UserCell, fn: ast.FunctionDef, record: ConstructShapes | None,
-                 depth: int) -> None:
+                 depth: int, sink: ConstructShapes | None = None, method: bool = True) -> None:
         self.prog, self.an, self.ide = prog, prog.an, prog.ide
         self.cell, self.fn, self.record, self.depth = cell, fn, record, depth
+        # where a stop is reported: this construct's own record, else the caller's (a helper, or a Cell's
+        # construct already recorded from another call), so a stop inside is never silent
+        self.sink = record if record is not None else sink
+        self.method_def = method  # a method (its first parameter is self) or a plain function
         self.env: dict[str, Any] = dict(prog.consts)
         self.assumed_dtype = False  # the inputs' dtype is float32 by assumption (an input_shape comment)
 
     # -- reporting
     def stop(self, node: ast.AST, why: str) -> Unknown:
-        rec = self.record
+        rec = self.sink
         if rec is not None and not rec.stopped:
             rec.stopped = True
             self.an.issue("shape-stopped", f"shape inference stops here: {why}; shapes from here on in this "
@@ -407,8 +427,14 @@ class Interpreter:
         return ast.get_source_segment(self.an.program.text, node) or ast.unparse(node)
 
     # -- running
-    def run(self, inputs: list) -> Any:
-        params = [a.arg for a in self.fn.args.args][1:]
+    def run(self, inputs: list, kwargs: dict | None = None) -> Any:
+        if self.fn.args.vararg or self.fn.args.kwarg or self.fn.args.kwonlyargs or self.fn.args.posonlyargs:
+            return self.stop(self.fn, f"`{self.fn.name}` takes *args, **kwargs or keyword-only parameters")
+        params = [a.arg for a in self.fn.args.args][1 if self.method_def else 0:]
+        for k, v in (kwargs or {}).items():
+            if k not in params:
+                return self.stop(self.fn, f"`{self.fn.name}` has no parameter {k}")
+            self.env[k] = v
         defaults = self.fn.args.defaults
         for p, d in zip(params[len(params) - len(defaults):], defaults):
             self.env[p] = self.prog._const(d, {})
@@ -566,9 +592,12 @@ class Interpreter:
         func = node.func
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
             target = self.cell.attrs.get(func.attr)
-            if target is None and self.prog.method(self.cell.cls, func.attr) is not None:
-                return self.stop(node, f"calls the method self.{func.attr}, which the shape check does not follow yet")
+            method = self.prog.method(self.cell.cls, func.attr) if target is None else None
+            if method is not None:
+                return self.follow(node, method, True)
             return self.call_value(node, target, f"self.{func.attr}")
+        if isinstance(func, ast.Name) and func.id in self.prog.functions and func.id not in self.env:
+            return self.follow(node, self.prog.functions[func.id], False)
         dotted = _dotted(func)
         qual = self.an.resolve(dotted) if dotted else None
         if qual is not None and qual.startswith("ops."):
@@ -604,6 +633,18 @@ class Interpreter:
             return None, {}
         return args, kwargs
 
+    def follow(self, node: ast.Call, fn: ast.FunctionDef, method: bool) -> Any:
+        """A helper the construct calls (a method of the Cell, a function of the module): interpreted too."""
+        label = f"self.{fn.name}" if method else fn.name
+        if self.depth >= MAX_DEPTH or fn.decorator_list:
+            return self.stop(node, f"calls `{label}`, which the shape check does not follow (decorated or too deep)")
+        args, kwargs = self.arguments(node)
+        if args is None:
+            return UNKNOWN
+        sub = Interpreter(self.prog, self.cell, fn, None, self.depth + 1, self.sink, method)
+        sub.assumed_dtype = self.assumed_dtype
+        return _relabel(sub.run(list(args), kwargs), label, node.lineno - 1)
+
     def call_value(self, node: ast.Call, target: Any, label: str) -> Any:
         if target is None or isinstance(target, Unknown):
             return self.stop(node, f"`{label}` is not set once, from literals, in __init__")
@@ -630,7 +671,7 @@ class Interpreter:
             fn = self.prog.method(target.cls, "construct")
             if fn is None or self.depth >= MAX_DEPTH:
                 return self.stop(node, f"`{label}` has no construct the shape check can read")
-            sub = Interpreter(self.prog, target, fn, self.prog.record_for(fn), self.depth + 1)
+            sub = Interpreter(self.prog, target, fn, self.prog.record_for(fn), self.depth + 1, self.sink)
             sub.assumed_dtype = self.assumed_dtype
             out = sub.run(list(args))
             return _relabel(out, label, node.lineno - 1)
@@ -832,7 +873,9 @@ def _call_sites(prog: Program) -> dict[str, tuple[ast.Call | None, list, int]]:
                 isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) and \
                 node.value.func.id in prog.classes:
             instances.setdefault(node.targets[0].id, (node.value.func.id, node.value))
-    calls = sorted((n for n in prog.an.nodes if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset))
+    calls = sorted((n for n in prog.an.nodes if isinstance(n, ast.Call) and (
+        isinstance(n.func, ast.Name) and n.func.id in instances or isinstance(n.func, ast.Call))),
+        key=lambda n: (n.lineno, n.col_offset))
     for node in calls:
         if isinstance(node.func, ast.Name) and node.func.id in instances:
             cls_name, ctor = instances[node.func.id]

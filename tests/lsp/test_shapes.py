@@ -125,8 +125,8 @@ STOPPED = '''import spore as ms
 from spore import nn, ops
 
 
-def helper(x):
-    return x
+from mylib import helper
+
 
 
 class Net(nn.Cell):
@@ -323,3 +323,40 @@ Net(dim=8)(ms.Tensor(np.zeros((3, 2), np.int32)))
     (d,) = by_code(diags, "shape-mismatch")
     assert d.message == ("fc expects 16 input features (nn.Dense(dim * 2, 4), line 10) but receives 24 from .reshape "
                          "(line 14)")
+
+
+FOLLOWED = '''import spore as ms
+from spore import nn, ops
+
+
+def scale(t, k=2):
+    return t * k
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(8, 4)
+        self.out = nn.Dense(5, 2)
+
+    def head(self, h):
+        return self.out(h)
+
+    # spore: input_shape=(B, 8)
+    def construct(self, x):
+        x = scale(self.fc(x))
+        y = self.head(x)
+        return y
+'''
+
+
+async def test_helpers_the_construct_calls_are_followed(client: LanguageClient):
+    uri, diags = await open_and_diagnose(client, "followed.py", FOLLOWED, has("shape-mismatch"))
+    (d,) = by_code(diags, "shape-mismatch")
+    assert d.range.start == pos(FOLLOWED, "self.out(h)"), "the refusal is flagged inside the method, where it is"
+    assert d.message.startswith("out expects 5 input features (nn.Dense(5, 2), line 13) but receives 4 from scale")
+    assert [h.label for h in await hints(client, uri, FOLLOWED)] == ["‹(B, 8) f32›", "‹(B, 4) f32›"]
+    fixed = FOLLOWED.replace("nn.Dense(5, 2)", "nn.Dense(4, 2)")
+    uri, diags = await open_and_diagnose(client, "followed2.py", fixed)
+    assert not by_code(diags, "shape-mismatch") and not by_code(diags, "shape-stopped"), diags
+    assert [h.label for h in await hints(client, uri, fixed)] == ["‹(B, 8) f32›", "‹(B, 4) f32›", "‹(B, 2) f32›"]

@@ -265,6 +265,8 @@ def layer_output(layer: str, ctor_args: list | tuple = (), ctor_kwargs: dict | N
         obj = _LAYERS.get(lkey)
         if obj is None:
             obj = cls(*_concrete(tuple(ctor_args), _StandIns(0), None), **_concrete(ctor_kwargs, _StandIns(0), None))
+            if hasattr(obj, "set_train"):
+                obj.set_train(False)  # shapes are the same in both modes; inference mode writes no running stats
             _LAYERS[lkey] = obj
             if len(_LAYERS) > 64:
                 _LAYERS.popitem(last=False)
