@@ -18,17 +18,27 @@ def inlay_hints(ls: SporeLanguageServer, params: types.InlayHintParams) -> list[
     if an is None or an.tree is None or an.stale:  # a stale analysis's positions may not fit the text
         return []
     first, last = params.range.start.line, params.range.end.line
-    out: list[types.InlayHint] = []
+    # one hint per statement: a loop body unrolled over a CellList binds the same line once per iteration,
+    # shown as one hint of its distinct shapes in order ("‹(2, 16) f32 | (2, 8) f32›")
+    at: dict[tuple[int, int, str], list[str]] = {}
     for fn in an.functions:
         rec = fn.facts.get("shapes")
         if not isinstance(rec, ConstructShapes):
             continue
         for step in rec.steps:
             text = label(step.value)
-            hint_uri, local = an.program.to_local(step.end_line)
-            if text is None or hint_uri != uri or not first <= local <= last:
+            if text is None:
                 continue
-            col = to_utf16(an.program.line_text(step.end_line), step.end_col)
-            out.append(types.InlayHint(position=types.Position(line=local, character=col), label=f"‹{text}›",
-                                       kind=types.InlayHintKind.Type, padding_left=True))
+            texts = at.setdefault((step.end_line, step.end_col, step.name), [])
+            if text not in texts:
+                texts.append(text)
+    out: list[types.InlayHint] = []
+    for (line, col, _), texts in at.items():
+        hint_uri, local = an.program.to_local(line)
+        if hint_uri != uri or not first <= local <= last:
+            continue
+        character = to_utf16(an.program.line_text(line), col)
+        out.append(types.InlayHint(position=types.Position(line=local, character=character),
+                                   label="‹" + " | ".join(texts) + "›", kind=types.InlayHintKind.Type,
+                                   padding_left=True))
     return out

@@ -29,6 +29,7 @@ from typing import Any
 from .analysis import Analysis, Edit, Fix, FunctionFacts
 
 INPUT_SHAPE = re.compile(r"#\s*spore:\s*input_shape\s*=\s*(.+?)\s*$")
+MAX_UNROLL = 64  # a loop over a CellList / constant range is followed up to this many iterations
 MAX_DEPTH = 8  # user Cells calling user Cells, nested this deep at most
 
 # layers whose input channel count is a constructor argument: (parameter, position, input axis, noun)
@@ -90,10 +91,12 @@ class UserCell:
 
 @dataclass
 class Seq:
-    """``nn.SequentialCell([...])``: its layers in order."""
+    """``nn.SequentialCell([...])`` or ``nn.CellList([...])``: its layers in order (a CellList is not callable;
+    it is indexed or looped over)."""
 
     attr: str
     items: list
+    callable: bool = True
 
 
 @dataclass
@@ -313,10 +316,13 @@ class Program:
         if isinstance(value, ast.Call):
             dotted = _dotted(value.func)
             qual = self.an.resolve(dotted) if dotted else None
-            if qual == "nn.SequentialCell":
+            if qual in ("nn.SequentialCell", "nn.CellList"):
                 elts = value.args[0].elts if len(value.args) == 1 and isinstance(value.args[0], (ast.List, ast.Tuple)) \
                     else value.args
-                return Seq(attr, [self.member(f"{attr}[{i}]", e, env, depth) for i, e in enumerate(elts)])
+                if qual == "nn.CellList" and len(value.args) > 1 or any(isinstance(e, ast.Starred) for e in elts):
+                    return UNKNOWN
+                return Seq(attr, [self.member(f"{attr}[{i}]", e, env, depth) for i, e in enumerate(elts)],
+                           qual == "nn.SequentialCell")
             if qual is not None and qual.startswith("nn."):
                 return self.layer(attr, qual[3:], value, env)
             if isinstance(value.func, ast.Name) and value.func.id in self.classes:
@@ -482,6 +488,18 @@ class Interpreter:
                 test = None
             if isinstance(test, bool):
                 return self.block_result(stmt.body if test else stmt.orelse)
+        if isinstance(stmt, ast.For) and isinstance(stmt.target, ast.Name) and not stmt.orelse and not any(
+                isinstance(n, (ast.Break, ast.Continue)) for b in stmt.body for n in ast.walk(b)):
+            items = self.expr(stmt.iter)
+            if isinstance(items, Seq):
+                items = items.items
+            if isinstance(items, (tuple, list)) and len(items) <= MAX_UNROLL:
+                for item in items:  # unrolled, as Graph mode unrolls a loop over a CellList or a constant range
+                    self.env[stmt.target.id] = item
+                    done, value = self.block_result(stmt.body)
+                    if done:
+                        return True, value
+                return False, None
         what = type(stmt).__name__.lower()
         self.stop(stmt, f"`{what}` on values only known when it runs is not followed")
         for node in ast.walk(stmt):  # whatever the statement assigns is unknown from here on
@@ -564,6 +582,8 @@ class Interpreter:
         index = self.expr(node.slice)
         if isinstance(base, Unknown) or _has_unknown(index):
             return UNKNOWN
+        if isinstance(base, Seq):
+            base = base.items
         if isinstance(base, (tuple, list)):
             try:
                 return base[index]
@@ -606,6 +626,17 @@ class Interpreter:
                 return UNKNOWN
             res = self.ide.op_output(qual[4:], _to_engine(args, self.ide), _to_engine(kwargs, self.ide))
             return self.engine(node, res, qual, None)
+        if isinstance(func, ast.Name) and isinstance(self.env.get(func.id), (LayerSpec, Seq, UserCell)):
+            return self.call_value(node, self.env[func.id], func.id)  # `for blk in self.blocks: x = blk(x)`
+        if isinstance(func, ast.Name) and func.id == "range" and func.id not in self.env and not node.keywords:
+            bounds = [self.expr(a) for a in node.args]
+            try:
+                if not all(isinstance(b, int) and not isinstance(b, bool) for b in bounds):
+                    raise TypeError("not ints")
+                r = range(*bounds)
+            except (TypeError, ValueError):
+                return self.stop(node, "a range() over values only known when it runs")
+            return tuple(r) if len(r) <= MAX_UNROLL else self.stop(node, f"a loop of {len(r)} iterations")
         if isinstance(func, ast.Name) and func.id == "len" and len(node.args) == 1:
             v = self.expr(node.args[0])
             return len(v) if isinstance(v, (tuple, list)) else v.shape[0] if isinstance(v, TVal) else UNKNOWN
@@ -615,6 +646,12 @@ class Interpreter:
                 args, kwargs = self.arguments(node)
                 return UNKNOWN if args is None else self.method(node, base, func.attr, args, kwargs)
             if isinstance(base, Unknown):
+                return UNKNOWN
+        if isinstance(func, ast.Subscript):  # self.blocks[i](x)
+            target = self.expr(func)
+            if isinstance(target, (LayerSpec, Seq, UserCell)):
+                return self.call_value(node, target, self.source(func))
+            if isinstance(target, Unknown):
                 return UNKNOWN
         return self.stop(node, f"calls `{self.source(func)[:40]}`, which the shape check does not model")
 
@@ -659,6 +696,8 @@ class Interpreter:
                                         _to_engine(kwargs, self.ide))
             return self.engine(node, res, label, (target, args))
         if isinstance(target, Seq):
+            if not target.callable:
+                return self.stop(node, f"`{label}` is a CellList: index it or loop over it")
             value: Any = args[0] if len(args) == 1 and not kwargs else UNKNOWN
             for i, item in enumerate(target.items):
                 if isinstance(value, Unknown):

@@ -360,3 +360,53 @@ async def test_helpers_the_construct_calls_are_followed(client: LanguageClient):
     uri, diags = await open_and_diagnose(client, "followed2.py", fixed)
     assert not by_code(diags, "shape-mismatch") and not by_code(diags, "shape-stopped"), diags
     assert [h.label for h in await hints(client, uri, fixed)] == ["‹(B, 8) f32›", "‹(B, 4) f32›", "‹(B, 2) f32›"]
+
+
+LOOPED = '''import numpy as np
+import spore as ms
+from spore import nn, ops
+
+
+class Encoder(nn.Cell):
+    def __init__(self, dim=16, depth=3):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(dim, 4, batch_first=True)
+        self.blocks = nn.CellList([nn.Dense(dim, dim), nn.Dense(dim, dim), nn.Dense(dim, dim)])
+        self.norms = nn.CellList([nn.LayerNorm((dim,)), nn.LayerNorm((dim,)), nn.LayerNorm((dim,))])
+        self.depth = depth
+        self.head = nn.Dense(dim, 3)
+
+    def construct(self, x):
+        a, w = self.attn(x, x, x)
+        for blk in self.blocks:
+            a = blk(a)
+        for i in range(self.depth):
+            a = self.norms[i](a)
+        return self.head(a), w
+
+
+enc = Encoder()
+out = enc(ops.ones((2, 5, 16)))
+'''
+
+
+async def test_cell_lists_loops_and_tuple_outputs_follow_the_engine(client: LanguageClient, tmp_path):
+    import importlib.util
+
+    path = tmp_path / "looped_oracle.py"
+    path.write_text(LOOPED)
+    spec = importlib.util.spec_from_file_location("looped_oracle", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # the oracle: the real engine runs it here
+    head, w = module.out
+    uri, diags = await open_and_diagnose(client, "looped.py", LOOPED)
+    assert not by_code(diags, "shape-mismatch") and not by_code(diags, "shape-stopped"), diags
+    labels = [h.label for h in await hints(client, uri, LOOPED)]
+    assert labels[:3] == ["‹(2, 5, 16) f32›", "‹(2, 5, 16) f32›", f"‹{tuple(w.shape)} f32›"], "x, then a, w unpacked"
+    assert labels[3:] == ["‹(2, 5, 16) f32›", "‹(2, 5, 16) f32›"], "one hint per loop body line"
+    assert tuple(head.shape) == (2, 5, 3)
+    wrong = LOOPED.replace("nn.Dense(dim, dim), nn.Dense(dim, dim)])", "nn.Dense(dim, dim), nn.Dense(8, dim)])")
+    _, diags = await open_and_diagnose(client, "looped2.py", wrong, has("shape-mismatch"))
+    (d,) = by_code(diags, "shape-mismatch")
+    assert d.range.start == pos(wrong, "blk(a)")
+    assert d.message.startswith("blocks[2] expects 8 input features (nn.Dense(8, dim), line 10) but receives 16")
