@@ -11,7 +11,9 @@ when it works here: a cold compile over --torch-compile-limit seconds or a failu
 reason); the issue's targets; (e) bench/bench_dataset.py's table (map with 1 vs 2 workers); (f)
 bench/bench_graph_break.py's table (how much of Graph mode's speed-up a `print` in construct keeps);
 (g) bench/bench_startup.py's table (`import spore` and the kernel's start-up beside `import torch` and
-a stock ipykernel).
+a stock ipykernel); (h) bench/bench_lsp.py's table (the language server: start to first diagnostics,
+300 / 3,000 / 10,000-line files, a one-character edit, hover and completion, peak RSS, beside `ruff
+check` and `ast.parse` on the same files).
 
 Each (backend, mode, thread count) is measured in its own subprocess with OMP_NUM_THREADS,
 OPENBLAS_NUM_THREADS and MKL_NUM_THREADS set (and torch.set_num_threads): thread pools are sized at
@@ -181,6 +183,11 @@ def run_startup_bench(quick: bool, no_torch: bool) -> str:
     return run_side_bench("bench_startup.py", args)
 
 
+def run_lsp_bench(quick: bool) -> str:
+    """bench/bench_lsp.py: the language server's latencies and peak RSS, beside ruff and ast.parse."""
+    return run_side_bench("bench_lsp.py", ["--repeats", "10" if quick else "30"])
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run every set, print the header and the tables; optionally write the raw results as JSON."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -251,6 +258,7 @@ def main(argv: list[str] | None = None) -> int:
         dataset_table = "" if a.no_dataset else run_dataset_bench(a.quick)
         break_table = run_graph_break_bench(a.quick)
         startup_table = run_startup_bench(a.quick, a.no_torch)
+        lsp_table = run_lsp_bench(a.quick)
         results = report.best_of_rounds(results)
         checks = {(b, m): report.check_dir_errors(check_dir, b, m) for _, b, m in sets if b != "numpy"}
 
@@ -285,6 +293,10 @@ def main(argv: list[str] | None = None) -> int:
         print()
         print("=== (g) start-up: import spore and the Spore kernel, bench/bench_startup.py ===")
         print(startup_table)
+    if lsp_table:
+        print()
+        print("=== (h) language server: spore-lsp latency, bench/bench_lsp.py ===")
+        print(lsp_table)
     n = "\n".join([*dict.fromkeys(failures), report.notes(results, checks)]).strip("\n")
     if n:
         print()
@@ -293,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nTotal bench time {time.perf_counter() - t_start:.0f}s.")
     if a.json:
         a.json.write_text(json.dumps({"header": head, "infos": infos, "records": results, "dataset": dataset_table,
-                                      "graph_break": break_table, "startup": startup_table,
+                                      "graph_break": break_table, "startup": startup_table, "lsp": lsp_table,
                                       "checks": {f"{b}[{m}]": c for (b, m), c in checks.items()}}, indent=1))
     return 0
 
