@@ -185,10 +185,37 @@ class Program:
         # a module constant is a name bound once, at the top level, to a constant: one bound again (or made
         # `global` somewhere) may hold another value when a Cell is built, so it is not a constant
         bound: dict[str, int] = {}
-        for node in an.nodes:
-            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-                bound[node.id] = bound.get(node.id, 0) + 1
-            elif isinstance(node, ast.Global):
+        self._outside: set[str] = set()  # attribute names assigned on something other than self
+        self._self_stores: dict[int, list[ast.Attribute]] = {}  # per class: its `self.<x> = ...` targets
+        self.calls: list[ast.Call] = []
+        self.assigns: list[ast.Assign] = []
+        classdefs: list[ast.ClassDef] = []
+        load, name_t, attr_t, call_t, assign_t = ast.Load, ast.Name, ast.Attribute, ast.Call, ast.Assign
+        parents = an.parents
+        for node in an.nodes:  # one pass over the analysis's node list (a huge file: every pass costs ms)
+            t = type(node)
+            if t is name_t:
+                if type(node.ctx) is not load:
+                    bound[node.id] = bound.get(node.id, 0) + 1
+            elif t is attr_t:
+                if type(node.ctx) is not load:
+                    if type(node.value) is name_t and node.value.id == "self":
+                        owner = parents.get(id(node))
+                        while owner is not None and type(owner) is not ast.ClassDef:
+                            owner = parents.get(id(owner))
+                        if owner is not None:
+                            self._self_stores.setdefault(id(owner), []).append(node)
+                    else:
+                        self._outside.add(node.attr)
+            elif t is call_t:
+                self.calls.append(node)
+                if type(node.func) is name_t and node.func.id in ("setattr", "delattr"):
+                    self._outside.add("*")
+            elif t is assign_t:
+                self.assigns.append(node)
+            elif t is ast.ClassDef:
+                classdefs.append(node)
+            elif t is ast.Global:
                 for name in node.names:
                     bound[name] = bound.get(name, 0) + 2
         for stmt in tree.body:
@@ -199,14 +226,12 @@ class Program:
                 except NotConst:
                     pass
         self.classes: dict[str, ast.ClassDef] = {}
-        for node in an.nodes:
-            if isinstance(node, ast.ClassDef) and self._is_cell(node):
+        for node in classdefs:
+            if self._is_cell(node):
                 self.classes.setdefault(node.name, node)
         defs = [s for s in tree.body if isinstance(s, ast.FunctionDef)]
         names = [d.name for d in defs]
         self.functions = {d.name: d for d in defs if names.count(d.name) == 1}  # one definition: no doubt which
-        self._outside: set[str] | None = None  # attribute names assigned on something other than self
-        self._self_stores: dict[int, list[ast.Attribute]] = {}  # per class: its `self.<x> = ...` targets
         self.record_for: Any = lambda fn: None  # set by `check`: the record a construct's first interpretation fills
 
     def _is_cell(self, cls: ast.ClassDef) -> bool:
@@ -275,21 +300,6 @@ class Program:
         return UserCell(cls, attrs)
 
     def reassigned(self, cls: ast.ClassDef, plain: set[int]) -> set[str]:
-        if self._outside is None:  # one pass over the analysis's node list, for every class at once
-            self._outside = set()
-            for node in self.an.nodes:
-                if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
-                    if isinstance(node.value, ast.Name) and node.value.id == "self":
-                        owner = self.an.parents.get(id(node))
-                        while owner is not None and not isinstance(owner, ast.ClassDef):
-                            owner = self.an.parents.get(id(owner))
-                        if owner is not None:
-                            self._self_stores.setdefault(id(owner), []).append(node)
-                    else:
-                        self._outside.add(node.attr)
-                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
-                        node.func.id in ("setattr", "delattr"):
-                    self._outside.add("*")
         mine = self._self_stores.get(id(cls), [])
         return self._outside | {node.attr for node in mine if id(node) not in plain}
 
@@ -430,7 +440,13 @@ class Interpreter:
         return f"line {local + 1}"
 
     def source(self, node: ast.AST) -> str:
-        return ast.get_source_segment(self.an.program.text, node) or ast.unparse(node)
+        """The node's text as written (from the program's lines: `ast.get_source_segment` splits the whole
+        text on every call, tens of milliseconds on a large file)."""
+        line, col, end_line, end_col = self.an.span(node)
+        lines = self.an.program.lines
+        if line == end_line:
+            return lines[line][col:end_col] if 0 <= line < len(lines) else ast.unparse(node)
+        return "\n".join([lines[line][col:], *lines[line + 1:end_line], lines[end_line][:end_col]])
 
     # -- running
     def run(self, inputs: list, kwargs: dict | None = None) -> Any:
@@ -476,6 +492,10 @@ class Interpreter:
             self.bind(stmt.target, value, stmt)
             return False, None
         if isinstance(stmt, ast.Expr):
+            call = stmt.value
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "print" and \
+                    "print" not in self.env and "print" not in self.prog.functions:
+                return False, None  # prints nothing the shapes depend on (Graph mode's own rule flags it)
             if not isinstance(stmt.value, ast.Constant):
                 self.expr(stmt.value)
             return False, None
@@ -717,10 +737,9 @@ class Interpreter:
         return self.stop(node, f"calls `{label}`, which the shape check does not model")
 
     def method(self, node: ast.AST, base: TVal, name: str, args: list | None, kwargs: dict) -> Any:
-        if args is None:  # an attribute that is not called (x.T, x.mT, ...)
-            return self.stop(node, f"the Tensor attribute `.{name}` is not modelled")
-        res = self.ide.method_output(name, _to_engine(base, self.ide), _to_engine(args, self.ide),
-                                     _to_engine(kwargs, self.ide))
+        """A Tensor method call, or with ``args=None`` a Tensor property (``x.T``), answered by the engine."""
+        res = self.ide.method_output(name, _to_engine(base, self.ide), None if args is None else
+                                     _to_engine(args, self.ide), _to_engine(kwargs, self.ide))
         label = f".{name}" if not name.startswith("__") else self.source(node)[:40]
         return self.engine(node, res, label, None)
 
@@ -907,12 +926,12 @@ def _call_sites(prog: Program) -> dict[str, tuple[ast.Call | None, list, int]]:
     out: dict[str, tuple[ast.Call | None, list, int]] = {}
     if not prog.classes:
         return out
-    for node in prog.an.nodes:  # the analysis's one walk (a second walk of a huge file would cost tens of ms)
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and \
+    for node in prog.assigns:
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and \
                 isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) and \
                 node.value.func.id in prog.classes:
             instances.setdefault(node.targets[0].id, (node.value.func.id, node.value))
-    calls = sorted((n for n in prog.an.nodes if isinstance(n, ast.Call) and (
+    calls = sorted((n for n in prog.calls if (
         isinstance(n.func, ast.Name) and n.func.id in instances or isinstance(n.func, ast.Call))),
         key=lambda n: (n.lineno, n.col_offset))
     for node in calls:
@@ -936,6 +955,8 @@ def check(an: Analysis) -> None:
     """Infer the shapes of every construct with known inputs; record issues and `facts["shapes"]`."""
     if an.tree is None:
         return
+    if not any(f.node.name == "construct" for f in an.functions):
+        return  # no Cell: nothing to infer, and no pass over the file
     from spore import ide
 
     prog = Program(an, ide)

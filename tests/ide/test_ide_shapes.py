@@ -113,3 +113,12 @@ def test_what_cannot_be_answered_statically_is_unknown():
     assert ide.layer_output("Dense", [10 ** 5, 10 ** 5], {}, [ide.Abstract((2, 10 ** 5))])["status"] == "unknown"
     assert ide.layer_output("NoSuchLayer", [], {}, [])["status"] == "unknown"
     assert ide.op_output("_private", [])["status"] == "unknown"
+
+
+def test_tensor_properties_match_eager_execution():
+    for name, shape in (("T", (2, 3, 4)), ("mT", (2, 3, 4))):
+        got = ide.method_output(name, ide.Abstract(shape), None)
+        real = getattr(ms.Tensor(np.ones(shape, np.float32)), name)
+        assert got["status"] == "ok" and [(tuple(s), d) for s, d in got["outputs"]] == _eager(real)
+    assert ide.method_output("shape", ide.Abstract((2, 3)), None)["status"] == "unknown"  # not a tensor
+    assert ide.method_output("reshape", ide.Abstract((2, 3)), None)["status"] == "unknown"  # a method, not called

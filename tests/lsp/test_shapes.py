@@ -378,6 +378,7 @@ class Encoder(nn.Cell):
 
     def construct(self, x):
         a, w = self.attn(x, x, x)
+        print(a)
         for blk in self.blocks:
             a = blk(a)
         for i in range(self.depth):

@@ -292,20 +292,26 @@ def op_output(name: str, args: list | tuple = (), kwargs: dict | None = None) ->
     return _query(key, lambda: fn, tuple(args), kwargs)
 
 
-def method_output(name: str, self_value: Abstract, args: list | tuple = (), kwargs: dict | None = None) -> dict:
+def method_output(name: str, self_value: Abstract, args: list | tuple | None = (), kwargs: dict | None = None) -> dict:
     """What the Tensor method ``x.<name>(*args, **kwargs)`` gives for a tensor `self_value` (also
-    ``__getitem__`` with literal indices and slices, and the arithmetic dunders)."""
+    ``__getitem__`` with literal indices and slices, and the arithmetic dunders). With ``args=None``, the
+    tensor-valued property ``x.<name>`` (``x.T``, ``x.mT``) instead of a call."""
     from ..tensor import Tensor
 
+    public = not name.startswith("_") or (name.startswith("__") and name.endswith("__"))
+    prop = isinstance(getattr(Tensor, name, None), property) and not name.startswith("_")
     fn = getattr(Tensor, name, None)
-    if not callable(fn) or (name.startswith("_") and not (name.startswith("__") and name.endswith("__"))):
-        return {"status": "unknown", "reason": f"Tensor.{name} is not a Tensor method"}
+    if args is None and not prop or args is not None and (not callable(fn) or not public or prop):
+        what = "property" if args is None else "method"
+        return {"status": "unknown", "reason": f"Tensor.{name} is not a Tensor {what}"}
     kwargs = dict(kwargs or {})
     try:
-        key = ("method", name, _freeze(self_value), _freeze(list(args)), _freeze(kwargs))
+        key = ("method", name, _freeze(self_value), _freeze(None if args is None else list(args)), _freeze(kwargs))
         hash(key)
     except TypeError:
         return {"status": "unknown", "reason": "arguments that are not plain values"}
+    if args is None:
+        return _query(key, lambda: (lambda t: getattr(t, name)), (self_value,), {})
     return _query(key, lambda: fn, (self_value, *args), kwargs)
 
 
