@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from . import code_actions, completion, definition, diagnostics, hover, inlay_hints, signature_help
+from . import code_actions, completion, definition, diagnostics, hover, inlay_hints, signature_help, text_sync
 from .server import server
 
 __all__ = ["code_actions", "completion", "definition", "diagnostics", "hover", "inlay_hints", "server",
-           "signature_help"]
+           "signature_help", "text_sync"]
