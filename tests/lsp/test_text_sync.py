@@ -2,6 +2,8 @@
 land where the editor meant them (regression: pygls's own line split put them on the wrong line, and the
 server's text silently differed from the editor's from then on)."""
 
+import asyncio
+
 import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
@@ -60,3 +62,29 @@ async def test_a_notebook_cell_with_a_form_feed_is_edited_in_place_too(client: L
                 changes=[types.TextDocumentContentChangePartial(range=types.Range(start=start, end=end),
                                                                 text="Cell")])]))))
     assert await wait_diagnostics(client, cell, lambda ds: not by_code(ds, "torch-module")) == []
+
+
+async def test_edits_on_a_100k_character_line_cost_the_event_loop_little(client: LanguageClient):
+    # pygls counts UTF-16 columns char by char in Python (25-60 ms a position on such a line, two per edit,
+    # on the event loop); text_sync.LspPositionCodec does lines without astral characters in C
+    text = "from spore import nn\ndata = '" + "x" * 100_000 + "'\n\nclass Net(nn.Module):\n    pass\n"
+    uri, _ = await open_and_diagnose(client, "long.py", text, lambda ds: bool(by_code(ds, "torch-module")))
+    loop = asyncio.get_running_loop()
+    t0 = loop.time()
+    for v in range(2, 202):
+        col = 50_000 + v
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=v),
+            content_changes=[types.TextDocumentContentChangePartial(range=types.Range(
+                start=types.Position(line=1, character=col), end=types.Position(line=1, character=col + 1)),
+                text="y")]))
+    # answered after the 200 notifications before it are applied (in order, on the event loop)
+    await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=pos(text, "nn.Module", 4)))
+    elapsed = loop.time() - t0
+    assert elapsed < 5.0, f"200 edits on a 100k-character line and a hover took {elapsed:.1f} s"
+    lines = text.split("\n")
+    lines[1] = lines[1][:50_002] + "y" * 200 + lines[1][50_202:]
+    expected = "\n".join(lines)
+    _, fresh = await open_and_diagnose(client, "long-fresh.py", expected, lambda ds: bool(by_code(ds, "torch-module")))
+    assert await wait_diagnostics(client, uri, lambda ds: list(ds) == fresh) == fresh
