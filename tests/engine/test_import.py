@@ -29,3 +29,15 @@ def test_every_lazy_name_resolves_and_submodules_are_attributes_too():
     for name in spore.__all__:
         assert getattr(spore, name) is not None or name == "bfloat16", name
     assert spore.context.get_context("mode") == spore.PYNATIVE_MODE
+
+
+def test_a_bfloat16_array_made_before_spore_loads_ml_dtypes_is_a_bfloat16_tensor():
+    """The user imports ml_dtypes and makes the array; Spore has not touched bfloat16 yet (it loads
+    ml_dtypes lazily), and must still recognise the dtype rather than refuse it."""
+    code = ("import ml_dtypes, numpy as np, spore as ms\n"
+            "a = np.array([[1.5, -2.0]], dtype=ml_dtypes.bfloat16)\n"
+            "t, p = ms.Tensor(a), ms.Parameter(a, name='w')\n"
+            "print(t.dtype == ms.bfloat16, p.dtype == ms.bfloat16, a.dtype in ms.common.dtype._BY_NP, "
+            "t.asnumpy().astype('float32').tolist())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "True True True [[1.5, -2.0]]"

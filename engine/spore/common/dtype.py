@@ -71,7 +71,24 @@ half, single, double = float16, float32, float64
 float_, int_ = float32, int64
 
 _ALL = [t for t in (float16, float32, float64, int8, int16, int32, int64, uint8, bool_, bfloat16) if t]
-_BY_NP = {t.np: t for t in _ALL if t is not bfloat16}  # bfloat16 joins when ml_dtypes loads
+class _NpTable(dict):
+    """NumPy dtype -> DType. bfloat16 joins when Spore first loads ml_dtypes, or on the first lookup
+    of a bfloat16 NumPy dtype that ml_dtypes, imported by someone else, made (a user's array)."""
+
+    def __missing__(self, dt: Any) -> DType:
+        if bfloat16 is not None and getattr(dt, "name", None) == "bfloat16" and bfloat16.np == dt:
+            return bfloat16
+        raise KeyError(dt)
+
+    def __contains__(self, dt: object) -> bool:
+        try:
+            self[dt]
+        except (KeyError, TypeError):
+            return False
+        return True
+
+
+_BY_NP = _NpTable({t.np: t for t in _ALL if t is not bfloat16})
 _BY_NAME = {t.name: t for t in _ALL} | {"bool_": bool_, "float": float32, "int": int64}
 number_type = tuple(t for t in _ALL if t is not bool_)
 float_type = tuple(t for t in _ALL if t.is_float)
@@ -92,8 +109,6 @@ def from_numpy(np_dtype: Any) -> DType:
     try:
         return _BY_NP[dt]
     except KeyError:
-        if bfloat16 is not None and dt.name == "bfloat16" and bfloat16.np == dt:  # ml_dtypes loaded elsewhere
-            return bfloat16
         raise TypeError(
             f"NumPy dtype {dt} has no Spore dtype; supported: {', '.join(t.name for t in _ALL)}"
         ) from None
