@@ -10,6 +10,8 @@ neither NumPy nor the engine; each function loads what it needs when called.
 - graphs: `compile_graph`, `graph_json`, `is_graph`
 - Graph-mode support table: `support_rules`, `support_rule`, `check`
 - op catalogue: `op_catalogue`, `op`, `describe`, `lookup`, `is_spore_api`
+- API index (the language server's names, signatures, docs, source lines): `api_index`, `api_names`,
+  `shape_rules`, `context_options`
 - errors: `error_dict`, and the error classes faces catch (`SporeError`, `GraphCompileError`, ...)
 - sources: `engine_paths`, `is_engine_file`, `user_traceback`
 - static shapes: `layer_output`, `op_output`, `method_output` over `Abstract` tensors (`Sym` dims)
