@@ -53,7 +53,7 @@ class CallSampler:
     """Samples one thread's stack while a notebook cell runs."""
 
     def __init__(self, interval: float = INTERVAL) -> None:
-        self._call_code: Any = None  # Cell.__call__'s code, read when sampling starts (spore loads lazily)
+        self._call_code: Any = None  # Cell.__call__'s code, once the engine is loaded (it loads lazily)
         self.interval = interval
         self.records: dict[int, CellRecord] = {}
         self._thread: threading.Thread | None = None
@@ -61,10 +61,7 @@ class CallSampler:
         self._ident = 0
 
     def start(self, ident: int) -> None:
-        from spore.nn import Cell
-
         self.stop()
-        self._call_code = Cell.__call__.__code__
         self._ident = ident
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, args=(self._stop,), name="spore-call-sampler", daemon=True)
@@ -86,6 +83,11 @@ class CallSampler:
                 log.debug("sampling failed", exc_info=True)
 
     def sample(self) -> None:
+        if self._call_code is None:
+            cell_module = sys.modules.get("spore.nn.cell")  # no engine loaded yet: no Cell can be running
+            if cell_module is None or not hasattr(cell_module, "Cell"):
+                return
+            self._call_code = cell_module.Cell.__call__.__code__
         frame = sys._current_frames().get(self._ident)
         outer = None
         while frame is not None:

@@ -48,8 +48,11 @@ def test_kernel_starts_with_spore_imported_and_answers_kernel_info(kernel: Kerne
     assert kernel.info["implementation"] == "spore" and kernel.info["status"] == "ok"
     assert kernel.info["language_info"]["name"] == "python"
     assert "debugger" in kernel.info["supported_features"]  # ipykernel's debugger is kept
-    res = kernel.ok("import sys\n'spore' in sys.modules, 'spore_kernel' in sys.modules")
-    assert res.result_data()["text/plain"] == "(True, True)"
+    res = kernel.ok("import sys\n'spore' in sys.modules, 'spore_kernel' in sys.modules, "
+                    "'spore.tensor' in sys.modules, 'numpy' in sys.modules")
+    assert res.result_data()["text/plain"] == "(True, True, False, False)"  # the engine loads on first use
+    res = kernel.ok("import spore as ms\nt = ms.Tensor([1.0, 2.0])\nhasattr(t, 'plt'), type(t).__name__")
+    assert res.result_data()["text/plain"] == "(True, 'Tensor')"  # set up as the engine loaded
 
 
 def test_interrupt_stops_a_training_loop_and_keeps_the_kernel(kernel: Kernel) -> None:

@@ -24,14 +24,16 @@ import inspect
 import types
 from typing import Any
 
+from ..errors import is_engine_code
+
 _DEPTH = 4
 _LOADS = frozenset({"LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF"})
 _ATTRS = frozenset({"LOAD_ATTR", "LOAD_METHOD"})
 
 
 def _is_spore(obj: Any) -> bool:
-    module = getattr(obj, "__module__", None) or ""
-    return module == "spore" or module.startswith("spore.")
+    """Spore's own function, class or object (the engine's one test), never a string a module holds."""
+    return not isinstance(obj, str) and is_engine_code(obj)
 
 
 def _functions(obj: Any) -> list[types.FunctionType]:
