@@ -9,6 +9,7 @@ package — the line the user wrote — found by walking the stack, never the en
 from __future__ import annotations
 
 import functools
+import keyword
 import linecache
 import os
 import sys
@@ -203,38 +204,95 @@ class GraphCompileError(SporeError, RuntimeError):
         return d
 
 
-def _raise_source(loc: SourceLoc) -> str:
-    """`raise _e` placed on the user's line, at its indentation and as wide as its text.
+class NonFiniteError(SporeError, FloatingPointError):
+    """An op produced NaN or Inf, caught by a NaN/Inf guard (the debugger's ``breakOnNaN``).
 
-    A constant template: only newlines, spaces and `if 1:` vary, never user text (the user's file
-    name is only metadata of the compiled code object). Matching the statement's width to the
-    user's line keeps tracebacks from drawing carets that belong to this template.
+    Names the op, the user's line that ran it, the Cell scope, and plain statistics of the op's
+    inputs and outputs (dicts with ``shape``, ``dtype``, ``min``, ``max``, ``mean``, ``nan``, ``inf``;
+    an input the op overwrote in place has ``"overwritten": True`` instead of values), so the
+    message says where the first bad value appeared and from what.
+    """
+
+    def __init__(self, op: str, kind: str = "NaN", *, inputs: tuple[dict, ...] | list[dict] = (),
+                 outputs: tuple[dict, ...] | list[dict] = (), loc: SourceLoc | None = None, scope: str = "",
+                 mode: str = "pynative", hint: str | None = None):
+        self.op, self.kind, self.scope, self.mode = op, kind, scope, mode
+        self.inputs, self.outputs = [dict(d) for d in inputs], [dict(d) for d in outputs]
+        super().__init__(f"{kind} produced by {op}", loc=loc, hint=hint)
+
+    def _render(self) -> str:
+        parts = [self._headline()]
+        if self.loc is not None:
+            parts.append(f"  at {self.loc}" + (f" (in {self.scope}, {self.mode} mode)" if self.scope else ""))
+            frame = self.loc.frame_text()
+            if frame:
+                parts.append(frame)
+        parts += [f"  input {i}: {describe_stats(d)}" for i, d in enumerate(self.inputs)]
+        parts += [f"  output {i}: {describe_stats(d)}" for i, d in enumerate(self.outputs)]
+        if self.hint:
+            parts.append(f"  hint: {self.hint}")
+        return "\n".join(parts)
+
+    def to_dict(self) -> dict:
+        d = super().to_dict()
+        d.update(op=self.op, kind=self.kind, scope=self.scope, mode=self.mode, inputs=self.inputs,
+                 outputs=self.outputs)
+        return d
+
+
+def describe_stats(d: dict) -> str:
+    """One line for a tensor's statistics dict: ``f32[2, 3] min=-1 max=2 mean=0.5 nan=1 inf=0``."""
+    head = f"{d.get('dtype', '?')}{list(d.get('shape', ()))}"
+    if d.get("overwritten"):
+        return head + " (overwritten in place by the op)"
+    fields = [f"{k}={d[k]:.6g}" if isinstance(d[k], float) else f"{k}={d[k]}"
+              for k in ("min", "max", "mean", "nan", "inf") if d.get(k) is not None]
+    return " ".join([head, *fields])
+
+
+def _raise_source(loc: SourceLoc, params: tuple[str, ...]) -> str:
+    """A function `_f(<params>)` whose `raise _e` sits on the user's line, at its indentation and
+    as wide as its text.
+
+    A constant template: only newlines, spaces and the parameter names (checked to be
+    identifiers) vary, never other user text (the user's file name is only metadata of the
+    compiled code object). Matching the statement's width to the user's line keeps tracebacks from
+    drawing carets that belong to this template.
     """
     text = linecache.getline(loc.file, loc.line).rstrip("\n")
     indent = len(text) - len(text.lstrip())
     width = len(text.strip())
     stmt = "raise" + " " * max(1, width - 7) + "_e"
-    if indent and loc.line > 1:
-        return "\n" * (loc.line - 2) + "if 1:\n" + " " * indent + stmt
-    return "\n" * (loc.line - 1) + stmt
+    head = f"def _f({', '.join(params)}):"
+    if indent and loc.line > 1:  # the header on the line above, the raise at the user's indentation
+        return "\n" * (loc.line - 2) + head + "\n" + " " * indent + stmt
+    return "\n" * (loc.line - 1) + f"{head} {stmt}"  # a top-level line: a one-liner on it
 
 
-def raise_at_user_line(err: SporeError) -> None:
+def raise_at_user_line(err: SporeError, user_locals: dict[str, Any] | None = None) -> None:
     """Raise `err` so that its traceback ends in a frame at the user's file and line.
 
-    The error is thrown by a one-statement code object compiled under the user's file name with the
-    `raise` on the user's line number, so Python's traceback printer, pytest, IPython and debuggers
-    all land on the user's statement (and show its source). Engine frames between the user's call
-    and here are marked hidden for pytest/IPython unless SPORE_TRACEBACK=full.
+    The error is thrown by a small function compiled under the user's file name with the `raise`
+    on the user's line number and called with `user_locals` (names -> values) as its arguments, so Python's traceback
+    printer, pytest, IPython and debuggers all land on the user's statement (and show its source),
+    and a debugger stopped there shows the user's own variables (for a compile error: the
+    construct's arguments, `self` and the inputs — nothing of it ran yet) rather than the engine's.
+    Engine frames between the user's call and here are marked hidden for pytest/IPython unless
+    SPORE_TRACEBACK=full.
     """
     __tracebackhide__ = True
     loc = err.loc
     if loc is None or os.environ.get("SPORE_TRACEBACK", "") == "full":
         raise err
+    values = {k: v for k, v in (user_locals or {}).items()
+              if isinstance(k, str) and k.isidentifier() and not keyword.iskeyword(k) and k != "_e"}
     scope = getattr(err, "scope", "") or "<spore>"
-    code = compile(_raise_source(loc), loc.file, "exec")
-    code = code.replace(co_name=scope, co_qualname=scope)
-    exec(code, {"_e": err.with_traceback(None)})
+    module = compile(_raise_source(loc, tuple(values)), loc.file, "exec")
+    # the function's code alone, never the module's: no other line of the user's file "runs" (a
+    # debugger's breakpoint on the line above must not stop in this template)
+    code = next(c for c in module.co_consts if isinstance(c, types.CodeType))
+    fn = types.FunctionType(code.replace(co_name=scope, co_qualname=scope), {"_e": err.with_traceback(None)})
+    fn(*values.values())
 
 
 def without_engine_frames(tb: types.TracebackType | None, also: tuple[str, ...] = ()) -> types.TracebackType | None:

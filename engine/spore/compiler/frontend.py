@@ -146,6 +146,8 @@ class Frontend:
         self.depth = 0        # 1 while running the root function's own statements
         self.guards = Guards()  # Python values the graph was compiled with (checked before each run)
         self.root_stmt: ast.stmt | None = None  # the root function's statement being compiled (graph breaks)
+        # (file, first line, last line) of every user function interpreted: the lines the graph covers
+        self.covered: set[tuple[str, int, int]] = set()
 
     # --- errors -------------------------------------------------------------------------------
     def loc(self, node: ast.AST | None) -> SourceLoc | None:
@@ -169,6 +171,8 @@ class Frontend:
         """Interpret `fn(*args, **kwargs)` (a method when `self_obj` is given)."""
         info = parse_function(fn)
         fdef = info.node
+        self.covered.add((info.file, min([fdef.lineno] + [d.lineno for d in fdef.decorator_list]),
+                          fdef.end_lineno or fdef.lineno))
         saved = (self.file, self.fn_scope, self.loop_depth, self.in_test)
         self.file, self.fn_scope, self.loop_depth, self.in_test = info.file, scope_name, 0, 0
         self.depth += 1

@@ -11,6 +11,8 @@ graph. Inside another compilation, a jitted function is simply inlined.
 from __future__ import annotations
 
 import functools
+import inspect
+import os
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -32,8 +34,9 @@ from ..errors import (
 )
 from ..ops.primitive import TRACING, Aval, Primitive
 from ..tensor import Parameter, Tensor
+from .debug_hooks import PROBE, runs_eagerly
 from .executor import Executable
-from .frontend import Frontend
+from .frontend import Frontend, parse_function
 from .grad import backprop
 from .ir import Const, Graph, Var, subgraphs
 from .passes import optimize
@@ -52,6 +55,8 @@ class CompiledEntry:
         self.executable = Executable(graph)
         self.guards: Any = None  # frontend.Guards: the Python values this graph was compiled with
         self.written: list[int] = []  # inputs the function writes in place (their new values end the outputs)
+        self.lines: tuple[tuple[str, int, int], ...] = ()  # user source ranges the graph covers (debuggers)
+        self.debug_answer: Any = None  # debug_hooks' cached "a breakpoint is in it" for this graph
         self.same_as_input: dict[int, int] = {}  # output index -> the input it returns as it is
         self._grad: dict[tuple[bool, ...], tuple[Primitive, list[Parameter]]] = {}
 
@@ -224,13 +229,15 @@ class JitFunction:
                 if err.loc is None:  # Spore's own construct refused: the user's line is the call
                     located(err)
                 if self.fullgraph or self.cell:
-                    raise_at_user_line(err)
+                    raise_at_user_line(err, self.user_locals(args, kwargs, err.loc))
                 self.fallback_reason = err
                 warnings.warn(f"{err}\n  (running {self.name} in PyNative instead; fullgraph=True makes this an error)",
                               GraphFallbackWarning, stacklevel=2)
                 return self._call_python(args, kwargs)
             self.cache[key] = entry
-        return self.run(entry, leaves)
+        if PROBE[0] is not None and runs_eagerly(self.name, entry, entry.lines):
+            return self._call_python(args, kwargs)  # a debugger's breakpoint is in it: run the real lines
+        return self.run(entry, leaves, args, kwargs)
 
     def _stale(self, entry: CompiledEntry) -> bool:
         """Whether a Python value `entry` was compiled with has changed; warns once when that keeps
@@ -285,6 +292,7 @@ class JitFunction:
         entry = CompiledEntry(self.name, graph, raw, out_tree, len(leaves))
         entry.guards = fe.guards if fe.guards.items else None
         entry.written = written
+        entry.lines = tuple(sorted(fe.covered))
         final = {t._var.id: i for i, t in enumerate(tracers)}
         entry.same_as_input = {j: final[a.id] for j, a in enumerate(raw.outputs[:len(out_leaves)])
                                if isinstance(a, Var) and a.id in final}
@@ -294,7 +302,23 @@ class JitFunction:
             save_graphs(raw, graph, context.get_context("save_graphs_path"))
         return entry
 
-    def run(self, entry: CompiledEntry, leaves: list[Tensor]) -> Any:
+    def user_locals(self, args: tuple, kwargs: dict, loc: Any) -> dict[str, Any] | None:
+        """The function's arguments by name when `loc` is one of its own lines (None otherwise): the
+        variables a debugger stopped at an error on that line shows, as the real call would have had
+        them before its first statement ran."""
+        if loc is None or is_engine_code(self.fn):
+            return None
+        try:
+            node = parse_function(self.fn).node
+            if not (os.path.abspath(loc.file) == os.path.abspath(self.fn.__code__.co_filename)
+                    and node.lineno <= loc.line <= (node.end_lineno or node.lineno)):
+                return None
+            bound = (self.self_obj,) if self.self_obj is not None else ()
+            return dict(inspect.signature(self.fn).bind(*bound, *args, **kwargs).arguments)
+        except (TypeError, ValueError, OSError, GraphCompileError):
+            return None
+
+    def run(self, entry: CompiledEntry, leaves: list[Tensor], args: tuple = (), kwargs: dict | None = None) -> Any:
         __tracebackhide__ = True
         try:
             if tape.STATE.depth and _any_tracked(leaves, entry):
@@ -304,7 +328,7 @@ class JitFunction:
             else:
                 outs = [Tensor._wrap(a) for a in entry.run(leaves)]
         except SporeError as err:  # a kernel refused a value: the traceback ends on the user's line
-            raise_at_user_line(err)
+            raise_at_user_line(err, self.user_locals(args, kwargs or {}, err.loc) if args or kwargs else None)
         if entry.written:
             n = len(outs) - len(entry.written)
             for i, new in zip(entry.written, outs[n:]):
@@ -337,6 +361,8 @@ class Segment(JitFunction):
         if entry is None:
             entry = self.compile((values,), {"guards": guards}, leaves)
             self.cache[key] = entry
+        if PROBE[0] is not None and runs_eagerly(self.name, entry, entry.lines):
+            return self.twin(**values)  # a debugger's breakpoint is in it: these statements as Python
         return self.run(entry, leaves)
 
     def trace_body(self, fe: Frontend, t_args: list, t_kwargs: dict) -> Any:
@@ -345,6 +371,7 @@ class Segment(JitFunction):
 
         scope = _Scope(dict(t_args[0]), self.fn)
         fe.file, fe.fn_scope, fe.depth = self.owner.file, self.name, 1
+        fe.covered.add((self.owner.file, self.stmts[0].lineno, max(s.end_lineno or s.lineno for s in self.stmts)))
         try:
             signal = fe.exec_block(self.stmts, scope)
         except GraphCompileError as err:

@@ -17,6 +17,8 @@ neither NumPy nor the engine; each function loads what it needs when called.
 - static shapes: `layer_output`, `op_output`, `method_output` over `Abstract` tensors (`Sym` dims)
 - running: `observe_ops`, `add_observer`, `remove_observer`, `is_busy`, `random_state`,
   `set_random_state`, `clone_cell`, `graph_runner`, `tensor_origin`
+- debugging: `set_breakpoint_probe`, `breakpoint_probe`, `covered_lines` (breakpoints inside
+  compiled code), `NonFiniteError` (the NaN/Inf guard's error)
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from ..errors import (
     GraphCompileError,
     GraphFallbackWarning,
     GraphRecompileWarning,
+    NonFiniteError,
     ShapeError,
     SourceLoc,
     SporeError,
@@ -37,6 +40,7 @@ from ..errors import (
 )
 from .api_index import api_index, api_names, context_options, shape_rules
 from .catalogue import describe, is_spore_api, lookup, op, op_catalogue
+from .debugging import breakpoint_probe, covered_lines, set_breakpoint_probe
 from .graphs import compile_graph, graph_json, is_graph
 from .rules import check, support_rule, support_rules
 from .runtime import (
@@ -65,11 +69,12 @@ def error_dict(err: BaseException) -> dict[str, Any]:
 
 __all__ = [
     "DTypeError", "GradError", "GraphBreakWarning", "GraphCompileError", "GraphFallbackWarning",
-    "GraphRecompileWarning", "ShapeError", "SourceLoc", "SporeError", "ValueDependentShapeError",
+    "GraphRecompileWarning", "NonFiniteError", "ShapeError", "SourceLoc", "SporeError", "ValueDependentShapeError",
     "add_observer", "check", "clone_cell", "compile_graph", "describe", "engine_paths", "error_dict",
     "graph_json", "graph_runner", "is_busy", "is_engine_file", "is_graph", "is_spore_api", "lookup",
     "observe_ops", "op", "op_catalogue", "random_state", "remove_observer", "set_random_state",
     "support_rule", "support_rules", "tensor_origin", "user_traceback",
     "api_index", "api_names", "context_options", "shape_rules",
     "Abstract", "Sym", "layer_output", "method_output", "op_output",
+    "breakpoint_probe", "covered_lines", "set_breakpoint_probe",
 ]

@@ -1,0 +1,101 @@
+"""Which compiled graphs hold a breakpoint: the debuggee's answer to the engine's breakpoint probe.
+
+The engine asks before each compiled call (see `spore.ide.debugging`); this module answers from the
+debugger's own breakpoint table. With pydevd (what debugpy runs in the debuggee) that table is
+``get_global_debugger().breakpoints`` — canonical file name -> {line: breakpoint} — and its
+``mtime`` counter goes up on every change once the debugger runs (``ready_to_run``), so the
+engine's cached answer is keyed by ``(debugger, mtime, ready_to_run)``. Every access is guarded:
+pydevd's attributes are not a public API, and a missing one means "no debugger", never a crash.
+
+A source is injectable (`BreakpointProbe(source=...)`) so the answer is tested without pydevd.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Collection, Hashable
+from typing import Any, Protocol
+
+
+class BreakpointSource(Protocol):
+    """Where breakpoints are read from: a version that changes with them, and lines per file."""
+
+    def version(self) -> Hashable: ...
+
+    def lines(self, filename: str) -> Collection[int]: ...
+
+
+class PydevdBreakpoints:
+    """pydevd's line breakpoints (empty when no pydevd is loaded or it has no breakpoint table)."""
+
+    def __init__(self) -> None:
+        self._canonical: dict[str, str] = {}
+
+    @staticmethod
+    def debugger() -> Any:
+        """pydevd's global debugger, only if pydevd is already loaded (never imported from here)."""
+        constants = sys.modules.get("_pydevd_bundle.pydevd_constants")
+        get = getattr(constants, "get_global_debugger", None)
+        if get is None:
+            return None
+        try:
+            return get()
+        except Exception:  # noqa: BLE001 - see the module docstring
+            return None
+
+    def version(self) -> Hashable:
+        dbg = self.debugger()
+        if dbg is None:
+            return None
+        mtime = getattr(dbg, "mtime", None)
+        ready = getattr(dbg, "ready_to_run", None)
+        return (id(dbg), mtime if isinstance(mtime, int) else None, bool(ready))
+
+    def lines(self, filename: str) -> Collection[int]:
+        dbg = self.debugger()
+        table = getattr(dbg, "breakpoints", None)
+        if not isinstance(table, dict) or not table:
+            return ()
+        per_file = table.get(self.canonical(filename))
+        if not isinstance(per_file, dict):
+            return ()
+        return [line for line in list(per_file) if isinstance(line, int)]
+
+    def canonical(self, filename: str) -> str:
+        """The key pydevd files breakpoints under (its own normalisation when available)."""
+        known = self._canonical.get(filename)
+        if known is not None:
+            return known
+        utils = sys.modules.get("pydevd_file_utils")
+        canon = getattr(utils, "canonical_normalized_path", None)
+        try:
+            key = canon(filename) if canon is not None else os.path.normcase(os.path.realpath(filename))
+        except Exception:  # noqa: BLE001
+            key = os.path.normcase(os.path.realpath(filename))
+        self._canonical[filename] = key
+        return key
+
+
+class BreakpointProbe:
+    """The probe registered with `spore.ide.set_breakpoint_probe`: a graph runs eagerly while a
+    breakpoint is on one of its lines. Says so once per compiled function on stderr (an `output`
+    event under the debugger), so the user knows why this call is slower and what ran."""
+
+    def __init__(self, source: BreakpointSource | None = None, stream: Any = None) -> None:
+        self.source = source if source is not None else PydevdBreakpoints()
+        self.stream = stream
+        self.announced: set[str] = set()
+
+    def version(self) -> Hashable:
+        return self.source.version()
+
+    def runs_eagerly(self, name: str, lines: tuple[tuple[str, int, int], ...]) -> bool:
+        hit = next((f"{os.path.basename(file)}:{ln}" for file, first, last in lines
+                    for ln in sorted(self.source.lines(file)) if first <= ln <= last), None)
+        if hit is not None and name not in self.announced:
+            self.announced.add(name)
+            print(f"spore-debug: {name} is compiled (Graph mode); it runs eagerly (PyNative) while a breakpoint is "
+                  f"set in it ({hit}), so the breakpoint hits with real tensors; without breakpoints it runs "
+                  "compiled again", file=self.stream or sys.stderr, flush=True)
+        return hit is not None
