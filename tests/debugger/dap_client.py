@@ -110,6 +110,16 @@ def pid_alive(pid: int) -> bool:
     return stat[stat.rfind(b")") + 2:stat.rfind(b")") + 3] not in (b"Z", b"X")
 
 
+def wait_gone(pids: Sequence[int], timeout: float = TIMEOUT) -> list[int]:
+    """Wait until none of `pids` is alive (processes take a moment to be reaped); the survivors."""
+    deadline = time.monotonic() + timeout
+    while True:
+        alive = [p for p in pids if pid_alive(p)]
+        if not alive or time.monotonic() > deadline:
+            return alive
+        time.sleep(0.05)  # nothing to wait on for another process's death
+
+
 def kill_tree(pids: Sequence[int]) -> None:
     for pid in pids:
         try:
@@ -360,6 +370,31 @@ class DAPClient:
         return {v["name"]: v for v in self.request("variables", variablesReference=ref)["body"]["variables"]}
 
     # -- teardown -----------------------------------------------------------------------------
+    def debuggee_pid(self, timeout: float = TIMEOUT) -> int:
+        """The debuggee's pid, from the `process` event debugpy sends once it runs."""
+        event = self.wait_event("process", timeout, fresh=False)
+        return int(event["body"]["systemProcessId"])
+
+    def end_input(self) -> None:
+        """Close our writing side only (what an editor that crashed does); the adapter should end."""
+        try:
+            self._writer.close()
+        except OSError:
+            pass
+        if self.sock is not None:
+            try:
+                self.sock.shutdown(socket.SHUT_WR)
+            except OSError:
+                pass
+
+    def wait_exit(self, timeout: float = TIMEOUT) -> int:
+        """Wait for the adapter process to exit on its own; DAPError if it does not in time."""
+        assert self.proc is not None
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            raise DAPError(f"adapter still running {timeout}s later; stderr: {self.stderr[-2000:]}") from None
+
     def adapter_tree(self) -> list[int]:
         """The adapter's pid and every process under it (debugpy's adapter, the debuggee...)."""
         if self.proc is None:
