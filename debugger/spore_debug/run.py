@@ -105,7 +105,8 @@ def _trim_launcher(tb: types.TracebackType | None) -> types.TracebackType | None
 
 
 def _is_debugger_file(filename: str) -> bool:
-    return f"{os.sep}debugpy{os.sep}" in filename or f"{os.sep}pydevd" in filename
+    return (filename.startswith("<frozen runpy") or f"{os.sep}debugpy{os.sep}" in filename
+            or f"{os.sep}pydevd" in filename)
 
 
 def _install_excepthook() -> None:
@@ -121,7 +122,7 @@ def _install_excepthook() -> None:
         tb = _trim_launcher(tb)
         ide = sys.modules.get("spore.ide")
         if ide is not None and isinstance(value, ide.SporeError):
-            tb = ide.user_traceback(tb) or tb
+            tb = ide.user_traceback(tb, also=(os.path.dirname(os.path.abspath(__file__)),)) or tb
         previous(etype, value.with_traceback(tb), tb)
 
     sys.excepthook = hook

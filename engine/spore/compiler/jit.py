@@ -27,11 +27,13 @@ from ..errors import (
     GraphCompileError,
     GraphFallbackWarning,
     GraphRecompileWarning,
+    NonFiniteError,
     SporeError,
     is_engine_code,
     located,
     raise_at_user_line,
 )
+from ..ops.observers import OBSERVERS
 from ..ops.primitive import TRACING, Aval, Primitive
 from ..tensor import Parameter, Tensor
 from .debug_hooks import PROBE, runs_eagerly
@@ -237,7 +239,27 @@ class JitFunction:
             self.cache[key] = entry
         if PROBE[0] is not None and runs_eagerly(self.name, entry, entry.lines):
             return self._call_python(args, kwargs)  # a debugger's breakpoint is in it: run the real lines
+        if OBSERVERS.active:
+            return self._run_observed(entry, leaves, args, kwargs)
         return self.run(entry, leaves, args, kwargs)
+
+    def _run_observed(self, entry: CompiledEntry, leaves: list[Tensor], args: tuple, kwargs: dict) -> Any:
+        """Run while observers watch each node. When one stops the graph with `NonFiniteError` (a
+        NaN/Inf guard), the call runs again in PyNative from the same random state, so the error comes
+        from the op that made the first bad value, at its own line, in the user's real frames with
+        their locals — a fused graph node names no single op or line. (The graph applies parameter
+        updates and in-place writes only at its end, so the stopped run changed nothing.)"""
+        __tracebackhide__ = True
+        from ..common import seed
+
+        state = seed.rng().bit_generator.state
+        try:
+            return self.run(entry, leaves, args, kwargs, replay=True)
+        except NonFiniteError as err:
+            found = err  # not raised on from here: a debugger breaking on it would stop in the graph's report
+        seed.rng().bit_generator.state = state
+        self._call_python(args, kwargs)  # raises the PyNative NonFiniteError where the value appears
+        raise_at_user_line(found, self.user_locals(args, kwargs, found.loc))  # it did not recur: the node's line
 
     def _stale(self, entry: CompiledEntry) -> bool:
         """Whether a Python value `entry` was compiled with has changed; warns once when that keeps
@@ -318,7 +340,8 @@ class JitFunction:
         except (TypeError, ValueError, OSError, GraphCompileError):
             return None
 
-    def run(self, entry: CompiledEntry, leaves: list[Tensor], args: tuple = (), kwargs: dict | None = None) -> Any:
+    def run(self, entry: CompiledEntry, leaves: list[Tensor], args: tuple = (), kwargs: dict | None = None,
+            replay: bool = False) -> Any:
         __tracebackhide__ = True
         try:
             if tape.STATE.depth and _any_tracked(leaves, entry):
@@ -328,6 +351,8 @@ class JitFunction:
             else:
                 outs = [Tensor._wrap(a) for a in entry.run(leaves)]
         except SporeError as err:  # a kernel refused a value: the traceback ends on the user's line
+            if replay and isinstance(err, NonFiniteError):
+                raise  # the caller replays the call in PyNative (_run_observed)
             raise_at_user_line(err, self.user_locals(args, kwargs or {}, err.loc) if args or kwargs else None)
         if entry.written:
             n = len(outs) - len(entry.written)
