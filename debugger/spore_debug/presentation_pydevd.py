@@ -1,15 +1,24 @@
 """pydevd's side of the tensor presentation: a type resolver and a str provider, and their registration.
 
-pydevd (inside debugpy) finds extensions as modules named `pydevd_plugin*` in the namespace package
-`pydevd_plugins.extensions`, whose `__path__` it builds with `pkgutil.extend_path` from the
-directories on `sys.path`. `debugger/pydevd_plugins/extensions/pydevd_plugin_spore.py` is such a
-module: a regular (wheel) install puts it in site-packages, where that discovery finds it. The
-editable install used for development does not: setuptools' editable finder maps the top-level
-packages to their source folders through a meta-path hook and puts no directory on `sys.path`, so
-`extend_path` never sees `debugger/pydevd_plugins` (tested in tests/debugger/test_presentation_dap.py).
-Hence `register()`, which `spore_debug.debuggee.install()` and the Spore kernel's debugger call: it
-adds the two providers to pydevd's extension lists directly (now, if pydevd is loaded; else the
-moment pydevd loads its extension manager), once, whichever way they were found.
+pydevd (inside debugpy) finds extensions as modules named `pydevd_plugin*` in the package
+`pydevd_plugins.extensions`, whose `__path__` its own `__init__` extends with `pkgutil.extend_path`:
+every `pydevd_plugins/extensions` portion a `sys.path` entry's finder reports is added.
+`debugger/pydevd_plugins/extensions/pydevd_plugin_spore.py` is such a module, in a PEP 420 namespace
+portion (no `__init__.py`, deliberately):
+
+- a regular (wheel) install puts it in site-packages, whose FileFinder reports the portion;
+- the editable install (`pip install -e .`) maps packages to their source folders through
+  setuptools' finder and puts no source folder on `sys.path`. For a regular package with pydevd's
+  recommended `__init__` preamble, `extend_path` then never sees `debugger/pydevd_plugins` (tried:
+  the plugin is not loaded). For a namespace portion the editable install records the folders in its
+  NAMESPACES table and serves them through a `sys.path` placeholder entry's path hook, which
+  `extend_path` does consult (tried in a scratch editable install: the plugin is loaded). An
+  editable install made before the plugin existed has no such entry until it is re-run.
+
+Hence `register()` as well, which `spore_debug.debuggee.install()` and the Spore kernel's debugger
+call: it adds the two providers to pydevd's extension lists directly (now, if pydevd is loaded; else
+the moment pydevd loads its extension manager, e.g. at a later `debugpy.listen`), once, however they
+were found.
 
 The classes here do not inherit pydevd's ABCs (so this module imports no pydevd and the unit tests
 run without a debugger); `register()` and the plugin module register them with the ABCs, which
