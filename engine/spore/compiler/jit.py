@@ -336,7 +336,9 @@ class JitFunction:
                     and node.lineno <= loc.line <= (node.end_lineno or node.lineno)):
                 return None
             bound = (self.self_obj,) if self.self_obj is not None else ()
-            return dict(inspect.signature(self.fn).bind(*bound, *args, **kwargs).arguments)
+            call = inspect.signature(self.fn).bind(*bound, *args, **kwargs)
+            call.apply_defaults()  # the frame of the real call has its defaults too
+            return dict(call.arguments)
         except (TypeError, ValueError, OSError, GraphCompileError):
             return None
 
