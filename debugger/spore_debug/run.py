@@ -77,9 +77,11 @@ def parse_args(argv: list[str]) -> Options:
                 raise UsageError("-m expects a module name")
             opts.module, opts.args = argv[i + 1], argv[i + 2:]
             return opts
-        elif arg == "--":
-            i += 1
-            continue
+        elif arg == "--":  # what follows is the program, even if it looks like an option
+            if i + 1 >= len(argv):
+                break
+            opts.program, opts.args = argv[i + 1], argv[i + 2:]
+            return opts
         elif arg.startswith("-") and arg != "-":
             raise UsageError(f"unknown option {arg!r}")
         else:
