@@ -307,9 +307,11 @@ class DAPClient:
             return None
         return self._wait(find, timeout, f"event {name!r}")
 
-    def output(self) -> str:
-        """All text the adapter sent in `output` events, concatenated."""
-        return "".join(e.get("body", {}).get("output", "") for e in self.events("output"))
+    def output(self, *categories: str) -> str:
+        """The text of `output` events (of `categories`, else all but telemetry), concatenated."""
+        return "".join(e.get("body", {}).get("output", "") for e in self.events("output")
+                       if (e.get("body", {}).get("category") in categories if categories
+                           else e.get("body", {}).get("category") != "telemetry"))
 
     def _wait(self, find: Callable[[], Any], timeout: float, what: str) -> Any:
         deadline = time.monotonic() + timeout
