@@ -2,9 +2,10 @@
 
 Everything protocol-related (execution, completion, history, the debugger, interrupts, restarts)
 is ipykernel's; this class names the implementation, writes the banner and calls
-`extension.setup`. Inspection goes through the shell's inspector (replaced in `setup`), with one
-addition here: a Spore API name the notebook has not imported yet is still documented. History
-range replies name the current session by its number (IPython says 0), as tail replies do.
+`extension.setup`. The debugger is ipykernel's with Spore's hooks (`debugger.SporeDebugger`).
+Inspection goes through the shell's inspector (replaced in `setup`), with one addition here: a
+Spore API name the notebook has not imported yet is still documented. History range replies name
+the current session by its number (IPython says 0), as tail replies do.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import sys
 from typing import Any
 
 from ipykernel.ipkernel import IPythonKernel
+from traitlets import Type
 
 from . import __version__
 from .extension import SporeSession, setup
@@ -22,6 +24,9 @@ class SporeKernel(IPythonKernel):
     """The Spore kernel (language python, implementation "spore")."""
 
     implementation = "spore"
+    # ipykernel's debugger plus Spore's hooks (breakpoints in compiled construct, compile errors on the
+    # cell's line, tensors shown as tensors), installed when the debugger starts: see debugger.py
+    debugger_class = Type("spore_kernel.debugger.SporeDebugger")
     implementation_version = __version__
     language_info = dict(IPythonKernel.language_info)
 
