@@ -26,6 +26,8 @@ def inlay_hints(ls: SporeLanguageServer, params: types.InlayHintParams) -> list[
         if not isinstance(rec, ConstructShapes):
             continue
         for step in rec.steps:
+            if not step.hint:  # a value joined after an `if` or restored at a branch: hover only
+                continue
             text = label(step.value)
             if text is None:
                 continue

@@ -1,0 +1,167 @@
+"""What static shape inference reads from a whole program: its Cell classes, module constants, helper
+functions, call expressions and assignments — collected in one pass over the analysis's node list (a
+huge file: every extra pass costs milliseconds)."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from ..analysis import Analysis
+from .consts import NotConst, const_eval, dotted
+from .values import NP_DTYPES, SHORT_DTYPES, UNKNOWN
+
+TRAINING_NAMES = {"set_train", "Model", "TrainOneStepCell"}  # where a Cell's `training` may become True
+SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.Module)
+
+
+class Program:
+    """The Cell classes, module constants and call sites of one analysis."""
+
+    def __init__(self, an: Analysis, ide: Any) -> None:
+        self.an, self.ide = an, ide
+        tree = an.tree
+        assert tree is not None
+        self.consts: dict[str, Any] = {}
+        # a module constant is a name bound once, at the top level, to a constant: one bound again (or made
+        # `global` somewhere) may hold another value when a Cell is built, so it is not a constant
+        self.bound: dict[str, int] = {}
+        self.outside: set[str] = set()  # attribute names assigned on something other than self
+        self.self_stores: dict[int, list[ast.Attribute]] = {}  # per class: its `self.<x> = ...` targets
+        self.calls: list[ast.Call] = []
+        self.assigns: list[ast.Assign] = []
+        self.stores: dict[str, ast.Name] = {}  # a name's (last seen) store node
+        self.mentions_training = False  # set_train / Model / TrainOneStepCell somewhere: `self.training` unknown
+        classdefs: list[ast.ClassDef] = []
+        bound = self.bound
+        load, name_t, attr_t, call_t, assign_t = ast.Load, ast.Name, ast.Attribute, ast.Call, ast.Assign
+        parents = an.parents
+        for node in an.nodes:  # one pass over the analysis's node list
+            t = type(node)
+            if t is name_t:
+                if type(node.ctx) is not load:
+                    bound[node.id] = bound.get(node.id, 0) + 1
+                    self.stores[node.id] = node
+                elif node.id in TRAINING_NAMES:
+                    self.mentions_training = True
+            elif t is attr_t:
+                if type(node.ctx) is not load:
+                    if type(node.value) is name_t and node.value.id == "self":
+                        owner = parents.get(id(node))
+                        while owner is not None and type(owner) is not ast.ClassDef:
+                            owner = parents.get(id(owner))
+                        if owner is not None:
+                            self.self_stores.setdefault(id(owner), []).append(node)
+                    else:
+                        self.outside.add(node.attr)
+                elif node.attr in TRAINING_NAMES:
+                    self.mentions_training = True
+            elif t is call_t:
+                self.calls.append(node)
+                if type(node.func) is name_t and node.func.id in ("setattr", "delattr"):
+                    self.outside.add("*")
+            elif t is assign_t:
+                self.assigns.append(node)
+            elif t is ast.ClassDef:
+                classdefs.append(node)
+            elif t is ast.Global or t is ast.Nonlocal:
+                for name in node.names:
+                    bound[name] = bound.get(name, 0) + 2
+        for stmt in tree.body:
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                    and bound.get(stmt.targets[0].id) == 1:
+                try:
+                    self.consts[stmt.targets[0].id] = const_eval(stmt.value, self.consts)
+                except NotConst:
+                    pass
+        self.classes: dict[str, ast.ClassDef] = {}
+        for node in classdefs:
+            if self._is_cell(node):
+                self.classes.setdefault(node.name, node)
+        defs = [s for s in tree.body if isinstance(s, ast.FunctionDef)]
+        names = [d.name for d in defs]
+        self.functions = {d.name: d for d in defs if names.count(d.name) == 1}  # one definition: no doubt which
+        self.record_for: Any = lambda fn: None  # set by `check`: the record a construct's first interpretation fills
+
+    def _is_cell(self, cls: ast.ClassDef) -> bool:
+        for base in cls.bases:
+            name = dotted(base)
+            if name is None:
+                continue
+            qual = self.an.resolve(name)
+            if qual is not None and qual.startswith("nn."):
+                return True  # nn.Cell, or a Spore layer subclassed
+            if name in self.classes:
+                return True
+        return False
+
+    def method(self, cls: ast.ClassDef, name: str) -> ast.FunctionDef | None:
+        for item in cls.body:
+            if isinstance(item, ast.FunctionDef) and item.name == name:
+                return item
+        for base in cls.bases:  # a user base class's method
+            if isinstance(base, ast.Name) and base.id in self.classes and self.classes[base.id] is not cls:
+                found = self.method(self.classes[base.id], name)
+                if found is not None:
+                    return found
+        return None
+
+    # ---- constants and dtypes ------------------------------------------------------------------------
+    def const(self, node: ast.AST, env: dict[str, Any]) -> Any:
+        """A constant (or a dtype name) the node stands for, else UNKNOWN."""
+        try:
+            return const_eval(node, env)
+        except NotConst:
+            return self.dtype(node) or UNKNOWN
+
+    def dtype(self, node: ast.AST) -> str | None:
+        """``ms.float32`` as "dtype:float32", ``np.int32`` as "np:int32", None for anything else."""
+        name = dotted(node)
+        if name is None:
+            return None
+        qual = self.an.resolve(name)
+        if qual and qual.startswith("spore.") and qual[len("spore."):] in SHORT_DTYPES:
+            return "dtype:" + qual[len("spore."):]
+        head, _, tail = name.partition(".")
+        if self.an.aliases.get(head) == "numpy" and tail in NP_DTYPES:
+            return "np:" + tail
+        return None
+
+    @staticmethod
+    def engine_const(v: Any) -> Any:
+        if isinstance(v, str) and v.startswith("np:"):
+            return "dtype:" + v[3:].rstrip("_")
+        return v
+
+    # ---- where a name's value comes from ------------------------------------------------------------
+    def scope_of(self, node: ast.AST) -> ast.AST | None:
+        """The function, lambda, class or module a node's names live in (comprehensions are looked through)."""
+        owner = self.an.parents.get(id(node))
+        while owner is not None and not isinstance(owner, SCOPES):
+            owner = self.an.parents.get(id(owner))
+        return owner
+
+    def binding(self, use: ast.Name) -> ast.AST | None:
+        """The one statement that binds the name read at `use` (an assignment or a ``for`` target) when the
+        name is bound exactly once in the whole program, in the same scope, before the use, and is not a
+        parameter there; None when there is any doubt."""
+        if self.bound.get(use.id) != 1:
+            return None
+        store = self.stores.get(use.id)
+        if store is None or (store.lineno, store.col_offset) >= (use.lineno, use.col_offset):
+            return None
+        scope = self.scope_of(use)
+        if scope is not self.scope_of(store):
+            return None
+        if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            a = scope.args
+            if use.id in [p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg) if p]:
+                return None
+        parent = self.an.parents.get(id(store))
+        while isinstance(parent, (ast.Tuple, ast.List)):
+            parent = self.an.parents.get(id(parent))
+        if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and parent.targets[0] is store:
+            return parent
+        if isinstance(parent, ast.For) and not isinstance(parent, ast.AsyncFor):
+            return parent
+        return None
