@@ -16,11 +16,13 @@ on where the code runs, and the severity says exactly that:
 from __future__ import annotations
 
 import ast
+import dataclasses
 from collections import OrderedDict
 from typing import Any
 
 from spore import ide
 
+from . import deep_rules, tensor_facts
 from .analysis import Analysis, FunctionFacts
 from .documents import byte_to_char
 
@@ -140,11 +142,49 @@ def _inside(an: Analysis, node: ast.AST, compiled: set[int]) -> bool:
     return False
 
 
+_DEEP_CACHE: OrderedDict[tuple[Any, ...], list[deep_rules.DeepFinding]] = OrderedDict()
+
+
+def deep_findings(an: Analysis) -> list[dict[str, Any]]:
+    """What the compiler refuses while tracing (`deep_rules`), for each compiled function, in the same
+    form as `findings` (message, hint, scope from the support table's rule); cached per function on its
+    text and the document facts it reads."""
+    doc = tensor_facts.document_facts(an)
+    modules = {k: v.split(".")[0] for k, v in an.aliases.items() if "." not in v}
+    out: list[dict[str, Any]] = []
+    for node, owner in _units(an):
+        first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+        last = node.end_lineno or node.lineno
+        ctx = tensor_facts.function_context(an, doc, node, owner)
+        key = ("\n".join(an.program.lines[first - 1:last]), owner, ctx, tuple(sorted(an.aliases.items())))
+        rel = _DEEP_CACHE.get(key)
+        shift = first - 1
+        if rel is None:
+            rel = [dataclasses.replace(f, line=f.line - shift, end_line=f.end_line - shift)
+                   for f in deep_rules.check_function(node, ctx, owner is not None, modules, an.resolve)]
+            _DEEP_CACHE[key] = rel
+            if len(_DEEP_CACHE) > _CACHE_SIZE:
+                _DEEP_CACHE.popitem(last=False)
+        else:
+            _DEEP_CACHE.move_to_end(key)
+        scope = f"{owner}.{node.name}" if owner else node.name
+        for f in rel:
+            rule = ide.support_rule(f.rule) or {"construct": f.rule, "reason": "", "fix": ""}
+            out.append({"rule": f.rule, "line": f.line + shift, "col": f.col, "end_line": f.end_line + shift,
+                        "end_col": f.end_col, "scope": scope, "hint": rule["fix"],
+                        "message": f"Graph mode does not support {rule['construct']} ({f.detail}): {rule['reason']}"})
+    return out
+
+
 def check(an: Analysis) -> None:
-    """Add one issue per support-table finding in a compiled function."""
+    """Add one issue per support-table finding in a compiled function, and per deeper finding (what the
+    compiler refuses while tracing) that the source proves."""
     if an.tree is None or not an.functions:
         return
-    for f in findings(an):
+    shallow = findings(an)
+    seen = {(f["rule"], f["line"]) for f in shallow}
+    deep = [f for f in deep_findings(an) if (f["rule"], f["line"]) not in seen]
+    for f in sorted(shallow + deep, key=lambda f: (f["line"], f["col"])):
         line = f["line"] - 1
         fn = an.function_at(line)
         if fn is None:

@@ -3,7 +3,7 @@ without importing or running the user's code."""
 
 import pytest
 
-from spore.compiler.support import RULES, check
+from spore.compiler.support import COMPILE_TIME_BUILTINS, RULES, check
 
 HEADER = "import time\nimport numpy as np\nimport spore as ms\nfrom spore import nn\nCOUNTER = 0\n"
 
@@ -23,8 +23,46 @@ CASES = {
 }
 
 
-def source_for(body: str) -> str:
-    return HEADER + "class Net(nn.Cell):\n    def construct(self, x):\n" + body + "        return x\n"
+# What the compiler refuses only while it traces (the values are tracers: tensors known only when the graph
+# runs), one sample per way the language server sees it statically (spore_lsp/deep_rules.py). Each is
+# case -> (rule, construct body, module code before the Cell, module code after it);
+# tests/lsp/test_static_only.py compiles each with the real engine and checks the server's line and rule.
+DEEP_CASES = {
+    "float_of_tensor": ("python_value_of_tensor", "        v = float(ms.ops.relu(x).sum())\n", "", ""),
+    "int_of_tensor": ("python_value_of_tensor", "        v = int(ms.ops.abs(x).argmax())\n", "", ""),
+    "bool_of_tensor": ("python_value_of_tensor", "        v = bool(ms.ops.relu(x).sum() > 0)\n", "", ""),
+    "numpy_of_tensor": ("python_value_of_tensor", "        v = np.asarray(ms.ops.relu(x))\n", "", ""),
+    "and_on_tensor": ("python_value_of_tensor", "        v = ms.ops.relu(x).sum() > 0 and COUNTER == 0\n", "", ""),
+    "not_tensor": ("python_value_of_tensor", "        v = not ms.ops.relu(x).sum()\n", "", ""),
+    "tensor_as_index": ("python_value_of_tensor", "        v = [1, 2][ms.ops.relu(x).argmax()]\n", "", ""),
+    "item_with_index": ("python_value_of_tensor", "        v = ms.ops.relu(x).item(0)\n", "", ""),
+    "max_of_tensors": ("python_value_of_tensor", "        v = max(ms.ops.relu(x).sum(), 0.0)\n", "", ""),
+    "tensor_argument": ("python_value_of_tensor", "        v = float(x)\n", "",
+                        "if __name__ == '__main__':\n    Net()(ms.Tensor(np.ones(1, np.float32)))\n"),
+    "tensor_in_fstring": ("dynamic_raise", "        s = f'{ms.ops.relu(x)}'\n", "", ""),
+    "break_on_tensor": ("tensor_break", "        for i in range(2):\n            if ms.ops.relu(x).sum() > 0:\n"
+                        "                break\n", "", ""),
+    "while_tensor_break": ("tensor_break", "        y = ms.ops.relu(x)\n        while y.sum() > 100:\n"
+                           "            y = y - 1\n            break\n", "", ""),
+    "return_in_loop": ("tensor_if", "        for i in range(2):\n            if ms.ops.relu(x).sum() > 0:\n"
+                       "                return x\n", "", ""),
+    "one_branch_name": ("tensor_if", "        if ms.ops.relu(x).sum() > 0:\n            extra = x * 2\n"
+                        "            x = extra\n", "", ""),
+    "builtin_call": ("unsupported_call", "        c = chr(65)\n", "", ""),
+    "plain_class": ("unsupported_call", "        s = Settings()\n", "class Settings:\n    scale = 2\n", ""),
+    "plain_instance": ("unsupported_call", "        x = TOKENS(x)\n",
+                       "class Tokens:\n    def __call__(self, x):\n        return x\nTOKENS = Tokens()\n", ""),
+    "raise_in_tensor_if": ("unsupported_call", "        if ms.ops.relu(x).sum() < 0:\n"
+                           "            raise ValueError('negative input')\n", "", ""),
+    "raise_user_error": ("raise", "        if ms.ops.relu(x).sum() < 0:\n            raise BadInput\n",
+                         "class BadInput(ValueError):\n    pass\n", ""),
+    "for_else": ("unsupported_syntax", "        for i in range(2):\n            x = x + 1\n        else:\n"
+                 "            x = x - 1\n", "", ""),
+}
+
+
+def source_for(body: str, before: str = "", after: str = "") -> str:
+    return HEADER + before + "class Net(nn.Cell):\n    def construct(self, x):\n" + body + "        return x\n" + after
 
 
 @pytest.mark.parametrize("rule_id", sorted(CASES))
@@ -81,3 +119,26 @@ def test_module_alias_of_an_impure_module_is_seen():
 
 def test_unparsable_source_gives_no_findings():
     assert check("class N(:\n") == []
+
+
+@pytest.mark.parametrize("case", sorted(DEEP_CASES))
+def test_each_deeper_rejection_is_a_rule_of_the_table_the_syntax_check_leaves_to_tracing(case):
+    rule_id, body, before, after = DEEP_CASES[case]
+    rule = RULES[rule_id]
+    assert rule.reason and rule.fix
+    assert rule_id not in [f.rule.id for f in check(source_for(body, before, after))], \
+        "found by the syntax check: move the sample to CASES"
+
+
+def test_the_compile_time_builtins_are_the_ones_the_frontend_evaluates():
+    from spore.compiler import frontend
+
+    assert COMPILE_TIME_BUILTINS == frontend._SAFE_BUILTINS
+
+
+def test_the_seam_gives_the_builtin_sets_the_compiler_judges_calls_by():
+    from spore import ide
+    from spore.compiler.support import IMPURE_BUILTINS
+
+    assert ide.compile_time_builtins() == COMPILE_TIME_BUILTINS and ide.impure_builtins() == IMPURE_BUILTINS
+    assert ide.support_rule("tensor_if")["fix"] and ide.support_rule("raise")["fix"]

@@ -14,7 +14,7 @@ from pytest_lsp import LanguageClient
 
 import spore as ms
 from spore.errors import GraphCompileError
-from tests.compiler.test_support_table import CASES, source_for
+from tests.compiler.test_support_table import CASES, DEEP_CASES, source_for
 
 from .helpers import by_code, change_text, open_and_diagnose, pos, uri_for, wait_diagnostics
 
@@ -136,3 +136,19 @@ async def test_server_and_compiler_agree_on_each_rejection_sample_under_fullgrap
     d = flagged.get((f"graph-{err.rule}", err.loc.line - 1))
     assert d is not None, f"compiler: {err.rule} at line {err.loc.line}; server: {sorted(flagged)}"
     assert d.severity == types.DiagnosticSeverity.Error
+
+
+@pytest.mark.parametrize("case", sorted(DEEP_CASES))
+async def test_server_and_compiler_agree_on_what_only_tracing_refuses(client: LanguageClient, tmp_path, case):
+    """The deeper rules (spore_lsp/deep_rules.py): the compiler refuses these only while it traces; the server
+    sees them in the source, on the compiler's line with the compiler's rule id."""
+    rule, body, before, after = DEEP_CASES[case]
+    source = source_for(body, before, STRICT + after)
+    err = compile_error(tmp_path, "deep_" + case, source, _call_cell)
+    assert err.rule == rule, f"the compiler refuses {case} with {err.rule}: the sample's rule is stale"
+    _, diags = await open_and_diagnose(client, f"deep_{case}.py", source,
+                                       lambda ds: any(d.code.startswith("graph-") for d in ds))
+    flagged = {(d.code, d.range.start.line): d for d in diags if d.code.startswith("graph-")}
+    d = flagged.get((f"graph-{err.rule}", err.loc.line - 1))
+    assert d is not None, f"compiler: {err.rule} at line {err.loc.line}; server: {sorted(flagged)}"
+    assert d.severity == types.DiagnosticSeverity.Error and d.data["rule"] == rule

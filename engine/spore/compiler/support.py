@@ -74,6 +74,16 @@ _RULES = [
     Rule("tensor_break", "break/continue that depends on a tensor value",
          "loops are unrolled at compile time, so the exit must be known then",
          "use a while loop on a tensor condition, or ops.where to mask results"),
+    Rule("tensor_if", "an if on a tensor whose two branches cannot become one If op (a return inside a loop, "
+         "a name only one branch assigns)", "both branches are compiled into sub-graphs that must produce the same "
+         "names with the same shapes, and a return cannot leave a loop that is unrolled",
+         "give the name a value before the if (or in both branches); in a loop, assign the result and return "
+         "after the loop, or use ops.where(cond, a, b)"),
+    Rule("raise", "raise inside an if on a tensor (or reached while compiling)",
+         "both branches of an if on a tensor are compiled, so the raise is reached on every compile; a graph "
+         "cannot raise depending on a value it computes",
+         "check it with assert on a tensor condition (assert (x >= 0).all(), 'message'), which the graph "
+         "checks when it runs, or raise outside construct"),
     Rule("cell_hook", "forward hooks on a Cell called inside compiled code",
          "hooks are Python callbacks that a graph cannot run at the right moment",
          "register hooks on the top-level Cell only, or debug with " + PYNATIVE_HINT),
@@ -91,6 +101,14 @@ IMPURE_MODULES = frozenset({"time", "random", "os", "sys", "datetime", "uuid", "
 IMPURE_BUILTINS = frozenset({"open", "input", "exec", "eval", "compile", "breakpoint", "id", "globals",
                              "locals", "vars", "setattr", "delattr"})
 TENSOR_TO_PYTHON = frozenset({"item", "asnumpy", "numpy", "tolist", "__float__", "__int__", "__bool__"})
+# Builtins Graph mode evaluates at compile time (the frontend's `_SAFE_BUILTINS`, kept equal by
+# tests/compiler/test_support_table.py); calling any other builtin in compiled code is `unsupported_call`.
+COMPILE_TIME_BUILTINS = frozenset({
+    "len", "range", "isinstance", "issubclass", "int", "float", "bool", "str", "tuple", "list", "dict", "zip",
+    "enumerate", "min", "max", "abs", "sum", "all", "any", "reversed", "sorted", "getattr", "hasattr", "type",
+    "round", "divmod", "pow", "slice", "map", "filter", "set", "frozenset", "repr", "hash", "callable", "iter",
+    "next", "super",
+})
 MUTATING_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault",
                               "popitem", "add", "discard", "sort", "reverse"})
 

@@ -8,7 +8,8 @@ faces' imports and fails on any other engine import. Importing this module is ch
 neither NumPy nor the engine; each function loads what it needs when called.
 
 - graphs: `compile_graph`, `graph_json`, `is_graph`
-- Graph-mode support table: `support_rules`, `support_rule`, `check`
+- Graph-mode support table: `support_rules`, `support_rule`, `check`, `compile_time_builtins`,
+  `impure_builtins`
 - op catalogue: `op_catalogue`, `op`, `describe`, `lookup`, `is_spore_api`
 - API index (the language server's names, signatures, docs, source lines): `api_index`, `api_names`,
   `shape_rules`, `context_options`
@@ -42,7 +43,7 @@ from .api_index import api_index, api_names, context_options, shape_rules
 from .catalogue import describe, is_spore_api, lookup, op, op_catalogue
 from .debugging import breakpoint_probe, covered_lines, set_breakpoint_probe
 from .graphs import compile_graph, graph_json, is_graph
-from .rules import check, support_rule, support_rules
+from .rules import check, compile_time_builtins, impure_builtins, support_rule, support_rules
 from .runtime import (
     add_observer,
     clone_cell,
@@ -73,7 +74,8 @@ __all__ = [
     "add_observer", "check", "clone_cell", "compile_graph", "describe", "engine_paths", "error_dict",
     "graph_json", "graph_runner", "is_busy", "is_engine_file", "is_graph", "is_spore_api", "lookup",
     "observe_ops", "op", "op_catalogue", "random_state", "remove_observer", "set_random_state",
-    "support_rule", "support_rules", "tensor_origin", "user_traceback",
+    "support_rule", "support_rules", "compile_time_builtins", "impure_builtins", "tensor_origin",
+    "user_traceback",
     "api_index", "api_names", "context_options", "shape_rules",
     "Abstract", "Sym", "layer_output", "method_output", "op_output",
     "breakpoint_probe", "covered_lines", "set_breakpoint_probe",

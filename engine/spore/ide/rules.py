@@ -28,6 +28,17 @@ def support_rule(rule_id: str | None) -> dict[str, str] | None:
     return None if rule is None else _rule_dict(rule)
 
 
+def compile_time_builtins() -> frozenset[str]:
+    """The builtins Graph mode evaluates while compiling (`len`, `range`, `float`, ...); calling any other
+    builtin from compiled code is refused (rule ``unsupported_call``)."""
+    return support.COMPILE_TIME_BUILTINS
+
+
+def impure_builtins() -> frozenset[str]:
+    """The builtins whose calls Graph mode refuses as impure (`open`, `input`, `id`, ...: ``impure_call``)."""
+    return support.IMPURE_BUILTINS
+
+
 def check(source: str | ast.AST) -> list[dict[str, Any]]:
     """Graph-mode findings for a module's source, without running it: rule, message, hint, span, scope.
 

@@ -1,0 +1,573 @@
+"""The Graph-mode rejections only a deeper look finds: what the compiler refuses while it traces, seen
+statically where the source proves it.
+
+`spore.compiler.support.check()` finds what the syntax alone shows (a `try`, a `print`, `x.item()`).
+The compiler refuses more while it interprets `construct` over tracers — values that exist only when
+the graph runs:
+
+- ``python_value_of_tensor``: `float(t)`, `int(t)`, `bool(t)`, `t.item(i)`, `math.sqrt(t)`,
+  `np.asarray(t)`, `t and u`, `not t`, `max(t, 0)`, `t in [1, 2]`, `[a, b][t]`, `range(t)` outside an
+  `if`/`while` condition (inside one, Graph mode turns them into a tensor condition);
+- ``dynamic_raise``: a tensor inside an f-string;
+- ``tensor_break``: an `if` on a tensor holding a `break`/`continue`, a `while` on a tensor holding a
+  `break`/`continue`/`return`;
+- ``tensor_if``: a `return` inside an `if` on a tensor inside a loop; a name that only one branch of an
+  `if` on a tensor binds (and nothing before it);
+- ``unsupported_call``: calling a builtin Graph mode does not evaluate (`ord`, `chr`, `format`, ...), a
+  plain Python class of the file or an instance of one, or a builtin exception in a tensor branch;
+- ``raise``: any other `raise` inside an `if` on a tensor (both branches are traced, so it is reached);
+- ``unsupported_syntax``: `for ... else` / `while ... else`.
+
+A value is a tracer only when that is certain (`tensor_facts`): what Spore's ops, layers and Tensor
+methods return, arithmetic on those, and arguments the document shows to be tensors. Anything else is
+unknown and never reported: no false alarms. Each rule id is the compiler's own, and
+`tests/lsp/test_static_only.py` compiles samples with the real engine to keep the two in step.
+
+`check_function` is a function of one function's AST and its `FunctionContext`, so the caller caches
+its findings per function and an edit re-checks only the functions it touched.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from spore import ide
+
+from .tensor_facts import (
+    BUILTIN_EXCEPTIONS,
+    FULL_REDUCTIONS,
+    SINGLE_OUTPUT_OPS,
+    TENSOR_METHODS,
+    FunctionContext,
+    dotted,
+    is_builtin,
+)
+
+# kinds of value: a tracer of unknown size, a one-element tracer, a real tensor (a Parameter or a Tensor
+# made in construct: its value is known when compiling, but ops on it give tracers); None is unknown
+T, TS, REAL = "t", "ts", "real"
+TRACERS = (T, TS)
+_MATH_FLOAT = frozenset({"sqrt", "exp", "log", "log2", "log10", "floor", "ceil", "sin", "cos", "tan", "fabs",
+                         "isnan", "isinf", "isfinite", "erf", "tanh", "atan"})
+_NUMPY_CONVERT = frozenset({"asarray", "array", "float32", "float64", "int32", "int64"})
+_CONVERTERS = ("float", "int", "bool")
+
+
+@dataclass(frozen=True)
+class DeepFinding:
+    """One rejection, in the function's own coordinates (1-based line, 0-based byte columns)."""
+
+    rule: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    detail: str
+
+
+def _loose(a: str | None, b: str | None) -> str | None:
+    """The kind of a value that is `a` on one path and `b` on another."""
+    if a == b:
+        return a
+    if a in TRACERS and b in TRACERS:
+        return T
+    return None
+
+
+def _merge(a: dict[str, str | None], b: dict[str, str | None]) -> dict[str, str | None]:
+    return {k: _loose(a.get(k), b.get(k)) for k in set(a) | set(b)}
+
+
+def _has(stmts: list[ast.stmt], kinds: tuple[type, ...]) -> bool:
+    """As the compiler looks (control_flow._has_exit): anywhere inside the statements."""
+    return any(isinstance(n, kinds) for s in stmts for n in ast.walk(s))
+
+
+def _store_names(stmts: list[ast.stmt]) -> list[str]:
+    """Every name stored anywhere inside the statements (control_flow._assigned_names)."""
+    out: list[str] = []
+    for s in stmts:
+        for n in ast.walk(s):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id not in out:
+                out.append(n.id)
+    return out
+
+
+def _own_bindings(stmts: list[ast.stmt]) -> set[str]:
+    """Names the statements bind in their own scope (not in a comprehension or nested function)."""
+    out: set[str] = set()
+    todo: list[ast.AST] = list(stmts)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda)):
+            continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            out.add(node.id)
+        todo.extend(ast.iter_child_nodes(node))
+    return out
+
+
+class _Checker:
+    """Walks one compiled function in order, keeping each local name's kind of value."""
+
+    def __init__(self, fn: ast.FunctionDef, ctx: FunctionContext, is_method: bool, modules: dict[str, str],
+                 resolve: Callable[[str], str | None]) -> None:
+        self.ctx = ctx
+        self.modules = modules
+        self.resolve = resolve
+        params = list(fn.args.posonlyargs) + list(fn.args.args) + list(fn.args.kwonlyargs)
+        self.self_name = params[0].arg if is_method and params else None
+        self.env: dict[str, str | None] = {p.arg: (T if p.arg in ctx.tensor_params else None) for p in params}
+        for extra in (fn.args.vararg, fn.args.kwarg):
+            if extra is not None:
+                self.env[extra.arg] = None
+        self.bound: set[str] = set(self.env)  # names bound so far on some path
+        if self.self_name:
+            self.env.pop(self.self_name, None)
+        self.in_test = 0
+        self.loop_depth = 0
+        self.found: dict[tuple[str, int, int], DeepFinding] = {}
+
+    # ---- findings ------------------------------------------------------------------------
+    def add(self, rule: str, node: ast.AST, detail: str) -> None:
+        key = (rule, node.lineno, node.col_offset)
+        if key not in self.found:
+            self.found[key] = DeepFinding(rule, node.lineno, node.col_offset,
+                                          getattr(node, "end_lineno", None) or node.lineno,
+                                          getattr(node, "end_col_offset", None) or node.col_offset, detail)
+
+    @staticmethod
+    def text(node: ast.AST) -> str:
+        try:
+            s = ast.unparse(node)
+        except (ValueError, RecursionError):
+            return "..."
+        return s if len(s) <= 60 else s[:57] + "..."
+
+    def builtin(self, name: str) -> bool:
+        return name not in self.env and name not in self.bound and is_builtin(name, self.ctx.bound)
+
+    # ---- statements ----------------------------------------------------------------------
+    def block(self, stmts: list[ast.stmt]) -> None:
+        for stmt in stmts:
+            self.stmt(stmt)
+            if isinstance(stmt, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
+                return  # the rest of the block is never compiled
+
+    def bind(self, target: ast.expr, kind: str | None) -> None:
+        if isinstance(target, ast.Name):
+            self.env[target.id] = kind
+            self.bound.add(target.id)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for t in target.elts:
+                self.bind(t.value if isinstance(t, ast.Starred) else t, T if kind in TRACERS else None)
+        elif isinstance(target, ast.Starred):
+            self.bind(target.value, None)
+        else:  # self.x = ..., a[i] = ...: the support table's business; still look inside
+            self.expr(target)
+
+    def stmt(self, s: ast.stmt) -> None:
+        if isinstance(s, ast.Assign):
+            kind = self.expr(s.value)
+            for t in s.targets:
+                self.bind(t, kind)
+        elif isinstance(s, ast.AugAssign):
+            right = self.expr(s.value)
+            if isinstance(s.target, ast.Name):
+                self.bind(s.target, self._arith(self.env.get(s.target.id), right))
+            else:
+                self.expr(s.target)
+        elif isinstance(s, ast.AnnAssign):
+            if s.value is not None:
+                self.bind(s.target, self.expr(s.value))
+        elif isinstance(s, (ast.Expr, ast.Return)):
+            if s.value is not None:
+                self.expr(s.value)
+        elif isinstance(s, ast.If):
+            self.stmt_if(s)
+        elif isinstance(s, ast.While):
+            self.stmt_while(s)
+        elif isinstance(s, ast.For):
+            self.stmt_for(s)
+        elif isinstance(s, ast.Assert):
+            self.test(s.test)
+            if s.msg is not None:
+                self.expr(s.msg)
+        elif isinstance(s, ast.Raise):
+            if isinstance(s.exc, ast.Call):
+                for a in s.exc.args:
+                    self.expr(a)
+        elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            self.env[s.name] = None
+            self.bound.add(s.name)
+        elif isinstance(s, (ast.Import, ast.ImportFrom)):
+            for a in s.names:
+                name = a.asname or a.name.split(".")[0]
+                self.env[name] = None
+                self.bound.add(name)
+        # try / with / async / global / delete: the support table reports the statement itself (Graph mode
+        # refuses it, or breaks the graph there and runs it in Python): nothing inside is compiled as such
+
+    def test(self, node: ast.expr) -> str | None:
+        self.in_test += 1
+        try:
+            return self.expr(node)
+        finally:
+            self.in_test -= 1
+
+    def branch(self, stmts: list[ast.stmt]) -> tuple[dict[str, str | None], set[str]]:
+        saved_env, saved_bound = dict(self.env), set(self.bound)
+        self.block(stmts)
+        out = (self.env, self.bound)
+        self.env, self.bound = saved_env, saved_bound
+        return out
+
+    def stmt_if(self, s: ast.If) -> None:
+        kind = self.test(s.test)
+        if kind == TS:
+            self.tensor_if(s)
+        then_env, then_bound = self.branch(s.body)
+        else_env, else_bound = self.branch(s.orelse)
+        self.env = _merge(then_env, else_env)
+        self.bound = then_bound | else_bound
+
+    def tensor_if(self, s: ast.If) -> None:
+        both = s.body + s.orelse
+        if _has(both, (ast.Break, ast.Continue)):
+            self.add("tensor_break", s, f"`if {self.text(s.test)}:` holds a break/continue")
+            return
+        if _has(both, (ast.Return,)):
+            if self.loop_depth:
+                self.add("tensor_if", s, f"a return inside `if {self.text(s.test)}:` inside a loop")
+                return
+        else:
+            then_own, else_own = _own_bindings(s.body), _own_bindings(s.orelse)
+            for name in _store_names(both):
+                if name not in self.bound and (name not in then_own or name not in else_own):
+                    self.add("tensor_if", s, f"'{name}' is assigned in only one branch of `if {self.text(s.test)}:`"
+                             f" and has no value before it")
+                    break
+        for branch in (s.body, s.orelse):
+            for stmt in branch:
+                if isinstance(stmt, ast.Raise):
+                    self.tensor_raise(s, stmt)
+
+    def tensor_raise(self, s: ast.If, r: ast.Raise) -> None:
+        exc = r.exc
+        where = f"inside `if {self.text(s.test)}:` (both branches are compiled)"
+        if isinstance(exc, ast.Call) and isinstance(exc.func, ast.Name) and exc.func.id in BUILTIN_EXCEPTIONS \
+                and self.builtin(exc.func.id):
+            self.add("unsupported_call", exc, f"{exc.func.id}(...) {where}")
+        elif exc is None or (isinstance(exc, ast.Name) and (
+                exc.id in self.ctx.user_exceptions or (exc.id in BUILTIN_EXCEPTIONS and self.builtin(exc.id)))) \
+                or (isinstance(exc, ast.Call) and isinstance(exc.func, ast.Name)
+                    and exc.func.id in self.ctx.user_exceptions):
+            self.add("raise", r, f"`{self.text(r)}` {where}")
+
+    def loop_body(self, body: list[ast.stmt], first: dict[str, str | None]) -> None:
+        """A loop's body as its first iteration sees the names, then as any later one may."""
+        self.loop_depth += 1
+        try:
+            self.env = dict(first)
+            self.block(body)
+            self.env = _merge(first, self.env)
+            again = dict(self.env)
+            self.block(body)
+            self.env = _merge(again, self.env)
+        finally:
+            self.loop_depth -= 1
+
+    def stmt_while(self, s: ast.While) -> None:
+        if s.orelse:
+            self.add("unsupported_syntax", s, "while ... else")
+        kind = self.test(s.test)
+        before = dict(self.env)
+        if kind == TS:
+            if _has(s.body, (ast.Break, ast.Continue, ast.Return)):
+                self.add("tensor_break", s, f"`while {self.text(s.test)}:` holds a break/continue/return")
+            first = dict(before)
+            for name in _store_names(s.body):  # loop-carried values become graph values
+                if name in self.bound:
+                    first[name] = T
+            self.loop_body(s.body, first)
+        else:
+            self.loop_body(s.body, before)
+        self.env = _merge(before, self.env)
+
+    def stmt_for(self, s: ast.For) -> None:
+        if s.orelse:
+            self.add("unsupported_syntax", s, "for ... else")
+        kind = self.expr(s.iter)
+        before = dict(self.env)
+        self.bind(s.target, T if kind in TRACERS else None)
+        first = dict(self.env)
+        self.loop_body(s.body, first)
+        self.env = _merge(before, self.env)
+
+    # ---- expressions ---------------------------------------------------------------------
+    def expr(self, node: ast.expr | None) -> str | None:
+        if node is None:
+            return None
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is not None:
+            return method(node)
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                self.expr(child)
+        return None
+
+    def expr_Name(self, node: ast.Name) -> str | None:
+        return self.env.get(node.id)
+
+    def expr_Constant(self, node: ast.Constant) -> str | None:
+        return None
+
+    def expr_Lambda(self, node: ast.Lambda) -> str | None:
+        return None  # compiled only when called, with arguments this check does not see
+
+    def _comprehension(self, node: Any, parts: list[ast.expr]) -> None:
+        saved = dict(self.env)
+        for gen in node.generators:
+            kind = self.expr(gen.iter)
+            self.bind_local(gen.target, T if kind in TRACERS else None)
+            for cond in gen.ifs:
+                self.test(cond)
+        for p in parts:
+            self.expr(p)
+        self.env = saved
+
+    def bind_local(self, target: ast.expr, kind: str | None) -> None:
+        for n in ast.walk(target):
+            if isinstance(n, ast.Name):
+                self.env[n.id] = kind
+
+    def expr_ListComp(self, node: ast.ListComp) -> str | None:
+        self._comprehension(node, [node.elt])
+        return None
+
+    expr_SetComp = expr_ListComp
+    expr_GeneratorExp = expr_ListComp
+
+    def expr_DictComp(self, node: ast.DictComp) -> str | None:
+        self._comprehension(node, [node.key, node.value])
+        return None
+
+    def expr_NamedExpr(self, node: ast.NamedExpr) -> str | None:
+        kind = self.expr(node.value)
+        self.bind(node.target, kind)
+        return kind
+
+    def expr_JoinedStr(self, node: ast.JoinedStr) -> str | None:
+        for v in node.values:
+            if isinstance(v, ast.FormattedValue):
+                if self.expr(v.value) in TRACERS:
+                    self.add("dynamic_raise", v, f"`{self.text(v.value)}` is a tensor inside an f-string")
+                if v.format_spec is not None:
+                    self.expr(v.format_spec)
+        return None
+
+    @staticmethod
+    def _arith(a: str | None, b: str | None, b_const: bool = False) -> str | None:
+        kinds = {a, b}
+        if not kinds & {T, TS, REAL}:
+            return None
+        if a == TS and (b == TS or b_const):
+            return TS
+        return T
+
+    def expr_BinOp(self, node: ast.BinOp) -> str | None:
+        a, b = self.expr(node.left), self.expr(node.right)
+        if a == TS and b is None and _number(node.right):
+            return TS
+        if b == TS and a is None and _number(node.left):
+            return TS
+        return self._arith(a, b)
+
+    def expr_UnaryOp(self, node: ast.UnaryOp) -> str | None:
+        kind = self.expr(node.operand)
+        if isinstance(node.op, ast.Not):
+            if kind in TRACERS and not self.in_test:
+                self.add("python_value_of_tensor", node, f"`not` of the tensor `{self.text(node.operand)}`")
+                return None
+            return kind if kind in TRACERS else None
+        return T if kind == REAL else kind
+
+    def expr_BoolOp(self, node: ast.BoolOp) -> str | None:
+        kinds = [self.expr(v) for v in node.values]
+        if kinds[0] in TRACERS and not self.in_test:
+            word = "and" if isinstance(node.op, ast.And) else "or"
+            self.add("python_value_of_tensor", node, f"`{word}` on the tensor `{self.text(node.values[0])}`")
+            return None
+        if self.in_test and all(k == TS for k in kinds):
+            return TS
+        return None
+
+    def expr_Compare(self, node: ast.Compare) -> str | None:
+        left = self.expr(node.left)
+        rights = [self.expr(c) for c in node.comparators]
+        if len(node.ops) != 1:
+            return None
+        op, right, comp = node.ops[0], rights[0], node.comparators[0]
+        if isinstance(op, (ast.In, ast.NotIn)):
+            if left in TRACERS and isinstance(comp, (ast.List, ast.Tuple, ast.Set)) and comp.elts \
+                    and not self.in_test:
+                self.add("python_value_of_tensor", node, f"`{self.text(node)}` compares the tensor with each item")
+            return None
+        if isinstance(op, (ast.Is, ast.IsNot)):
+            return None
+        if _is_none(node.left) or _is_none(comp):
+            return None
+        if left == TS and (right == TS or _number(comp)) or right == TS and _number(node.left):
+            return TS
+        if {left, right} & {T, TS, REAL}:
+            return T
+        return None
+
+    def expr_IfExp(self, node: ast.IfExp) -> str | None:
+        test = self.test(node.test)
+        body, orelse = self.expr(node.body), self.expr(node.orelse)
+        if test in TRACERS:
+            return T
+        return _loose(body, orelse)
+
+    def expr_Attribute(self, node: ast.Attribute) -> str | None:
+        if self.self_name and isinstance(node.value, ast.Name) and node.value.id == self.self_name:
+            return REAL if self.ctx.attr(node.attr) == "param" else None
+        kind = self.expr(node.value)
+        if kind in (T, TS, REAL) and node.attr in ("T", "mT"):
+            return T if kind == REAL else kind
+        return None
+
+    def expr_Subscript(self, node: ast.Subscript) -> str | None:
+        value = self.expr(node.value)
+        index = self.expr(node.slice)
+        if index in TRACERS and not self.in_test and (
+                isinstance(node.value, (ast.List, ast.Tuple)) or
+                isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)):
+            self.add("python_value_of_tensor", node, f"the tensor `{self.text(node.slice)}` used as a Python index")
+        return T if value in (T, TS, REAL) else None
+
+    def expr_Call(self, node: ast.Call) -> str | None:
+        func = node.func
+        receiver = self.expr(func.value) if isinstance(func, ast.Attribute) else None
+        args = [self.expr(a.value if isinstance(a, ast.Starred) else a) for a in node.args]
+        for k in node.keywords:
+            self.expr(k.value)
+        if isinstance(func, ast.Name):
+            return self.call_name(node, func.id, args)
+        if isinstance(func, ast.Attribute):
+            return self.call_attr(node, func, receiver, args)
+        self.expr(func)
+        return None
+
+    def call_name(self, node: ast.Call, name: str, args: list[str | None]) -> str | None:
+        if name in self.env or name in self.bound:
+            return None  # a local: this check does not follow it
+        if self.builtin(name):
+            return self.call_builtin(node, name, args)
+        if name in dict(self.ctx.plain_classes):
+            self.add("unsupported_call", node, f"`{name}` is a plain Python class (not a Cell)")
+        elif self.ctx.instance_class(name) is not None:
+            self.add("unsupported_call", node, f"`{name}` is an instance of the plain class "
+                     f"`{self.ctx.instance_class(name)}`")
+        return None
+
+    def call_builtin(self, node: ast.Call, name: str, args: list[str | None]) -> str | None:
+        if name in _CONVERTERS and len(node.args) == 1 and not node.keywords:
+            if args[0] in TRACERS:
+                if not self.in_test:
+                    self.add("python_value_of_tensor", node, f"`{name}()` of the tensor `{self.text(node.args[0])}`")
+                    return None
+                return TS if args[0] == TS else None
+            return None
+        if name in ("max", "min") and len(node.args) >= 2 and any(a in TRACERS for a in args) and not self.in_test:
+            self.add("python_value_of_tensor", node, f"`{name}()` compares tensors as Python values")
+        elif name == "range" and any(a in TRACERS for a in args) and not self.in_test:
+            self.add("python_value_of_tensor", node, "`range()` of a tensor")
+        elif name not in ide.compile_time_builtins() and name not in ide.impure_builtins() and name != "print" \
+                and name not in BUILTIN_EXCEPTIONS:
+            self.add("unsupported_call", node, f"the builtin `{name}()` is not evaluated by Graph mode")
+        return None
+
+    def call_attr(self, node: ast.Call, func: ast.Attribute, receiver: str | None,
+                  args: list[str | None]) -> str | None:
+        method = func.attr
+        if receiver in (T, TS, REAL):
+            if method == "item" and node.args and not self.in_test:
+                self.add("python_value_of_tensor", node, f"`.item(...)` of the tensor `{self.text(func.value)}`")
+                return None
+            if method == "item" and self.in_test:
+                return TS if receiver == TS else None
+            if method in TENSOR_METHODS:
+                full = method in FULL_REDUCTIONS and not node.args and not node.keywords
+                return TS if full or receiver == TS and method not in ("reshape", "view", "tile", "broadcast_to") \
+                    else T
+            return None
+        value = func.value
+        if isinstance(value, ast.Name) and value.id not in self.env and value.id not in self.bound:
+            module = self._module(value.id)
+            if module == "math" and method in _MATH_FLOAT and any(a in TRACERS for a in args) and not self.in_test:
+                self.add("python_value_of_tensor", node, f"`math.{method}()` needs a Python float")
+                return None
+            if module == "numpy" and method in _NUMPY_CONVERT and args and args[0] in TRACERS and not self.in_test:
+                self.add("python_value_of_tensor", node, f"`np.{method}()` of a tensor")
+                return None
+            cls = self.ctx.instance_class(value.id)
+            if cls is not None and (self.ctx.methods(cls) or {}).get(method) == "plain":
+                self.add("unsupported_call", node, f"`{value.id}.{method}` is a method of the plain class `{cls}`")
+                return None
+        if self.self_name and isinstance(value, ast.Name) and value.id == self.self_name:
+            kind = self.ctx.attr(method)
+            if kind is not None and kind.startswith("layer:"):
+                return T
+            if kind is not None and kind.startswith("plain:"):
+                self.add("unsupported_call", node, f"`self.{method}` is an instance of the plain class `{kind[6:]}`")
+            return None
+        if self.self_name and isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) \
+                and value.value.id == self.self_name:
+            kind = self.ctx.attr(value.attr)
+            if kind is not None and kind.startswith("plain:") and (self.ctx.methods(kind[6:]) or {}).get(method) \
+                    == "plain":
+                self.add("unsupported_call", node, f"`self.{value.attr}.{method}` is a method of the plain class "
+                         f"`{kind[6:]}`")
+            return None
+        qual = self._qual(func)
+        if qual is not None and qual.startswith("ops."):
+            op = qual[4:]
+            if op in SINGLE_OUTPUT_OPS:
+                full = op in FULL_REDUCTIONS and len(node.args) == 1 and not node.keywords
+                return TS if full else T
+        return None
+
+    # ---- names ---------------------------------------------------------------------------
+    def _module(self, name: str) -> str | None:
+        return self.modules.get(name)
+
+    def _qual(self, func: ast.expr) -> str | None:
+        name = dotted(func)
+        return self.resolve(name) if name is not None else None
+
+
+def _number(node: ast.expr) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    return isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def check_function(fn: ast.FunctionDef, ctx: FunctionContext, is_method: bool, modules: dict[str, str],
+                   resolve: Callable[[str], str | None]) -> list[DeepFinding]:
+    """The deeper findings for one compiled function. `modules` maps local names to the modules they
+    import (``np`` -> ``numpy``); `resolve` maps a dotted name as written to Spore's qualified name
+    (`Analysis.resolve`)."""
+    checker = _Checker(fn, ctx, is_method, modules, resolve)
+    checker.block(fn.body)
+    return sorted(checker.found.values(), key=lambda f: (f.line, f.col))
