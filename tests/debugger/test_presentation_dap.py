@@ -16,6 +16,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from tests.debugger.dap_client import TIMEOUT, DAPClient, adapter_argv
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,11 +58,15 @@ def children(dap: DAPClient, ref: int) -> dict[str, dict]:
     return {v["name"]: v for v in dap.request("variables", variablesReference=ref)["body"]["variables"]}
 
 
-def test_a_plain_debugpy_session_shows_tensors_parameters_and_cells(tmp_path):
+@pytest.mark.parametrize("adapter", ["debugpy", "spore"])
+def test_a_debug_session_shows_tensors_parameters_and_cells(tmp_path, adapter):
+    """debugpy's own adapter on a plain program, and spore-debug (which forwards all of it). The
+    plugin is found by pydevd's discovery, as after a regular install (see the register tests for
+    the editable install)."""
     program = tmp_path / "prog.py"
     program.write_text(PROGRAM)
     env = env_with(PYTHONPATH=str(plugin_site(tmp_path)))
-    with DAPClient.spawn(adapter_argv("debugpy"), env=env) as dap:
+    with DAPClient.spawn(adapter_argv(adapter), env=env) as dap:
         thread = stop_at(dap, program, [READY_LINE], env=env)
         frame = dap.top_frame(thread)
         assert frame["line"] == READY_LINE
