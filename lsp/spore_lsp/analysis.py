@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .documents import Program, byte_to_char
+from .incremental import SegmentedTree, merge
 
 SPORE_ROOTS = ("spore", "mindspore")
 
@@ -68,6 +69,13 @@ class FunctionFacts:
     jit: bool                # decorated with @jit (compiled in either mode)
     fullgraph: bool          # @jit(fullgraph=True): refused rather than broken
     facts: dict[str, Any] = field(default_factory=dict)  # room for later analyses (shapes, ...)
+    # its 1-based first and last lines when analysed: a later version may move the shared node (incremental.py)
+    lineno: int = field(init=False, default=0)
+    end_lineno: int = field(init=False, default=0)
+
+    def __post_init__(self) -> None:
+        self.lineno = self.node.lineno
+        self.end_lineno = self.node.end_lineno or self.node.lineno
 
 
 @dataclass
@@ -153,8 +161,7 @@ class Analysis:
         """The innermost compiled function containing a 0-based program line."""
         best = None
         for f in self.functions:
-            if f.node.lineno - 1 <= line <= (f.node.end_lineno or f.node.lineno) - 1 and (
-                    best is None or f.node.lineno > best.node.lineno):
+            if f.lineno - 1 <= line <= f.end_lineno - 1 and (best is None or f.lineno > best.lineno):
                 best = f
         return best
 
@@ -310,74 +317,105 @@ def _first_bad_char(text: str) -> tuple[int, int]:
     return 0, 0
 
 
-def analyse(program: Program, previous: Analysis | None, api: Any = None) -> Analysis:
+def analyse(program: Program, previous: Analysis | None, api: Any = None,
+            segmented: SegmentedTree | None = None) -> Analysis:
     """The analysis of one program version; `previous` (the last good one) is kept when this does not parse.
 
     `api` is the loaded `api.ApiIndex` or None while it loads: the checks that need Spore's public
     names (unknown names) run only with it, and the analysis says whether they ran.
+
+    `segmented` (the program's `incremental.SegmentedTree`, kept from version to version) makes it
+    incremental: only the top-level statements an edit touched are parsed and walked again, and the checks
+    that read one statement at a time keep their findings for the others. The result is the same as
+    without it (`tests/lsp/test_incremental.py`).
     """
 
     was_enabled = gc.isenabled()
     gc.disable()  # tens of thousands of fresh AST nodes would otherwise trigger collection after collection
     try:
-        return _analyse(program, previous, api)
+        return _analyse(program, previous, api, segmented)
     finally:
         if was_enabled:
             gc.enable()
 
 
-def _analyse(program: Program, previous: Analysis | None, api: Any) -> Analysis:
-    from . import graph_rules, habits, shapes, unknown_names
+def _lone_cr(text: str) -> bool:
+    """A "\r" not followed by "\n": Python breaks the line there, `Program.lines` does not."""
+    return "\r" in text and text.count("\r") != text.count("\r\n")
 
-    tree, error = parse(program)
-    if tree is None:
+
+def _analyse(program: Program, previous: Analysis | None, api: Any, segmented: SegmentedTree | None) -> Analysis:
+    if segmented is not None and _lone_cr(program.text):
+        segmented.reset()  # parsed whole; the next version that has none starts the segments afresh
+        segmented = None
+    if segmented is None:
+        tree, error = parse(program)
+        segments = None
+    else:
+        segments, error = segmented.update(program.lines, lambda: parse(program))
+        tree = None
+    if tree is None and segments is None:
         if previous is not None and previous.tree is not None:
             return dataclasses.replace(previous, syntax_error=error, stale=True, issues=list(previous.issues),
                                        errors=[])
         return Analysis(program, None, error)
-    an = Analysis(program, tree)
-    an.nodes, an.parents, an.only_child = _walk(tree)
-    an.aliases = _aliases(tree, an.nodes)
+    if segments is None:
+        assert tree is not None
+        an = Analysis(program, tree)
+        an.nodes, an.parents, an.only_child = _walk(tree)
+        marked = an.nodes
+    else:
+        module, nodes, parents, only_child, marked = merge(segments)
+        an = Analysis(program, module, nodes=nodes, parents=parents, only_child=only_child)
+    an.aliases = _aliases(an.tree, marked)
     an.is_spore = any(t.split(".")[0] in SPORE_ROOTS for t in an.aliases.values())
-    an.functions = _functions(an.nodes)
-    an.context_calls = _context_calls(an.nodes)
-    checks = []
-    if an.is_spore:  # a file that does not import spore/mindspore is not Spore code: no noise there
-        checks.append(("graph-mode", lambda: graph_rules.check(an)))
-        checks.append(("pytorch habits", lambda: habits.check(an, api)))
-        if api is not None:
-            checks.append(("unknown names", lambda: unknown_names.check(an, api)))
-            # static shapes ask the engine (spore.ide), loaded by then: the first diagnostics never wait for it
-            checks.append(("static shapes", lambda: shapes.check(an)))
-            an.api_checked = True
-    for name, run in checks:  # one failing check (a pathological tree) must not cost the others
-        try:
-            run()
-        except (Exception, RecursionError) as err:  # noqa: BLE001
-            an.errors.append(f"{name} check failed: {type(err).__name__}: {err}")
-    an.issues.sort(key=lambda i: (i.line, i.col, i.code))
+    an.functions = _functions(marked)
+    an.context_calls = _context_calls(marked)
+    from .checking import run_checks  # the checks import this module
+
+    run_checks(an, api, segments)
+    an.issues.sort(key=_order)
     return an
 
 
-class AnalysisCache:
-    """The analysis of each open program, made once per version (and again when the API index arrives)."""
+def _order(i: Issue) -> tuple:
+    """Issues in reading order; the later fields only break ties, so the order never depends on the walk's."""
+    return i.line, i.col, i.code, i.end_line, i.end_col, i.severity, i.message
 
-    def __init__(self) -> None:
+
+class AnalysisCache:
+    """The analysis of each open program, made once per version (and again when the API index arrives).
+
+    Each program keeps its `SegmentedTree`, so a new version is analysed incrementally; analyses of one
+    program are made one at a time (the segments are shared state), different programs in parallel."""
+
+    def __init__(self, incremental: bool = True) -> None:
+        self.incremental = incremental
         self._lock = threading.Lock()
         self._by_key: dict[str, tuple[Any, Analysis]] = {}
         self._good: dict[str, Analysis] = {}
+        self._trees: dict[str, SegmentedTree] = {}
+        self._busy: dict[str, threading.Lock] = {}
 
     def get(self, program: Program, api: Any = None) -> Analysis:
         stamp = (program.version, hash(program.text), api is not None)
         with self._lock:
             hit = self._by_key.get(program.key)
+            busy = self._busy.setdefault(program.key, threading.Lock())
         if hit is not None and hit[0] == stamp:
             return hit[1]
-        an = analyse(program, self._good.get(program.key), api)
-        with self._lock:
-            self._by_key[program.key] = (stamp, an)
-            if not an.stale and an.tree is not None:
-                self._good[program.key] = an
+        with busy:
+            with self._lock:
+                hit = self._by_key.get(program.key)
+                tree = self._trees.setdefault(program.key, SegmentedTree()) if self.incremental else None
+                previous = self._good.get(program.key)
+            if hit is not None and hit[0] == stamp:  # made by another thread while this one waited
+                return hit[1]
+            an = analyse(program, previous, api, tree)
+            with self._lock:
+                self._by_key[program.key] = (stamp, an)
+                if not an.stale and an.tree is not None:
+                    self._good[program.key] = an
         return an
 
     def latest(self, key: str) -> Analysis | None:
@@ -390,3 +428,5 @@ class AnalysisCache:
         with self._lock:
             self._by_key.pop(key, None)
             self._good.pop(key, None)
+            self._trees.pop(key, None)
+            self._busy.pop(key, None)
