@@ -221,3 +221,20 @@ def test_a_hundred_million_element_tensor_over_dap_costs_no_copy_in_the_debuggee
                              context="repl")["body"]["result"]
         assert int(growth) < 64, f"debuggee peak RSS grew by {growth} MiB"  # the tensor is 381 MiB
         dap.request("continue", threadId=thread)
+
+
+def test_pydevd_loads_the_plugin_without_loading_numpy_or_the_engine(tmp_path):
+    """Discovery imports the plugin in every debugpy session: a program that never uses Spore must
+    not pay for NumPy or the engine because of it."""
+    program = tmp_path / "plain.py"
+    program.write_text("import sys\ntotal = sum(range(10))\nprint(total)\n")
+    env = env_with(PYTHONPATH=str(plugin_site(tmp_path)))
+    with DAPClient.spawn(adapter_argv("debugpy"), env=env) as dap:
+        thread = stop_at(dap, program, [3], env=env)
+        frame = dap.top_frame(thread)
+        probe = ("('pydevd_plugins.extensions.pydevd_plugin_spore' in sys.modules, "
+                 "sorted(m for m in ('numpy', 'spore', 'spore.tensor') if m in sys.modules))")
+        result = dap.request("evaluate", expression=probe, frameId=frame["id"], context="repl")["body"]["result"]
+        assert result == "(True, [])"
+        assert dap.locals(frame["id"])["total"]["value"] == "45"
+        dap.request("continue", threadId=thread)
