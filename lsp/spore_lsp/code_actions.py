@@ -7,6 +7,7 @@ import ast
 
 from lsprotocol import types
 
+from . import jit_actions
 from .analysis import Analysis, Edit
 from .convert import code_action, diagnostic, workspace_edit
 from .server import SporeLanguageServer, guarded, server
@@ -59,14 +60,26 @@ def code_actions(ls: SporeLanguageServer, params: types.CodeActionParams) -> lis
     if an.tree is None:
         return []
     out: list[types.CodeAction] = []
+    refactor = types.CodeActionKind.RefactorRewrite
     for issue in [] if an.stale else an.issues:  # a stale analysis's positions may no longer fit the text
-        if not issue.fixes:
+        if not issue.fixes and not issue.code.startswith("graph-"):
             continue
         diag_uri, diag = diagnostic(an.program, issue)
         if diag_uri != uri or not _overlaps(diag.range, params.range):
             continue
         out.extend(code_action(an.program, fix, diag) for fix in issue.fixes)
+        if issue.code.startswith("graph-"):
+            for title, edits in jit_actions.move_out(an, issue, an.issues):
+                out.append(types.CodeAction(title=title, kind=refactor, diagnostics=[diag],
+                                            edit=workspace_edit(an.program, edits)))
     line = an.program.to_program(uri, params.range.start.line)
+    if an.is_spore and line is not None and not an.stale:
+        found = jit_actions.jit_candidate(an, line)
+        if found is not None:
+            fn, scope = found
+            alias = an.alias_for("spore") or "ms"
+            out.append(types.CodeAction(title=f"Compile {scope} with @{alias}.jit", kind=refactor,
+                                        edit=workspace_edit(an.program, jit_actions.decorate(an, fn))))
     if an.is_spore and line is not None and not an.stale:
         mode, _ = an.context_before(line)
         target = "PYNATIVE_MODE" if mode == "GRAPH_MODE" else "GRAPH_MODE"

@@ -1,9 +1,14 @@
 """Each quick fix, applied to the text as an editor would, gives the expected Spore code; the mode
 switch edits the set_context call or inserts one."""
 
+import importlib.util
+
+import numpy as np
 import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
+
+import spore as ms
 
 from .helpers import apply_edits, by_code, open_and_diagnose
 
@@ -85,3 +90,113 @@ async def test_switch_mode_imports_spore_when_the_file_only_imports_mindspore_na
     (switch,) = [a for a in actions if a.title.startswith("Switch")]
     expected = "from spore import nn\nimport spore as ms\nms.set_context(mode=ms.GRAPH_MODE)\nx = 1\n"
     assert applied(text, uri, switch) == expected
+
+
+# ---- "compile with @ms.jit" ------------------------------------------------------------------
+NET = """import numpy as np
+import spore as ms
+from spore import nn, ops
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(2, 2)
+
+    def construct(self, x):
+        y = self.fc(x)
+        z = ops.relu(y)
+        print(z)
+        out = z * 2 + y
+        return out
+"""
+HEAD_MOVED = NET.replace("""        y = self.fc(x)
+        z = ops.relu(y)
+        print(z)""", """        y, z = self.construct_head(x)
+        print(z)""") + """
+    @ms.jit
+    def construct_head(self, x):
+        y = self.fc(x)
+        z = ops.relu(y)
+        return y, z
+"""
+TAIL_MOVED = NET.replace("""        out = z * 2 + y
+        return out
+""", """        return self.construct_tail(y, z)
+
+    @ms.jit
+    def construct_tail(self, y, z):
+        out = z * 2 + y
+        return out
+""")
+
+
+def run_net(source: str, tmp_path, name: str) -> np.ndarray:
+    """The refactoring keeps what the Cell computes: run it (this test's own sample, not the server)."""
+    path = tmp_path / f"{name}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(f"_jit_action_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    ms.set_seed(0)
+    net = module.Net()
+    return net(ms.Tensor(np.array([[1.0, -2.0]], np.float32))).asnumpy()
+
+
+@pytest.mark.parametrize("where, expected", [("before", HEAD_MOVED), ("after", TAIL_MOVED)])
+async def test_a_graph_mode_finding_in_construct_offers_to_move_the_pure_part_into_a_jit_method(
+        client: LanguageClient, tmp_path, capsys, where, expected):
+    uri, diags = await open_and_diagnose(client, "move.py", NET, lambda ds: bool(by_code(ds, "graph-print")))
+    diag = by_code(diags, "graph-print")[0]
+    actions = await actions_for(client, uri, diag)
+    (move,) = [a for a in actions if a.title.startswith("Move lines") and where in a.title]
+    assert move.kind == types.CodeActionKind.RefactorRewrite and "@ms.jit method" in move.title
+    after = applied(NET, uri, move)
+    assert after == expected
+    np.testing.assert_allclose(run_net(after, tmp_path, where), run_net(NET, tmp_path, "original"))
+
+
+async def test_no_move_where_a_value_crossing_the_cut_may_be_unbound(client: LanguageClient):
+    text = NET.replace("        y = self.fc(x)\n", "        if x.shape[0] > 1:\n            y = self.fc(x)\n"
+                       "        else:\n            y = x\n")
+    uri, diags = await open_and_diagnose(client, "nomove.py", text, lambda ds: bool(by_code(ds, "graph-print")))
+    titles = [a.title for a in await actions_for(client, uri, by_code(diags, "graph-print")[0])]
+    assert not [t for t in titles if t.startswith("Move")], "y is bound by an if, not by a top-level statement"
+    moved = text.replace("        out = z * 2 + y\n", "        out = z * 2\n")  # y no longer crosses the cut
+    uri, diags = await open_and_diagnose(client, "move2.py", moved, lambda ds: bool(by_code(ds, "graph-print")))
+    titles = [a.title for a in await actions_for(client, uri, by_code(diags, "graph-print")[0])]
+    assert len([t for t in titles if t.startswith("Move")]) == 2
+
+
+@pytest.mark.parametrize("before, line, title, after", [
+    ("def helper(x):\n    return ops.relu(x) + 1\n", 3, "Compile helper with @ms.jit",
+     "@ms.jit\ndef helper(x):\n    return ops.relu(x) + 1\n"),
+    ("class Net(nn.Cell):\n    def construct(self, x):\n        return ops.relu(x)\n", 4,
+     "Compile Net.construct with @ms.jit", "class Net(nn.Cell):\n    @ms.jit\n    def construct(self, x):\n"
+     "        return ops.relu(x)\n"),
+])
+async def test_compile_with_jit_decorates_the_function(client: LanguageClient, before, line, title, after):
+    text = HEAD + before
+    uri, _ = await open_and_diagnose(client, "jit.py", text)
+    (action,) = [a for a in await actions_at(client, uri, line) if a.title.startswith("Compile")]
+    assert action.title == title
+    assert applied(text, uri, action) == HEAD + after
+
+
+async def test_compile_with_jit_imports_spore_when_the_file_binds_no_alias(client: LanguageClient):
+    text = "from spore import ops\n\n\ndef helper(x):\n    return ops.relu(x)\n"
+    uri, _ = await open_and_diagnose(client, "jit2.py", text)
+    (action,) = [a for a in await actions_at(client, uri, 4) if a.title.startswith("Compile")]
+    assert applied(text, uri, action) == ("from spore import ops\nimport spore as ms\n\n\n@ms.jit\ndef helper(x):\n"
+                                          "    return ops.relu(x)\n")
+
+
+@pytest.mark.parametrize("text, line", [
+    (HEAD + "def plain(x):\n    return x + 1\n", 3),  # no Spore op: nothing to compile
+    (HEAD + "ms.set_context(mode=ms.GRAPH_MODE)\nclass Net(nn.Cell):\n    def construct(self, x):\n"
+     "        return ops.relu(x)\n", 5),  # compiled already
+    (HEAD + "@ms.jit\ndef step(x):\n    return ops.relu(x)\n", 4),
+])
+async def test_compile_with_jit_is_not_offered_where_it_changes_nothing(client: LanguageClient, text, line):
+    uri, _ = await open_and_diagnose(client, "nojit.py", text)
+    assert not [a for a in await actions_at(client, uri, line) if a.title.startswith("Compile")]
