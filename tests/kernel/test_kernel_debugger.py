@@ -148,6 +148,8 @@ def test_a_breakpoint_in_a_graph_mode_construct_of_a_cell_stops_there_with_real_
     top = frames[0]
     assert (top["source"]["path"], top["line"]) == (source, Z_LINE)
     assert "construct" in top["name"]
+    shown = [f.get("source", {}).get("path", "") for f in frames]
+    assert not [p for p in shown if "/engine/spore/" in p or "/spore_debug/" in p], shown  # Spore's own: hidden
 
     local = locals_of(kernel, top["id"])
     assert local["x"]["value"] == "Tensor[2, 4] f32 μ=3.5 σ=2.291 [0, 7]"
