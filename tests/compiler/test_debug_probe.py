@@ -128,8 +128,11 @@ def test_no_breakpoint_runs_compiled_and_a_breakpoint_runs_eagerly(probe):
     with CallCounter(Net.construct, Inner.construct) as calls:
         eager = net(x).asnumpy()
     assert calls.count(Net.construct) == 1
-    assert calls.count(Inner.construct) == 0  # no breakpoint in Inner: its own graph runs compiled
+    assert calls.count(Inner.construct) == 1  # inside the eager call its sub-cells run eagerly too (stepIn)
     np.testing.assert_allclose(eager, compiled, rtol=1e-6, atol=1e-6)
+    with CallCounter(Inner.construct) as calls:
+        net.inner(x)  # called on its own, outside the eager call: no breakpoint in it, compiled
+    assert calls.count(Inner.construct) == 0
     probe.set(__file__)  # breakpoint removed: compiled again
     with CallCounter(Net.construct) as calls:
         net(x)

@@ -16,10 +16,32 @@ its probe before the engine loads.
 
 from __future__ import annotations
 
+import contextlib
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 # [probe or None]: read on every compiled call, hence a one-slot list rather than a function call
 PROBE: list[Any] = [None]
+
+
+class _Eager(threading.local):
+    depth = 0
+
+
+_EAGER = _Eager()
+
+
+@contextlib.contextmanager
+def eager_for_debugger() -> Iterator[None]:
+    """While a call runs eagerly for a breakpoint, the compiled calls it makes (its sub-cells, the
+    Spore layers it uses) run eagerly too, in this thread: its graph had them inlined, so stepping
+    into a user sub-cell's construct reaches real lines and every value is PyNative's."""
+    _EAGER.depth += 1
+    try:
+        yield
+    finally:
+        _EAGER.depth -= 1
 
 
 def runs_eagerly(name: str, holder: Any, lines: tuple[tuple[str, int, int], ...]) -> bool:
@@ -29,6 +51,8 @@ def runs_eagerly(name: str, holder: Any, lines: tuple[tuple[str, int, int], ...]
     probe = PROBE[0]
     if probe is None:
         return False
+    if _EAGER.depth:
+        return True
     try:
         version = probe.version()
         cached = holder.debug_answer

@@ -36,7 +36,7 @@ from ..errors import (
 from ..ops.observers import OBSERVERS
 from ..ops.primitive import TRACING, Aval, Primitive
 from ..tensor import Parameter, Tensor
-from .debug_hooks import PROBE, runs_eagerly
+from .debug_hooks import PROBE, eager_for_debugger, runs_eagerly
 from .executor import Executable
 from .frontend import Frontend, parse_function
 from .grad import backprop
@@ -238,7 +238,8 @@ class JitFunction:
                 return self._call_python(args, kwargs)
             self.cache[key] = entry
         if PROBE[0] is not None and runs_eagerly(self.name, entry, entry.lines):
-            return self._call_python(args, kwargs)  # a debugger's breakpoint is in it: run the real lines
+            with eager_for_debugger():  # a debugger's breakpoint is in it: run the real lines
+                return self._call_python(args, kwargs)
         if OBSERVERS.active:
             return self._run_observed(entry, leaves, args, kwargs)
         return self.run(entry, leaves, args, kwargs)
@@ -389,7 +390,8 @@ class Segment(JitFunction):
             entry = self.compile((values,), {"guards": guards}, leaves)
             self.cache[key] = entry
         if PROBE[0] is not None and runs_eagerly(self.name, entry, entry.lines):
-            return self.twin(**values)  # a debugger's breakpoint is in it: these statements as Python
+            with eager_for_debugger():  # a debugger's breakpoint is in it: these statements as Python
+                return self.twin(**values)
         return self.run(entry, leaves)
 
     def trace_body(self, fe: Frontend, t_args: list, t_kwargs: dict) -> Any:
