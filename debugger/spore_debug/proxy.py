@@ -1,5 +1,5 @@
-"""One debug session: the client on one side, debugpy's own adapter (a child process speaking DAP
-on its stdio) on the other, and every message passed across.
+"""One debug session: the client on one side, debugpy's adapter on the other (see `upstream`),
+and every message passed across.
 
 The proxy renumbers what it sends each way (it also speaks for itself: error responses to
 malformed input, `output` events, a request debugpy needs that the client never sent), so it keeps
@@ -10,17 +10,18 @@ request (`runInTerminal`, `startDebugging`) -> debugpy's. Rewrites of Spore's ow
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
-from . import procs, rewrite
-from .framing import FrameError, MessageReader, encode
+from . import rewrite
+from .framing import FrameError, MessageReader
+from .upstream import Channel, ProcessUpstream, SocketUpstream
 
 Message = dict[str, Any]
+Upstream = ProcessUpstream | SocketUpstream
 DISCONNECT_GRACE = 10.0  # seconds debugpy gets to end the debuggee and exit before it is killed
 
 
@@ -29,32 +30,6 @@ def debugpy_adapter_argv(log_dir: str | None = None) -> list[str]:
     if log_dir:
         argv += ["--log-dir", log_dir]
     return argv
-
-
-class Channel:
-    """One side's writer: numbers each message it sends and writes whole frames under a lock."""
-
-    def __init__(self, write: Callable[[bytes], None], name: str) -> None:
-        self._write = write
-        self.name = name
-        self._seq = 0
-        self.lock = threading.Lock()
-        self.broken = False
-
-    def send(self, message: Message, on_seq: Callable[[int], None] | None = None) -> int:
-        """Send `message` with the next seq; `on_seq(seq)` runs before the write, so a reply that
-        races back finds its mapping."""
-        with self.lock:
-            self._seq += 1
-            message = {**message, "seq": self._seq}
-            if on_seq is not None:
-                on_seq(self._seq)
-            if not self.broken:
-                try:
-                    self._write(encode(message))
-                except (OSError, ValueError):
-                    self.broken = True
-            return self._seq
 
 
 @dataclass
@@ -79,66 +54,51 @@ class Session:
         self.reverse: dict[int, int] = {}
         self.lock = threading.Lock()
         self.done = threading.Event()
+        self.disconnected = threading.Event()  # debugpy answered a disconnect
         self.break_on_nan = False
         self.kind: str | None = None  # "launch" or "attach"
         self.shown_name: str | None = None
+        self.initialize_args: dict[str, Any] | None = None
         self.exception_breakpoints_sent = False
         self.disconnecting = False
         self.terminated_sent = False
-        self.proc: subprocess.Popen | None = None
-        self.adapter: Channel | None = None
+        self.upstream: Upstream | None = None
+        self.owned: list[int] = []  # processes under our debugpy adapter, last seen
 
     # -- lifecycle ----------------------------------------------------------------------------
     def run(self) -> int:
         """Serve until the session ends; returns debugpy's exit code (or 1 if it never started)."""
         try:
-            self.proc = subprocess.Popen(self.adapter_argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+            self.upstream = ProcessUpstream(self.adapter_argv)
         except OSError as exc:
             self.say(f"spore-debug: cannot start debugpy's adapter ({' '.join(self.adapter_argv)}): {exc}")
             self.event("terminated", {})
             return 1
-        stdin = self.proc.stdin
-        assert stdin is not None and self.proc.stdout is not None
-
-        def write_adapter(data: bytes) -> None:
-            stdin.write(data)
-            stdin.flush()
-
-        self.adapter = Channel(write_adapter, "debugpy")
-        from_adapter = threading.Thread(target=self._adapter_loop, name="from-debugpy", daemon=True)
-        from_client = threading.Thread(target=self._client_loop, name="from-client", daemon=True)
-        from_adapter.start()
-        from_client.start()
+        self._read_upstream_in_thread(self.upstream)
+        threading.Thread(target=self._client_loop, name="from-client", daemon=True).start()
         self.done.wait()
         return self._finish()
 
+    def _read_upstream_in_thread(self, upstream: Upstream) -> None:
+        threading.Thread(target=self._adapter_loop, args=(upstream,), name="from-debugpy", daemon=True).start()
+
     def _finish(self) -> int:
         """After either side ended: let debugpy end the debuggee and exit, then make sure of it."""
-        proc = self.proc
-        assert proc is not None
-        tree = procs.descendants(proc.pid)
-        if proc.poll() is None and not self.disconnecting and self.adapter is not None:
+        upstream = self.upstream
+        assert upstream is not None
+        tree = upstream.tree() or self.owned
+        if upstream.running() and not self.disconnecting:
             # the client went away without a disconnect: ask debugpy to end the session as one would
             self.log("client ended without disconnect; disconnecting debugpy")
+            self.disconnecting = True
             self._to_adapter({"type": "request", "command": "disconnect",
-                              "arguments": {"terminateDebuggee": self.kind != "attach"}}, None)
-        try:
-            proc.wait(DISCONNECT_GRACE)
-        except subprocess.TimeoutExpired:
-            self.log("debugpy did not exit after disconnect; killing it")
-        if proc.stdin is not None:
-            try:
-                proc.stdin.close()
-            except OSError:
-                pass
-        if self.kind != "attach":  # an attached process is not ours to end
-            procs.kill([p for p in [*tree, *procs.descendants(proc.pid)] if p != proc.pid])
-        if proc.poll() is None:
-            proc.kill()
-        code = proc.wait()
-        if proc.stdout is not None:
-            proc.stdout.close()
-        return code
+                              "arguments": {"terminateDebuggee": self.kind != "attach"}}, Pending(None, "disconnect"))
+            self.disconnected.wait(DISCONNECT_GRACE)
+            upstream.end_input()
+        if upstream.wait(DISCONNECT_GRACE) is None:
+            self.log(f"{upstream.name} did not exit after disconnect; killing it")
+        # an attached process is not ours to end; a launched one and debugpy's launcher are
+        return upstream.stop(tree if self.kind != "attach" else [])
 
     # -- client -> debugpy --------------------------------------------------------------------
     def _client_loop(self) -> None:
@@ -187,7 +147,9 @@ class Session:
 
     def _client_request(self, seq: int, command: str, arguments: dict[str, Any]) -> None:
         try:
-            if command == "launch":
+            if command == "initialize":
+                self.initialize_args = arguments
+            elif command == "launch":
                 self.kind = "launch"
                 self.break_on_nan = bool(arguments.get("breakOnNaN", False))
                 arguments, self.shown_name = rewrite.launch_arguments(arguments)
@@ -195,6 +157,9 @@ class Session:
                 self.kind = "attach"
                 self.break_on_nan = bool(arguments.get("breakOnNaN", False))
                 arguments = rewrite.attach_arguments(arguments)
+                where = rewrite.attach_address(arguments)
+                if where is not None:
+                    self._switch_to_remote(*where)
         except rewrite.LaunchError as err:
             self.fail(seq, command, str(err))
             self.say(f"spore-debug: {err}\n")
@@ -209,13 +174,31 @@ class Session:
             self._to_adapter({"type": "request", "command": "setExceptionBreakpoints", "arguments": spore},
                              Pending(None, "setExceptionBreakpoints"))
             self.exception_breakpoints_sent = True
-        elif command in ("disconnect", "terminate"):
-            self.disconnecting = self.disconnecting or command == "disconnect"
+        elif command == "disconnect":
+            self.disconnecting = True
         self._to_adapter({"type": "request", "command": command, "arguments": arguments},
                          Pending(seq, command, arguments))
 
+    def _switch_to_remote(self, host: str, port: int) -> None:
+        """Attach by address: talk to the adapter inside the listening process from now on (it was
+        started by `debugpy.listen`, so a second adapter of ours in between would find no server).
+        It gets the client's `initialize` first; our own adapter, unused, ends."""
+        try:
+            remote = SocketUpstream(host, port)
+        except OSError as exc:
+            raise rewrite.LaunchError(f"cannot connect to {host}:{port}: {exc.strerror or exc}") from None
+        local, self.upstream = self.upstream, remote
+        self._read_upstream_in_thread(remote)
+        self._to_adapter({"type": "request", "command": "initialize", "arguments": self.initialize_args or {}},
+                         Pending(None, "initialize"))
+        if local is not None:
+            local.end_input()
+            local.wait(DISCONNECT_GRACE)
+            local.stop(local.tree())
+
     def _to_adapter(self, message: Message, pending: Pending | None) -> None:
-        if self.adapter is None:
+        upstream = self.upstream
+        if upstream is None:
             return
 
         def remember(upstream_seq: int) -> None:
@@ -223,14 +206,15 @@ class Session:
                 with self.lock:
                     self.pending[upstream_seq] = pending
 
-        self.adapter.send(message, remember)
-        if self.adapter.broken and pending is not None and pending.client_seq is not None:
-            self.fail(pending.client_seq, pending.command, "debugpy's adapter is not running")
+        upstream.channel.send(message, remember)
+        if upstream.channel.broken and pending is not None and pending.client_seq is not None:
+            with self.lock:
+                self.pending = {k: v for k, v in self.pending.items() if v is not pending}
+            self.fail(pending.client_seq, pending.command, f"{upstream.name} is not running")
 
     # -- debugpy -> client --------------------------------------------------------------------
-    def _adapter_loop(self) -> None:
-        assert self.proc is not None and self.proc.stdout is not None
-        reader = MessageReader(self.proc.stdout)
+    def _adapter_loop(self, upstream: Upstream) -> None:
+        reader = MessageReader(upstream.reader)
         try:
             while True:
                 item = reader.read()
@@ -240,44 +224,35 @@ class Session:
                     self.log(f"bad frame from debugpy: {item.reason}")
                     continue
                 self._from_adapter(item)
+        except (OSError, ValueError):
+            pass  # the stream was closed under us (a switch to a remote adapter, or the end)
         except Exception as exc:  # noqa: BLE001
             self.say(f"spore-debug: internal error reading from debugpy: {exc!r}")
         finally:
-            code = self._wait_exit()
-            if not self.disconnecting:
-                self.say(f"spore-debug: debugpy's adapter exited unexpectedly (exit code {code})")
-            with self.lock:
-                orphans = [p for p in self.pending.values() if p.client_seq is not None]
-                self.pending.clear()
-            for p in orphans:
-                self.fail(p.client_seq, p.command, "debugpy's adapter exited before answering")
-            if not self.terminated_sent:
-                self.event("terminated", {})
-            self.done.set()
+            if upstream is self.upstream:
+                self._upstream_ended(upstream)
 
-    def _end_adapter_input(self) -> None:
-        """After `disconnect` the session is over, but debugpy's adapter waits for its input to end
-        (an editor would kill it); closing that input lets it, and then this process, exit now."""
-        assert self.proc is not None and self.proc.stdin is not None and self.adapter is not None
-        with self.adapter.lock:
-            self.adapter.broken = True
-            try:
-                self.proc.stdin.close()
-            except OSError:
-                pass
-
-    def _wait_exit(self) -> int | None:
-        assert self.proc is not None
-        try:
-            return self.proc.wait(DISCONNECT_GRACE)
-        except subprocess.TimeoutExpired:
-            return None
+    def _upstream_ended(self, upstream: Upstream) -> None:
+        code = upstream.wait(DISCONNECT_GRACE)
+        if not self.disconnecting:
+            self.say(f"spore-debug: {upstream.name} ended unexpectedly"
+                     + (f" (exit code {code})" if isinstance(upstream, ProcessUpstream) else ""))
+        with self.lock:
+            orphans = [p for p in self.pending.values() if p.client_seq is not None]
+            self.pending.clear()
+        for p in orphans:
+            self.fail(p.client_seq, p.command, f"{upstream.name} ended before answering")
+        if not self.terminated_sent:
+            self.event("terminated", {})
+        self.done.set()
 
     def _from_adapter(self, message: Message) -> None:
         kind = message.get("type")
         if kind == "response":
             with self.lock:
                 pending = self.pending.pop(message.get("request_seq", -1), None)
+            if pending is not None and pending.command == "disconnect":
+                self.disconnected.set()
             if pending is None or pending.client_seq is None:
                 if pending is not None and not message.get("success"):
                     self.log(f"debugpy refused the proxy's {pending.command}: {message.get('message')}")
@@ -288,20 +263,22 @@ class Session:
                     body = rewrite.initialize_response(body)
                 elif pending.command == "exceptionInfo":
                     body = rewrite.exception_info(body)
-            out = {**message, "request_seq": pending.client_seq}
+            out = {k: v for k, v in message.items() if k != "seq"}
+            out["request_seq"] = pending.client_seq
             if body is not None:
                 out["body"] = body
-            out.pop("seq", None)
             self.client.send(out)
-            if pending.command == "disconnect":
-                self._end_adapter_input()
+            if pending.command == "disconnect" and self.upstream is not None:
+                # the session is over, but debugpy's adapter waits for its input to end (an editor
+                # would kill it): closing it lets it, and then this session, end now
+                self.upstream.end_input()
         elif kind == "request":
-            upstream = message.get("seq")
+            upstream_seq = message.get("seq")
             out = {k: v for k, v in message.items() if k != "seq"}
 
             def remember(client_seq: int) -> None:
                 with self.lock:
-                    self.reverse[client_seq] = upstream  # type: ignore[assignment]
+                    self.reverse[client_seq] = upstream_seq  # type: ignore[assignment]
 
             self.client.send(out, remember)
         elif kind == "event":
@@ -312,6 +289,9 @@ class Session:
                 out["body"] = {**out["body"], "name": self.shown_name}
             if name == "terminated":
                 self.terminated_sent = True
+            elif name in ("process", "debugpyAttach") and isinstance(self.upstream, ProcessUpstream):
+                # remember who runs under debugpy now: if debugpy dies, they are re-parented away
+                self.owned = self.upstream.tree() or self.owned
             self.client.send(out)
 
     # -- the proxy's own messages -------------------------------------------------------------

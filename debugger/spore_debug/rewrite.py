@@ -174,6 +174,17 @@ def attach_arguments(args: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def attach_address(args: dict[str, Any]) -> tuple[str, int] | None:
+    """(host, port) for an attach by address (`connect`, or `host`/`port`): a process that runs
+    debugpy's adapter itself (`debugpy.listen`). None for attach by `processId` or `listen`."""
+    connect = args.get("connect")
+    if isinstance(connect, dict):
+        return str(connect.get("host") or "127.0.0.1"), int(connect["port"])
+    if "port" in args and "processId" not in args:
+        return str(args.get("host") or "127.0.0.1"), int(args["port"])
+    return None
+
+
 def exception_breakpoints(args: dict[str, Any], break_on_nan: bool) -> dict[str, Any]:
     """`setExceptionBreakpoints` in debugpy's terms: `spore-compile` becomes an exceptionOptions
     entry that always breaks on `GraphCompileError` (raised from the user's line, so justMyCode
