@@ -12,6 +12,9 @@ ipykernel's `Debugger` serves with debugpy running inside the kernel. What Spore
 - the `spore-compile` exception filter offered in the `initialize` response, translated to
   debugpy's exceptionOptions in `setExceptionBreakpoints`, and Spore's message as the
   `exceptionInfo` description (the adapter's own rewrites, `spore_debug.rewrite`);
+- a `spore-nan` filter ("Spore: NaN/Inf produced", off by default), the notebook's `breakOnNaN`: a
+  notebook has no launch configuration, so the guard is switched with the exception filters
+  (`SPORE_DEBUG_BREAK_ON_NAN=1` in the kernel's environment turns it on as well);
 - Spore's installed folders hidden from the stack like the kernel's own modules (they are editable
   installs, which pydevd would show as user code).
 
@@ -28,9 +31,18 @@ from ipykernel.debugger import Debugger
 log = logging.getLogger("spore_kernel")
 
 
-def install_hooks() -> None:
-    """Spore's debuggee hooks and tensor presentation in this process (idempotent); a failure is
-    logged, never raised into the debug request."""
+NAN_FILTER = {
+    "filter": "spore-nan",
+    "label": "Spore: NaN/Inf produced",
+    "default": False,
+    "description": "Stop on your line at the first op whose output holds NaN or Inf (every op is checked "
+                   "while this is on), with the op and its input and output statistics.",
+}
+
+
+def install_hooks(break_on_nan: bool | None = None) -> None:
+    """Spore's debuggee hooks and tensor presentation in this process (idempotent; `break_on_nan`
+    None keeps the environment's setting); a failure is logged, never raised into the debug request."""
     try:
         from spore_debug.presentation_pydevd import register
 
@@ -40,9 +52,20 @@ def install_hooks() -> None:
     try:
         from spore_debug.debuggee import install
 
-        install()
+        install(break_on_nan=break_on_nan)
     except Exception:
         log.warning("Spore debuggee hooks not installed", exc_info=True)
+
+
+def exception_breakpoints(arguments: dict[str, Any]) -> dict[str, Any]:
+    """`setExceptionBreakpoints` in debugpy's terms, switching the NaN guard to match `spore-nan`."""
+    from spore_debug.debuggee import env_break_on_nan
+    from spore_debug.rewrite import exception_breakpoints as translate
+
+    filters = [f for f in arguments.get("filters") or [] if isinstance(f, str)]
+    nan = NAN_FILTER["filter"] in filters or env_break_on_nan()
+    install_hooks(break_on_nan=nan)
+    return translate({**arguments, "filters": [f for f in filters if f != NAN_FILTER["filter"]]}, nan)
 
 
 def hidden_folders() -> list[str]:
@@ -67,16 +90,14 @@ class SporeDebugger(Debugger):
         if command == "initialize":
             install_hooks()
         elif command == "setExceptionBreakpoints":
-            from spore_debug.debuggee import env_break_on_nan
-            from spore_debug.rewrite import exception_breakpoints
-
-            message = {**message, "arguments": exception_breakpoints(dict(message.get("arguments") or {}),
-                                                                     env_break_on_nan())}
+            message = {**message, "arguments": exception_breakpoints(dict(message.get("arguments") or {}))}
         reply = await super().process_request(message)
         if command == "initialize" and reply.get("success"):
             from spore_debug.rewrite import initialize_response
 
-            reply["body"] = initialize_response(reply.get("body"))
+            body = initialize_response(reply.get("body"))
+            body["exceptionBreakpointFilters"] = [*body["exceptionBreakpointFilters"], dict(NAN_FILTER)]
+            reply["body"] = body
         elif command == "exceptionInfo" and reply.get("success"):
             from spore_debug.rewrite import exception_info
 

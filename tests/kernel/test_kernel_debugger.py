@@ -5,8 +5,9 @@ on iopub, cells executed in the background while the debugger is attached.
 Checked: the debugger starts with Spore's hooks (the `spore-compile` filter is offered); a breakpoint
 inside a Graph-mode `construct` defined in a cell stops on that line with real tensors whose values
 are what the layer computes; a graph-compile error stops on the cell's line with the construct's
-arguments as locals and the hint in `exceptionInfo`; tensors and Cells show as tensors (stopped or
-not); the kernel still starts without the engine.
+arguments as locals and the hint in `exceptionInfo`; the `spore-nan` filter stops at the op making
+the first NaN; tensors and Cells show as tensors (stopped or not); the kernel still starts without
+the engine.
 """
 
 from __future__ import annotations
@@ -216,3 +217,30 @@ def test_variables_of_the_notebook_show_tensors_when_not_stopped(session):
     assert found["x"]["value"] == "Tensor[2, 4] f32 μ=3.5 σ=2.291 [0, 7]"
     assert found["w"]["value"] == "Parameter[3] f32 'w' [1, 1, 1]"
     assert found["net"]["value"] == "Net(training=False, 1 sub-cells, 2 parameters, 15 values)"
+
+
+def test_the_nan_filter_stops_at_the_first_op_that_makes_a_nan_and_switches_off_again(session):
+    kernel, init = session
+    assert "spore-nan" in {f["filter"] for f in init["body"]["exceptionBreakpointFilters"]}
+    code = ("ms.set_context(mode=ms.PYNATIVE_MODE)\n"
+            "v = ms.Tensor(np.array([1.0, -1.0], np.float32))\n"
+            "bad = ms.ops.log(v)\n")
+    source = debug(kernel, "dumpCell", code=code)["body"]["sourcePath"]
+    assert debug(kernel, "setExceptionBreakpoints", filters=["spore-nan"])["success"]
+    msg_id = kernel.kc.execute(code)
+    stopped = wait_debug_event(kernel, "stopped")["body"]
+    assert stopped["reason"] == "exception"
+    thread = stopped["threadId"]
+    top = debug(kernel, "stackTrace", threadId=thread)["body"]["stackFrames"][0]
+    assert (top["source"]["path"], top["line"]) == (source, 3)
+    assert evaluate(kernel, "v", top["id"]) == "Tensor[2] f32 [1, -1]"  # the op's input, as a tensor
+    info = debug(kernel, "exceptionInfo", threadId=thread)["body"]
+    assert info["description"].startswith("NaN produced by Log")
+    assert info["details"]["fullTypeName"] == "spore.errors.NonFiniteError"
+
+    assert debug(kernel, "setExceptionBreakpoints", filters=[])["success"]  # guard off again
+    assert debug(kernel, "continue", threadId=thread)["success"]
+    result = kernel.collect(msg_id)
+    assert result.status == "error" and result.reply["content"]["ename"] == "NonFiniteError"
+    again = kernel.ok("bool(np.isnan(ms.ops.log(v).asnumpy()).any())")
+    assert again.result_data()["text/plain"] == "True"  # no guard: the NaN is just a value
