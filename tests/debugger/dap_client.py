@@ -329,6 +329,10 @@ class DAPClient:
                                    f"{self.messages[-5:]}")
                 self._lock.wait(left)
 
+    def wait_until(self, condition: Callable[[], bool], timeout: float = TIMEOUT, what: str = "a condition") -> None:
+        """Wait until `condition()` (called under the client's lock, on each message) is true."""
+        self._wait(lambda: True if condition() else None, timeout, what)
+
     def wait_closed(self, timeout: float = TIMEOUT) -> None:
         """Wait until the adapter ends its output stream (after disconnect, or when it gives up)."""
         self._wait(lambda: True if self.closed else None, timeout, "the adapter to close its output")
