@@ -115,7 +115,10 @@ class SporeStrProvider:
 
 def register_abcs() -> None:
     """Declare the providers to pydevd's ABCs (pydevd must be importable)."""
-    from _pydevd_bundle.pydevd_extension_api import StrPresentationProvider, TypeResolveProvider
+    from _pydevd_bundle.pydevd_extension_api import (  # pyright: ignore[reportMissingImports] (debugpy-vendored)
+        StrPresentationProvider,
+        TypeResolveProvider,
+    )
 
     TypeResolveProvider.register(SporeResolver)
     StrPresentationProvider.register(SporeStrProvider)
@@ -134,7 +137,10 @@ def register() -> bool:
 
 
 def _register_into(utils: Any) -> None:
-    from _pydevd_bundle.pydevd_extension_api import StrPresentationProvider, TypeResolveProvider
+    from _pydevd_bundle.pydevd_extension_api import (  # pyright: ignore[reportMissingImports] (debugpy-vendored)
+        StrPresentationProvider,
+        TypeResolveProvider,
+    )
 
     register_abcs()
     manager = utils.EXTENSION_MANAGER_INSTANCE
