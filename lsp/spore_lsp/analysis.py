@@ -183,6 +183,20 @@ class Analysis:
         return mode, "LAX" if level == "COMPATIBLE" else level
 
 
+def stale_issue(an: Analysis, current: Program) -> Issue | None:
+    """An information-level note where the current text stops parsing: silence must not read as "checked"."""
+    if an.syntax_error is None:
+        return None
+    line, col, msg = an.syntax_error
+    text = current.line_text(line)
+    col = min(col, len(text))
+    what = ("showing Spore's diagnostics from the last version that parsed" if an.tree is not None
+            else "Spore's checks resume when it parses")
+    return Issue("spore-stale", f"this code does not parse here ({msg}); {what}", "information", line, col, line,
+                 max(col + 1, len(text)) if col < len(text) else col)
+
+
+
 # ---- building an analysis -------------------------------------------------------------------
 _BODIES = ("body", "orelse", "finalbody")
 

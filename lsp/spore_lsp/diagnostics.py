@@ -12,23 +12,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 from lsprotocol import types
 
-from .analysis import Analysis, Issue
+from .analysis import Analysis, stale_issue
 from .convert import diagnostics_by_uri
 from .documents import Program
 from .server import SporeLanguageServer, guarded, server
-
-
-def stale_issue(an: Analysis, current: Program) -> Issue | None:
-    """An information-level note where the current text stops parsing: silence must not read as "checked"."""
-    if an.syntax_error is None:
-        return None
-    line, col, msg = an.syntax_error
-    text = current.line_text(line)
-    col = min(col, len(text))
-    what = ("showing Spore's diagnostics from the last version that parsed" if an.tree is not None
-            else "Spore's checks resume when it parses")
-    return Issue("spore-stale", f"this code does not parse here ({msg}); {what}", "information", line, col, line,
-                 max(col + 1, len(text)) if col < len(text) else col)
 
 
 def publish_analysis(ls: SporeLanguageServer, current: Program, an: Analysis) -> None:

@@ -1,0 +1,196 @@
+"""The fast start (`spore_lsp.boot`): answers before pygls has loaded, and the same answers pygls gives.
+
+- `initialize`: the capabilities the boot thread sends equal pygls's own answer (the server started with
+  `--no-fast-start`) for a range of clients (notebook support or not, position encodings, willSave, file
+  operations).
+- Diagnostics: the JSON the boot thread publishes equals lsprotocol's serialisation of `convert.py`'s
+  Diagnostic for every issue of the examples, a notebook and a stale note.
+- Over real stdio: one answer per request (pygls's second `initialize` answer is dropped), the first
+  diagnostics, a hover and a change sent before pygls is ready are all answered, in order; the end of the
+  input during start-up ends the server.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lsprotocol import types
+from lsprotocol.converters import get_converter
+
+from spore_lsp.analysis import analyse, stale_issue
+from spore_lsp.api import ApiIndex
+from spore_lsp.boot import diagnostic_json
+from spore_lsp.capabilities import initialize_result
+from spore_lsp.convert import diagnostic
+from spore_lsp.documents import from_cells, from_text
+
+from .test_incremental import SHAPED
+
+ROOT = Path(__file__).resolve().parents[2]
+TIMEOUT = 60.0
+CLIENTS = {
+    "bare": {},
+    "notebooks": {"notebookDocument": {"synchronization": {}}},
+    "utf-8 first": {"general": {"positionEncodings": ["utf-8", "utf-16"]}},
+    "utf-32 and notebooks": {"general": {"positionEncodings": ["utf-32"]},
+                             "notebookDocument": {"synchronization": {"dynamicRegistration": False}}},
+    "unknown encoding": {"general": {"positionEncodings": ["ebcdic"]}},
+    "willSave": {"textDocument": {"synchronization": {"willSave": True, "willSaveWaitUntil": True}}},
+    "file operations": {"workspace": {"fileOperations": {k: True for k in (
+        "willCreate", "didCreate", "willRename", "didRename", "willDelete", "didDelete")}}},
+}
+
+
+class Server:
+    """`python -m spore_lsp` over real stdio, with a reader thread (Content-Length frames)."""
+
+    def __init__(self, *args: str) -> None:
+        env = dict(os.environ, OMP_NUM_THREADS="1")
+        self.proc = subprocess.Popen([sys.executable, "-m", "spore_lsp", *args], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        self.inbox: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.seen: list[dict[str, Any]] = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        out = self.proc.stdout
+        assert out is not None
+        while True:
+            length = None
+            while True:
+                line = out.readline()
+                if not line:
+                    return
+                if not line.strip():
+                    break
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":")[1])
+            self.inbox.put(json.loads(out.read(length or 0)))
+
+    def send(self, **msg: Any) -> None:
+        data = json.dumps({"jsonrpc": "2.0", **msg}).encode()
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(data) + data)
+        self.proc.stdin.flush()
+
+    def wait(self, pred) -> dict[str, Any]:
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            msg = self.inbox.get(timeout=max(0.01, deadline - time.monotonic()))
+            self.seen.append(msg)
+            if msg.get("method") in ("client/registerCapability", "workspace/configuration") and "id" in msg:
+                self.send(id=msg["id"], result=None)
+            if pred(msg):
+                return msg
+
+    def response(self, rid: int) -> dict[str, Any]:
+        return self.wait(lambda m: m.get("id") == rid and "method" not in m)
+
+    def diagnostics(self, uri: str, version: int) -> list[dict[str, Any]]:
+        return self.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri
+                         and m["params"].get("version") == version)["params"]["diagnostics"]
+
+    def close(self) -> None:
+        try:
+            self.send(id=9999, method="shutdown")
+            self.response(9999)
+            self.send(method="exit")
+            self.proc.wait(timeout=TIMEOUT)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait()
+
+
+@pytest.mark.parametrize("client", sorted(CLIENTS))
+def test_the_boot_threads_initialize_answer_is_pyglss(client):
+    params = {"processId": None, "rootUri": None, "capabilities": CLIENTS[client]}
+    server = Server("--no-fast-start")
+    try:
+        server.send(id=1, method="initialize", params=params)
+        got = server.response(1)["result"]
+    finally:
+        server.close()
+    assert initialize_result(params) == got, f"update capabilities.SERVER_CAPABILITIES from: {json.dumps(got)}"
+
+
+def _programs():
+    for name in ("simple_cnn_migration.py", "train_digits.py", "train_digits_model.py"):
+        yield from_text(f"file:///{name}", (ROOT / "examples" / name).read_text(), 3)
+    cells = (ROOT / "examples" / "simple_cnn_migration.py").read_text().split("\n\n\n")
+    yield from_cells("file:///nb.ipynb", 2, [(f"cell{i}", c, i) for i, c in enumerate(cells)])
+    yield from_text("file:///shaped.py", SHAPED, 1)
+    yield from_cells("file:///nb2.ipynb", 1, [(f"c{i}", c, 1) for i, c in enumerate(SHAPED.split("\n\n\n"))])
+    yield from_text("file:///u.py", "import spore as ms\nfrom spore import nn, ops\n# é 😀\nclass N(nn.Module):\n"
+                    "    def forward(self, x): return x.view(-1)  # 𝔘\n"
+                    "class M(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+                    "        self.fc = nn.Dense(4, 2)\n    # spore: input_shape=(3, 5)\n"
+                    "    def construct(self, x):\n        print(x)\n        return ops.reduce_summ(self.fc(x))\n", None)
+
+
+def test_the_boot_threads_diagnostics_are_lsprotocols():
+    converter = get_converter()
+    api = ApiIndex()  # the checks that need it too: their issues carry data (shapes, names)
+    n = 0
+    for program in _programs():
+        an = analyse(program, None, api)
+        for issue in an.issues:
+            uri, diag = diagnostic(program, issue)
+            assert diagnostic_json(program, issue) == (uri, converter.unstructure(diag, types.Diagnostic))
+            n += 1
+        broken = from_text(program.key, program.text + "\ndef (:\n", 4) if not program.is_notebook else None
+        if broken is not None:
+            note = stale_issue(analyse(broken, an, api), broken)
+            assert note is not None
+            uri, diag = diagnostic(broken, note)
+            assert diagnostic_json(broken, note) == (uri, converter.unstructure(diag, types.Diagnostic))
+    assert n >= 10
+
+
+def test_requests_and_changes_sent_while_the_server_loads_are_answered_in_order():
+    uri = "file:///boot/early.py"
+    text = "import spore as ms\nfrom spore import nn\n\nclass Net(nn.Module):\n    pass\n"
+    server = Server()
+    try:
+        server.send(id=1, method="initialize", params={"processId": None, "rootUri": None, "capabilities": {
+            "textDocument": {"publishDiagnostics": {"versionSupport": True}}}})
+        init = server.response(1)
+        server.send(method="initialized", params={})
+        server.send(method="textDocument/didOpen", params={"textDocument": {
+            "uri": uri, "languageId": "python", "version": 1, "text": text}})
+        server.send(id=2, method="textDocument/hover", params={"textDocument": {"uri": uri},
+                                                               "position": {"line": 3, "character": 14}})
+        fixed = text.replace("Module", "Cell")
+        server.send(method="textDocument/didChange", params={"textDocument": {"uri": uri, "version": 2},
+                                                             "contentChanges": [{"text": fixed}]})
+        first = server.diagnostics(uri, 1)
+        hover = server.response(2)
+        second = server.diagnostics(uri, 2)
+        server.close()
+    finally:
+        if server.proc.poll() is None:
+            server.proc.kill()
+    assert init["result"]["serverInfo"]["name"] == "spore-lsp"
+    assert [d["code"] for d in first] == ["torch-module"]
+    assert "error" not in hover
+    assert [d["code"] for d in second] == []
+    ids = [m["id"] for m in server.seen if "id" in m and "method" not in m]
+    assert sorted(ids) == sorted(set(ids)), f"one answer per request: {ids}"
+
+
+def test_the_end_of_input_while_the_server_loads_ends_it():
+    server = Server()
+    server.send(id=1, method="initialize", params={"processId": None, "rootUri": None, "capabilities": {}})
+    server.response(1)
+    assert server.proc.stdin is not None
+    server.proc.stdin.close()
+    assert server.proc.wait(timeout=TIMEOUT) is not None
