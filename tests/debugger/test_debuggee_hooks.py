@@ -190,11 +190,14 @@ def test_pydevd_breakpoints_are_read_from_its_table_and_counter(monkeypatch):
     dbg = Debugger()
     _fake_pydevd(monkeypatch, dbg)
     source = PydevdBreakpoints()
-    assert source.version() == (id(dbg), 7, True)
+    assert source.version() == (dbg, 7, True)
     assert list(source.lines(__file__)) == [FIRST + 1]
     assert list(source.lines("/not/this.py")) == []
     dbg.mtime = 8
-    assert source.version() == (id(dbg), 8, True)
+    assert source.version() == (dbg, 8, True)
+    other = Debugger()  # a new debugger (a new session) is a new version
+    _fake_pydevd(monkeypatch, other)
+    assert PydevdBreakpoints().version() == (other, 7, True)
 
 
 def test_pydevd_missing_pieces_mean_no_debugger(monkeypatch):
@@ -207,7 +210,7 @@ def test_pydevd_missing_pieces_mean_no_debugger(monkeypatch):
 
     _fake_pydevd(monkeypatch, Bare())
     source = PydevdBreakpoints()
-    assert source.version()[1:] == (None, False)
+    assert source.version()[1:] == (None, None)
     assert list(source.lines(__file__)) == []
 
     class Odd:

@@ -26,17 +26,35 @@ class BreakpointSource(Protocol):
     def lines(self, filename: str) -> Collection[int]: ...
 
 
+_PYDEVD_CONSTANTS = "_pydevd_bundle.pydevd_constants"
+
+
 class PydevdBreakpoints:
-    """pydevd's line breakpoints (empty when no pydevd is loaded or it has no breakpoint table)."""
+    """pydevd's line breakpoints (empty when no pydevd is loaded or it has no breakpoint table).
+
+    `version()` runs before every compiled call, so it is kept to a cached function lookup, one call
+    and two attribute reads; everything else happens only when the version changed."""
 
     def __init__(self) -> None:
         self._canonical: dict[str, str] = {}
+        self._get: Any = None  # pydevd_constants.get_global_debugger, once pydevd is loaded
 
-    @staticmethod
-    def debugger() -> Any:
+    def _getter(self) -> Any:
+        get = self._get
+        if get is None:
+            constants = sys.modules.get(_PYDEVD_CONSTANTS)
+            if constants is None:  # no pydevd loaded (the common case: checked first, cheaply)
+                return None
+            get = getattr(constants, "get_global_debugger", None)
+            if callable(get):
+                self._get = get
+            else:
+                get = None
+        return get
+
+    def debugger(self) -> Any:
         """pydevd's global debugger, only if pydevd is already loaded (never imported from here)."""
-        constants = sys.modules.get("_pydevd_bundle.pydevd_constants")
-        get = getattr(constants, "get_global_debugger", None)
+        get = self._getter()
         if get is None:
             return None
         try:
@@ -45,12 +63,22 @@ class PydevdBreakpoints:
             return None
 
     def version(self) -> Hashable:
-        dbg = self.debugger()
+        get = self._get
+        if get is None:
+            if _PYDEVD_CONSTANTS not in sys.modules:
+                return None
+            get = self._getter()
+            if get is None:
+                return None
+        try:
+            dbg = get()
+        except Exception:  # noqa: BLE001
+            return None
         if dbg is None:
             return None
-        mtime = getattr(dbg, "mtime", None)
-        ready = getattr(dbg, "ready_to_run", None)
-        return (id(dbg), mtime if isinstance(mtime, int) else None, bool(ready))
+        # the debugger itself (a new one after a re-attach), its change counter, and whether it runs
+        # yet (before `ready_to_run` pydevd changes breakpoints without counting)
+        return (dbg, getattr(dbg, "mtime", None), getattr(dbg, "ready_to_run", None))
 
     def lines(self, filename: str) -> Collection[int]:
         dbg = self.debugger()
@@ -86,8 +114,9 @@ class BreakpointProbe:
         self.source = source if source is not None else PydevdBreakpoints()
         self.stream = stream
         self.announced: set[str] = set()
+        self.version = self.source.version  # asked before every compiled call: no extra call layer
 
-    def version(self) -> Hashable:
+    def version(self) -> Hashable:  # (replaced per instance in __init__)
         return self.source.version()
 
     def runs_eagerly(self, name: str, lines: tuple[tuple[str, int, int], ...]) -> bool:

@@ -25,11 +25,9 @@ from typing import Any
 PROBE: list[Any] = [None]
 
 
-class _Eager(threading.local):
-    depth = 0
-
-
-_EAGER = _Eager()
+# thread id -> depth of calls running eagerly for a breakpoint (a dict, not threading.local: its
+# emptiness is the test on every compiled call, and it is empty unless a breakpoint is being hit)
+_EAGER: dict[int, int] = {}
 
 
 @contextlib.contextmanager
@@ -37,11 +35,16 @@ def eager_for_debugger() -> Iterator[None]:
     """While a call runs eagerly for a breakpoint, the compiled calls it makes (its sub-cells, the
     Spore layers it uses) run eagerly too, in this thread: its graph had them inlined, so stepping
     into a user sub-cell's construct reaches real lines and every value is PyNative's."""
-    _EAGER.depth += 1
+    me = threading.get_ident()
+    _EAGER[me] = _EAGER.get(me, 0) + 1
     try:
         yield
     finally:
-        _EAGER.depth -= 1
+        left = _EAGER[me] - 1
+        if left:
+            _EAGER[me] = left
+        else:
+            del _EAGER[me]
 
 
 def runs_eagerly(name: str, holder: Any, lines: tuple[tuple[str, int, int], ...]) -> bool:
@@ -51,7 +54,7 @@ def runs_eagerly(name: str, holder: Any, lines: tuple[tuple[str, int, int], ...]
     probe = PROBE[0]
     if probe is None:
         return False
-    if _EAGER.depth:
+    if _EAGER and threading.get_ident() in _EAGER:
         return True
     try:
         version = probe.version()
