@@ -97,8 +97,7 @@ class InitReader:
         elif isinstance(stmt, (ast.Pass, ast.Expr)):
             return
         elif isinstance(stmt, ast.If) and (test := self.static_test(stmt.test)) is not None:
-            self.block(stmt.body if test else stmt.orelse)
-            self.forget(stmt.orelse if test else stmt.body)
+            self.block(stmt.body if test else stmt.orelse)  # the other branch never runs (its self.<x> stay unplain)
         elif isinstance(stmt, ast.For) and self.unroll(stmt):
             return
         else:

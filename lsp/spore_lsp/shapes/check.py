@@ -44,8 +44,8 @@ def check(an: Analysis) -> None:
             if any(k not in names for k in site.kwargs):
                 continue
             call = f"the call at {_line_of(an, site.line)}"
-            inputs = [TVal(v.shape, v.dtype, f"the input {p.arg} ({call})", v.line) for v, p in zip(site.args, params)]
-            kwargs = {k: TVal(v.shape, v.dtype, f"the input {k} ({call})", v.line) for k, v in site.kwargs.items()}
+            inputs = [_named(v, f"the input {p.arg} ({call})") for v, p in zip(site.args, params)]
+            kwargs = {k: _named(v, f"the input {k} ({call})") for k, v in site.kwargs.items()}
             ctor, training = site.ctor, site.training
             if training is None and not prog.mentions_training:
                 training = False  # a Cell is built in inference mode; nothing in the program changes that
@@ -58,6 +58,10 @@ def check(an: Analysis) -> None:
         run.assumed_dtype = commented is not None
         run.training = training
         run.run(inputs, kwargs)
+
+
+def _named(v: TVal, origin: str) -> TVal:
+    return TVal(v.shape, v.dtype, origin, v.line, v.alts, v.maybe)
 
 
 def _line_of(an: Analysis, line: int) -> str:

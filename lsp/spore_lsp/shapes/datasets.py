@@ -5,9 +5,10 @@ class with ``__getitem__`` / ``__len__``), through ``.batch(n, drop_remainder=..
 ``ds.create_dict_iterator()`` loops or ``Model(net, loss_fn, ...).train(epochs, ds)``.
 
 A row is one slice along the arrays' first axis; a batch stacks rows, so the batch size is the leading
-dim — of the *first* batch, the one the Cell sees first: ``min(batch_size, rows)`` (no batch at all when
-``drop_remainder=True`` and there are fewer rows). When the row count is unknown and the remainder is
-kept, the first batch's size is unknown too and the dataset is not used.
+dim. When the rows do not divide into batches and ``drop_remainder`` is False, the Cell also sees the
+short last batch: the input is then both shapes (``(32, 4) | (6, 4)``), each step tried for each; with
+``drop_remainder=True`` only full batches (none at all when there are fewer rows than a batch). When the
+row count is unknown and the remainder is kept, the batch size is unknown and the dataset is not used.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from .inputs import MAX_FOLLOW, Site, cell_instance, followed, np_array
 from .program import Program
 from .values import TVal
 
-WIDENED = {"uint8": "int16", "uint16": "int32", "uint32": "int64", "bool_": "bool"}  # as the dataset hands them out
+WIDENED: dict[str, str] = {}  # NumPy dtypes the dataset hands out as another Spore dtype (none of those read here)
 PASS_THROUGH = ("shuffle", "repeat")
 
 
@@ -81,12 +82,17 @@ def _batched(base: Data, size: Any, drop: Any) -> Data | None:
         return None
     if base.n is None and not drop:
         return None  # the first batch may be short: its size is not known
-    first = size if base.n is None or base.n >= size else (0 if drop else base.n)
-    if first == 0:
+    sizes = [size] if base.n is None or drop else sorted({min(size, base.n), base.n % size or size}, reverse=True)
+    if base.n is not None and drop and base.n < size:
         return None  # drop_remainder=True and fewer rows than a batch: the Cell is never called
     n = None if base.n is None else base.n // size if drop else -(-base.n // size)
-    return Data(base.names, [TVal((first, *v.shape), v.dtype, f"a batch of {v.origin}", v.line)
-                             for v in base.values], n)
+    values = []
+    for v in base.values:
+        batches = [TVal((b, *v.shape), v.dtype, f"a batch of {v.origin}", v.line) for b in sizes]
+        # a short last batch reaches the Cell too: both shapes travel, as a join (tried path by path)
+        values.append(batches[0] if len(batches) == 1 else
+                      TVal((None, *v.shape), v.dtype, f"a batch of {v.origin}", v.line, tuple(batches)))
+    return Data(base.names, values, n)
 
 
 def _columns(prog: Program, node: ast.AST, names: list[str], line: int) -> Data | None:
@@ -229,14 +235,15 @@ def _width(target: ast.AST, path: list[int]) -> int:
 def model_sites(prog: Program) -> list[tuple[tuple[int, int], str, Site]]:
     """``Model(net, loss_fn, ...)`` then ``model.train(epochs, ds)`` / ``fit`` / ``eval``: the network is called
     with the first column when there is a loss function (``WithLossCell``), with every column otherwise."""
-    out = []
+    out: list[tuple[tuple[int, int], str, Site]] = []
+    if not prog.mentions_training:
+        return out  # no `Model` named anywhere (the program pass noted it)
     for call in prog.calls:
         func = call.func
         if not (isinstance(func, ast.Attribute) and func.attr in ("train", "fit", "eval") and
                 isinstance(func.value, ast.Name)):
             continue
-        bound = prog.binding(func.value)
-        model = bound.value if isinstance(bound, ast.Assign) else None
+        model = prog.bound_value(func.value)
         name = dotted(model.func) if isinstance(model, ast.Call) else None
         qual = prog.an.resolve(name) if name else None
         if not (qual and qual.startswith("spore.") and qual.endswith(".Model")) or \

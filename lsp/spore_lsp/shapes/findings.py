@@ -33,6 +33,7 @@ class Findings:
     """The reporting half of the interpreter (mixed into it): needs `an`, `fn`, `sink` and `session`."""
 
     an: Any
+    prog: Any
     fn: ast.FunctionDef
     sink: ConstructShapes | None
     session: Session
@@ -62,6 +63,11 @@ class Findings:
             return lines[line][col:end_col] if 0 <= line < len(lines) else ast.unparse(node)
         return "\n".join([lines[line][col:], *lines[line + 1:end_line], lines[end_line][:end_col]])
 
+    def rewritable(self, arg: ast.AST) -> bool:
+        """A constructor argument the quick fix may replace by a number: literals, constant arithmetic and module
+        constants (a parameter or a local may stand for other values elsewhere; rewriting it would break them)."""
+        return all(n.id in self.prog.consts for n in ast.walk(arg) if isinstance(n, ast.Name))
+
     def mismatch(self, node: ast.AST, res: dict, label: str, layer: tuple | None) -> None:
         if self.session.quiet:
             return
@@ -81,7 +87,7 @@ class Findings:
                 if isinstance(expected, int) and isinstance(got, int) and expected != got and arg_node is not None:
                     msg = (f"{spec.attr} expects {expected} {noun} ({src}, {line}) but receives {got} from "
                            f"{x.origin} ({self.where(x.line)})")
-                    if spec.fixable:
+                    if spec.fixable and self.rewritable(arg_node):
                         fixes.append(Fix(f"Change {spec.attr}'s {pname} to {got}",
                                          (Edit(*self.an.span(arg_node), str(got)),)))
             if msg is None:

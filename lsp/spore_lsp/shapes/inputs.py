@@ -18,7 +18,7 @@ from typing import Any
 from ..analysis import Analysis
 from .consts import NotConst, const_eval, dotted
 from .program import Program
-from .values import TVal, has_unknown
+from .values import NP_DTYPES, TVal, has_unknown
 
 INPUT_SHAPE = re.compile(r"#\s*spore:\s*input_shape\s*=\s*(.+?)\s*$")
 NP_MAKERS = {"ones": "float64", "zeros": "float64", "empty": "float64", "full": "float64"}
@@ -84,8 +84,7 @@ def followed(prog: Program, node: ast.AST, depth: int) -> ast.AST | None:
     if isinstance(node, ast.Name):
         if depth > MAX_FOLLOW:
             return None
-        bound = prog.binding(node)
-        return bound.value if isinstance(bound, ast.Assign) else None
+        return prog.bound_value(node)
     return node
 
 
@@ -121,6 +120,13 @@ def np_array(prog: Program, node: ast.AST, depth: int = 0) -> tuple[tuple, str] 
             else:
                 shape = const_eval(node.args[0], prog.consts) if node.args else ()
             dt = "float64"
+        elif prog.an.aliases.get(head) == "numpy" and tail in ("array", "asarray") and node.args:
+            value = const_eval(node.args[0], prog.consts)
+            shape, kind = _nested(value)
+            dt = np_dtype(prog, kw.get("dtype", node.args[1] if len(node.args) > 1 else None), kind)
+        elif prog.an.aliases.get(head) == "numpy" and tail in NP_DTYPES and len(node.args) == 1 and not kw:
+            value = const_eval(node.args[0], prog.consts)  # np.int32(1): a NumPy scalar, shape ()
+            shape, dt = (), (tail.rstrip("_") if isinstance(value, (int, float)) else None)
         elif isinstance(node.func, ast.Attribute) and node.func.attr in RNG_METHODS and _is_rng(prog, node.func.value,
                                                                                               depth):
             size = kw.get("size")
@@ -139,6 +145,24 @@ def np_array(prog: Program, node: ast.AST, depth: int = 0) -> tuple[tuple, str] 
     if dt is None or not isinstance(shape, tuple) or not all(type(d) is int and d >= 0 for d in shape):
         return None
     return shape, dt
+
+
+def _nested(value: Any) -> tuple[tuple, str | None]:
+    """The shape and NumPy's default dtype of a literal ``np.array(...)`` argument (nested lists of numbers)."""
+    if isinstance(value, bool):
+        return (), "bool"
+    if isinstance(value, int):
+        return (), "int64"
+    if isinstance(value, float):
+        return (), "float64"
+    if isinstance(value, (list, tuple)) and value:
+        inner = [_nested(v) for v in value]
+        if all(i == inner[0] for i in inner):
+            return (len(value), *inner[0][0]), inner[0][1]
+        kinds = {i[1] for i in inner}
+        if len({i[0] for i in inner}) == 1 and kinds <= {"int64", "float64"}:
+            return (len(value), *inner[0][0]), "float64"
+    return (), None
 
 
 def _is_rng(prog: Program, node: ast.AST, depth: int) -> bool:
@@ -160,7 +184,8 @@ def input_value(prog: Program, node: ast.AST, depth: int = 0) -> Any:
     if isinstance(node, ast.Name):
         bound = prog.binding(node)
         if isinstance(bound, ast.Assign):
-            return input_value(prog, bound.value, depth + 1)
+            value = prog.bound_value(node)
+            return input_value(prog, value, depth + 1) if value is not None else None
         if isinstance(bound, ast.For) and _inside(prog, node, bound):
             return row_value(prog, bound, node, depth + 1)
         return None

@@ -120,6 +120,8 @@ class Interpreter(Evaluator):
             if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "print" and \
                     "print" not in self.env and "print" not in self.prog.functions:
                 return False, None  # prints nothing the shapes depend on (Graph mode's own rule flags it)
+            if self.list_update(call):
+                return False, None
             if not isinstance(stmt.value, ast.Constant):
                 self.expr(stmt.value)
             return False, None
@@ -133,6 +135,23 @@ class Interpreter(Evaluator):
             return self.while_(stmt)
         what = type(stmt).__name__.lower()
         return self.give_up(stmt, f"`{what}` on values only known when it runs is not followed")
+
+    def list_update(self, call: ast.AST) -> bool:
+        """``outs.append(v)`` / ``outs.extend(vs)`` on a list the construct built: a new list bound to the name
+        (so the branches of an ``if`` never share one); a list another name also holds is unknown after it."""
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in (
+                "append", "extend") and isinstance(call.func.value, ast.Name) and len(call.args) == 1 and
+                not call.keywords and isinstance(self.env.get(call.func.value.id), list)):
+            return False
+        name, old = call.func.value.id, self.env[call.func.value.id]
+        value = self.expr(call.args[0])
+        holders = [k for k, v in self.env.items() if v is old]
+        if len(holders) > 1 or call.func.attr == "extend" and not isinstance(value, (list, tuple)):
+            for k in holders:
+                self.env[k] = UNKNOWN
+            return True
+        self.env[name] = [*old, value] if call.func.attr == "append" else [*old, *value]
+        return True
 
     def give_up(self, stmt: ast.stmt, why: str) -> tuple[bool, Any]:
         self.stop(stmt, why)

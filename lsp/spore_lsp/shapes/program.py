@@ -160,8 +160,25 @@ class Program:
         parent = self.an.parents.get(id(store))
         while isinstance(parent, (ast.Tuple, ast.List)):
             parent = self.an.parents.get(id(parent))
-        if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and parent.targets[0] is store:
+        if isinstance(parent, ast.Assign) and len(parent.targets) == 1:
             return parent
         if isinstance(parent, ast.For) and not isinstance(parent, ast.AsyncFor):
             return parent
         return None
+
+    def bound_value(self, use: ast.Name) -> ast.AST | None:
+        """The expression `binding` says the name holds (``a, b = Net(), Net()`` unpacked item by item)."""
+        stmt = self.binding(use)
+        if not isinstance(stmt, ast.Assign):
+            return None
+        target, value = stmt.targets[0], stmt.value
+        while isinstance(target, (ast.Tuple, ast.List)):
+            if not isinstance(value, (ast.Tuple, ast.List)) or len(value.elts) != len(target.elts) or \
+                    any(isinstance(e, ast.Starred) for e in (*value.elts, *target.elts)):
+                return None
+            i = next((i for i, t in enumerate(target.elts) if any(n is self.stores[use.id] for n in ast.walk(t))),
+                     None)
+            if i is None:
+                return None
+            target, value = target.elts[i], value.elts[i]
+        return value

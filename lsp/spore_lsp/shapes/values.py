@@ -171,6 +171,20 @@ def conflict_in(value: Any) -> Conflict | None:
     return None
 
 
+def shape_of(t: TVal) -> tuple:
+    """``x.shape`` as the construct reads it: a dim nobody knows (None) is a `Conflict` saying so, so that a
+    step using it (``x.reshape(x.shape[1], -1)``, ``if x.shape[1] == 8``) is never decided on a guess."""
+    def dim(i: int, d: Any) -> Any:
+        if d is not None:
+            return d
+        seen = sorted({str(a.shape[i]) for a in t.alts if len(a.shape) > i})
+        if len(seen) > 1:
+            return Conflict(f"dim {i} of {t.origin} is {' or '.join(seen)} depending on the path")
+        return Conflict(f"dim {i} of the shape of {t.origin} is only known when it runs")
+
+    return tuple(dim(i, d) for i, d in enumerate(t.shape))
+
+
 def has_tensor(value: Any) -> bool:
     if isinstance(value, TVal):
         return True
