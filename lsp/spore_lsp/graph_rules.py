@@ -22,7 +22,7 @@ from typing import Any
 
 from spore import ide
 
-from . import deep_rules, tensor_facts
+from . import deep_rules, graph_fixes, tensor_facts
 from .analysis import Analysis, FunctionFacts
 from .documents import byte_to_char
 
@@ -145,11 +145,11 @@ def _inside(an: Analysis, node: ast.AST, compiled: set[int]) -> bool:
 _DEEP_CACHE: OrderedDict[tuple[Any, ...], list[deep_rules.DeepFinding]] = OrderedDict()
 
 
-def deep_findings(an: Analysis) -> list[dict[str, Any]]:
+def deep_findings(an: Analysis, doc: tensor_facts.DocumentFacts | None = None) -> list[dict[str, Any]]:
     """What the compiler refuses while tracing (`deep_rules`), for each compiled function, in the same
     form as `findings` (message, hint, scope from the support table's rule); cached per function on its
     text and the document facts it reads."""
-    doc = tensor_facts.document_facts(an)
+    doc = doc if doc is not None else tensor_facts.document_facts(an)
     modules = {k: v.split(".")[0] for k, v in an.aliases.items() if "." not in v}
     out: list[dict[str, Any]] = []
     for node, owner in _units(an):
@@ -183,12 +183,20 @@ def check(an: Analysis) -> None:
         return
     shallow = findings(an)
     seen = {(f["rule"], f["line"]) for f in shallow}
-    deep = [f for f in deep_findings(an) if (f["rule"], f["line"]) not in seen]
+    doc = tensor_facts.document_facts(an)
+    deep = [f for f in deep_findings(an, doc) if (f["rule"], f["line"]) not in seen]
     for f in sorted(shallow + deep, key=lambda f: (f["line"], f["col"])):
         line = f["line"] - 1
         fn = an.function_at(line)
         if fn is None:
             continue
+        owner = an.parents.get(id(fn.node))
+        params = {k for k, v in doc.class_attrs.get(owner.name, {}).items() if v.startswith("param")} \
+            if isinstance(owner, ast.ClassDef) else set()
+        try:
+            fixes = graph_fixes.fixes(an, fn.node, f, params)
+        except (ValueError, RecursionError):  # a node ast.unparse cannot print: no fix, still the finding
+            fixes = []
         severity, what = _verdict(an, fn)
         rule = ide.support_rule(f["rule"]) or {}
         message = f"{f['message']}. In {f['scope']}: {what}. Fix: {f['hint']}"
@@ -200,5 +208,5 @@ def check(an: Analysis) -> None:
                 byte_to_char(an.program.line_text(end_line), f["end_col"]))
         if end_line > line:  # a compound statement (try, with): underline its first line only
             span = (line, span[1], line, len(text.rstrip()))
-        an.issue(code_for(f["rule"]), message, severity, span, rule=f["rule"], scope=f["scope"],
+        an.issue(code_for(f["rule"]), message, severity, span, fixes, rule=f["rule"], scope=f["scope"],
                  construct=rule.get("construct"))

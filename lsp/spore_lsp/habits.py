@@ -11,6 +11,7 @@ import ast
 from typing import Any
 
 from .analysis import Analysis, Edit, Fix
+from .training_fix import training_step_fix
 
 # torch.<name> -> ops.<name> when the name differs (others map to the same name if Spore has it)
 TORCH_TO_OPS = {"cat": "cat", "clamp": "clamp", "matmul": "matmul", "relu": "relu", "sigmoid": "sigmoid",
@@ -146,6 +147,9 @@ def _check_call(an: Analysis, node: ast.Call, parents: dict[int, ast.AST], only_
         if func.attr == "zero_grad":
             edit = _statement_removal(an, parent) if id(parent) not in only_child else Edit(*an.span(parent), "pass")
             fixes.append(Fix("Remove zero_grad() (Spore's gradients are not accumulated)", (edit,)))
+        rewrite = training_step_fix(an, parent)
+        if rewrite is not None:
+            fixes.append(rewrite)
         an.issue("torch-training-loop", f".{func.attr}() is PyTorch's training loop; {TRAINING_PATTERN}",
                  "information", an.span(node), fixes)
 

@@ -69,7 +69,8 @@ class FunctionContext:
     """The document's facts one compiled function's check reads (hashable: part of the cache key)."""
 
     tensor_params: frozenset[str]                  # arguments known to arrive as tensors
-    attrs: tuple[tuple[str, str], ...]             # self.<attr> -> "layer:Dense" | "param" | "plain:Class"
+    attrs: tuple[tuple[str, str], ...]             # self.<attr> -> "layer:Dense" | "param" | "plain:Class" |
+    #                                                "param-written" (a Parameter other methods assign too)
     plain_classes: tuple[tuple[str, tuple[tuple[str, str], ...]], ...]  # class -> ((method, kind), ...)
     plain_instances: tuple[tuple[str, str], ...]   # module name -> its plain class
     user_exceptions: frozenset[str]                # file classes deriving from a builtin exception
@@ -271,6 +272,7 @@ def _cell_attrs(an: Analysis, classes: list[ast.ClassDef], plain: dict[str, dict
 
 def _class_attrs(an: Analysis, cls: ast.ClassDef, plain: dict[str, dict[str, str]]) -> dict[str, str]:
     writes: dict[str, int] = {}
+    init_writes: dict[str, int] = {}
     found: dict[str, str] = {}
     for item in cls.body:
         if type(item) not in (ast.FunctionDef, ast.AsyncFunctionDef) or not item.args.args:
@@ -281,13 +283,19 @@ def _class_attrs(an: Analysis, cls: ast.ClassDef, plain: dict[str, dict[str, str
             if t is ast.Attribute and type(node.ctx) is not ast.Load and type(node.value) is ast.Name \
                     and node.value.id == me:
                 writes[node.attr] = writes.get(node.attr, 0) + 1
+                if item.name == "__init__":
+                    init_writes[node.attr] = init_writes.get(node.attr, 0) + 1
             elif t is ast.Assign and item.name == "__init__" and len(node.targets) == 1:
                 target = node.targets[0]
                 if type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id == me:
                     kind = _value_kind(an, node.value, plain)
                     if kind is not None:
                         found[target.attr] = kind
-    return {k: v for k, v in found.items() if writes.get(k) == 1}
+    out = {k: v for k, v in found.items() if writes.get(k) == 1}
+    # a Parameter __init__ makes once and other methods write (the self_assign fix updates it in place)
+    out.update({k: "param-written" for k, v in found.items() if v == "param" and writes.get(k, 0) > 1
+                and init_writes.get(k) == 1})
+    return out
 
 
 def _value_kind(an: Analysis, value: ast.expr, plain: dict[str, dict[str, str]]) -> str | None:
