@@ -329,3 +329,27 @@ def test_non_finite_error_renders_op_line_and_stats():
     d = ide.error_dict(err)
     assert d["type"] == "NonFiniteError" and d["op"] == "Log" and d["line"] == loc.line
     assert isinstance(err, FloatingPointError)
+
+
+def _train(probe_on: bool, probe: Probe) -> tuple[list[float], np.ndarray]:
+    ms.set_seed(0)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net = Net()
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params(), 0.1))
+    probe.set(__file__, *((_lines(Net.construct)[0] + 2,) if probe_on else ()))
+    x, y = _x(), ms.Tensor(np.zeros((3, 2), np.float32))
+    losses = [float(step(x, y).asnumpy()) for _ in range(3)]
+    return losses, net.fc.weight.asnumpy().copy()
+
+
+def test_a_training_step_with_a_breakpoint_in_the_network_trains_the_same(probe):
+    """Spore's own TrainOneStepCell is compiled around the user's network: with a breakpoint in the
+    network the whole step runs eagerly (gradients and the optimizer update in PyNative)."""
+    compiled_losses, compiled_w = _train(False, probe)
+    with CallCounter(Net.construct) as calls:
+        eager_losses, eager_w = _train(True, probe)
+    assert calls.count(Net.construct) == 3  # the network's lines ran at each of the 3 steps
+    assert probe.asked[-1][0] == "TrainOneStepCell.construct"
+    np.testing.assert_allclose(eager_losses, compiled_losses, rtol=1e-5)
+    np.testing.assert_allclose(eager_w, compiled_w, rtol=1e-5, atol=1e-7)
+    assert eager_losses[2] < eager_losses[0]
