@@ -233,6 +233,7 @@ def test_a_breakpoint_in_a_graph_mode_construct_hits_with_pynative_values(projec
         assert (top["source"]["path"], top["line"]) == (defs, l2)
         names = dap.locals(top["id"])
         assert {"self", "x", "h"} <= set(names)
+        assert names["h"]["value"].startswith("Tensor[3, 8] f32")  # shown as a tensor (the hooks register it)
         np.testing.assert_array_equal(evaluate_list(dap, top["id"], "x"), x_ref)
         np.testing.assert_array_equal(evaluate_list(dap, top["id"], "h"), h1_ref)
         assert "Net.construct is compiled" in dap.output() and "runs eagerly" in dap.output()

@@ -10,6 +10,7 @@ that never uses Spore pays nothing. It sets up:
   a pydevd breakpoint runs eagerly, so the breakpoint hits on the real line with real tensors and
   `next`/`stepIn` walk its lines; without breakpoints it runs compiled, the check being one cached
   comparison per call;
+- the tensor presentation for pydevd (`spore_debug.presentation_pydevd.register`);
 - with ``break_on_nan``, the NaN/Inf guard (`nan_guard.NanGuard`, an execution observer): the first
   op producing NaN or Inf raises `NonFiniteError` at the user's line.
 
@@ -50,6 +51,7 @@ def install(break_on_nan: bool | None = None, *, probe: Any = None) -> None:
             _STATE["probe"] = probe if probe is not None else BreakpointProbe()
             _STATE["installed"] = True
             deferred.when_imported("spore", _register_probe)
+            _register_presentation()
         elif probe is not None and probe is not _STATE["probe"]:
             _STATE["probe"] = probe
             deferred.when_imported("spore", _register_probe)
@@ -78,6 +80,19 @@ def installed() -> dict[str, Any]:
     with _LOCK:
         return {"installed": _STATE["installed"], "break_on_nan": _STATE["break_on_nan"],
                 "probe": _STATE["probe"] is not None, "guard": _STATE["guard"] is not None}
+
+
+def _register_presentation() -> None:
+    """Tensors shown as tensors (`spore_debug.presentation_pydevd.register`: now if pydevd is loaded,
+    else when it loads); a failure there must not stop the program, so it is only said."""
+    try:
+        from ..presentation_pydevd import register
+
+        register()
+    except Exception as err:  # noqa: BLE001
+        import sys
+
+        print(f"spore-debug: tensor presentation not installed ({err!r})", file=sys.stderr)
 
 
 def _register_probe(_module: Any) -> None:
