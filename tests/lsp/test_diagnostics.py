@@ -146,3 +146,18 @@ async def test_unknown_api_names_with_did_you_mean_for_every_alias(client: Langu
     assert "did you mean 'reduce_sum'" in found[(4, "reduce_summ")]
     assert "'Dense'" in found[(5, "Dence")] and "'matmul'" in found[(6, "matmull")]
     assert "'set_context'" in found[(7, "set_contxt")]
+
+
+async def test_a_deeper_finding_names_what_it_saw_and_the_fix_on_the_exact_range(client: LanguageClient):
+    text = ("import spore as ms\nfrom spore import nn, ops\n\n\nclass Net(nn.Cell):\n    def construct(self, x):\n"
+            "        y = ops.relu(x)\n        v = float(y.sum()) + 1\n        return y * v\n")
+    code = "graph-python_value_of_tensor"
+    _, diags = await open_and_diagnose(client, "deep.py", text, lambda ds: bool(by_code(ds, code)))
+    (d,) = by_code(diags, code)
+    line = text.split("\n").index("        v = float(y.sum()) + 1")
+    start = len("        v = ")
+    assert (d.range.start.line, d.range.start.character, d.range.end.character) == (line, start,
+                                                                                     start + len("float(y.sum())"))
+    assert d.severity == types.DiagnosticSeverity.Information, "a PyNative file: fine there, refused in Graph mode"
+    assert "`float()` of the tensor `y.sum()`" in d.message and "ops.where" in d.message
+    assert d.data["rule"] == "python_value_of_tensor"

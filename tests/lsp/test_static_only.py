@@ -152,3 +152,36 @@ async def test_server_and_compiler_agree_on_what_only_tracing_refuses(client: La
     d = flagged.get((f"graph-{err.rule}", err.loc.line - 1))
     assert d is not None, f"compiler: {err.rule} at line {err.loc.line}; server: {sorted(flagged)}"
     assert d.severity == types.DiagnosticSeverity.Error and d.data["rule"] == rule
+
+
+LAX = "ms.set_context(mode=ms.GRAPH_MODE)\n"
+
+
+@pytest.mark.parametrize("case", sorted(DEEP_CASES))
+async def test_under_lax_what_only_tracing_refuses_is_a_graph_break_for_both(client: LanguageClient, tmp_path, case):
+    """Under LAX (the default) the compiler does not refuse these: it breaks the graph there (a
+    GraphBreakWarning) and the server's finding is a warning that says so."""
+    import warnings
+
+    rule, body, before, after = DEEP_CASES[case]
+    source = source_for(body, before, LAX + after)
+    path = tmp_path / f"lax_{case}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(f"_lsp_lax_{case}", path)
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                _call_cell(module)
+            except ValueError:
+                pass  # float() of a two-element tensor, once the statement runs in Python: the sample's own error
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE, jit_syntax_level=ms.LAX)
+        sys.modules.pop(spec.name, None)
+    assert any(issubclass(w.category, ms.ide.GraphBreakWarning) for w in caught), [str(w.message) for w in caught]
+    _, diags = await open_and_diagnose(client, f"lax_{case}.py", source,
+                                       lambda ds: bool(by_code(ds, f"graph-{rule}")))
+    for d in by_code(diags, f"graph-{rule}"):
+        assert d.severity == types.DiagnosticSeverity.Warning and "graph break" in d.message
