@@ -9,11 +9,12 @@ portion (no `__init__.py`, deliberately):
 - a regular (wheel) install puts it in site-packages, whose FileFinder reports the portion;
 - the editable install (`pip install -e .`) maps packages to their source folders through
   setuptools' finder and puts no source folder on `sys.path`. For a regular package with pydevd's
-  recommended `__init__` preamble, `extend_path` then never sees `debugger/pydevd_plugins` (tried:
-  the plugin is not loaded). For a namespace portion the editable install records the folders in its
-  NAMESPACES table and serves them through a `sys.path` placeholder entry's path hook, which
-  `extend_path` does consult (tried in a scratch editable install: the plugin is loaded). An
-  editable install made before the plugin existed has no such entry until it is re-run.
+  recommended `__init__` preamble, `extend_path` then never sees `debugger/pydevd_plugins`. For a
+  namespace portion the editable install records the folders in its NAMESPACES table and serves
+  them through a `sys.path` placeholder entry's path hook, which `extend_path` does consult
+  (tests/debugger/test_presentation_install.py makes both kinds of editable install and debugs
+  through each). An editable install made before the plugin existed has no such entry until it is
+  re-run.
 
 Hence `register()` as well, which `spore_debug.debuggee.install()` and the Spore kernel's debugger
 call: it adds the two providers to pydevd's extension lists directly (now, if pydevd is loaded; else
