@@ -190,14 +190,14 @@ def test_pydevd_breakpoints_are_read_from_its_table_and_counter(monkeypatch):
     dbg = Debugger()
     _fake_pydevd(monkeypatch, dbg)
     source = PydevdBreakpoints()
-    assert source.version() == (dbg, 7, True)
+    assert source.version() == (dbg, 7, True, False)
     assert list(source.lines(__file__)) == [FIRST + 1]
     assert list(source.lines("/not/this.py")) == []
     dbg.mtime = 8
-    assert source.version() == (dbg, 8, True)
+    assert source.version() == (dbg, 8, True, False)
     other = Debugger()  # a new debugger (a new session) is a new version
     _fake_pydevd(monkeypatch, other)
-    assert PydevdBreakpoints().version() == (other, 7, True)
+    assert PydevdBreakpoints().version() == (other, 7, True, False)
 
 
 def test_pydevd_missing_pieces_mean_no_debugger(monkeypatch):
@@ -210,7 +210,7 @@ def test_pydevd_missing_pieces_mean_no_debugger(monkeypatch):
 
     _fake_pydevd(monkeypatch, Bare())
     source = PydevdBreakpoints()
-    assert source.version()[1:] == (None, None)
+    assert source.version()[1:] == (None, None, False)
     assert list(source.lines(__file__)) == []
 
     class Odd:
@@ -290,3 +290,25 @@ def test_the_nan_guard_marks_an_input_the_op_overwrote():
         NanGuard().after(event)
     assert info.value.inputs == [{"shape": [2], "dtype": "float32", "overwritten": True}]
     assert info.value.op == "ReLU (fused: ReLU + Mul)"
+
+
+def test_stepping_into_a_compiled_call_runs_it_eagerly(monkeypatch):
+    """pydevd keeps the thread's step command on `threading.current_thread().additional_info`: while
+    it is a step-in, a compiled call runs its construct (where the step lands), and compiled again
+    once the step is over."""
+    import threading
+
+    class Debugger:
+        mtime, ready_to_run, breakpoints = 1, True, {}
+
+    _fake_pydevd(monkeypatch, Debugger())
+    info = types.SimpleNamespace(pydev_step_cmd=-1)
+    monkeypatch.setattr(threading.current_thread(), "additional_info", info, raising=False)
+    debuggee.install(break_on_nan=False, probe=BreakpointProbe(stream=io.StringIO()))
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net, x = Net(), _x()
+    assert _construct_runs(net, x) == 0
+    info.pydev_step_cmd = 144  # CMD_STEP_INTO_MY_CODE: what stepIn under justMyCode sends
+    assert _construct_runs(net, x) == 1
+    info.pydev_step_cmd = 108  # CMD_STEP_OVER: `next` over the call does not enter it
+    assert _construct_runs(net, x) == 0

@@ -4,7 +4,7 @@ the program run by `spore_debug.run` with Spore's hooks.
 - a breakpoint on a line of a GRAPH_MODE `construct` hits on that line, its tensor locals hold
   PyNative's values, `next` walks the construct's lines, `stepIn` enters a user sub-cell's
   construct, and once the breakpoint is cleared the program finishes with the same output as
-  without the debugger;
+  without the debugger; `stepIn` on the line calling a compiled Cell lands on its construct;
 - a compile error (a `try:` under STRICT, a `with` in a `fullgraph=True` jit function) stops with
   reason `exception` on the user's line with the construct's arguments as locals;
 - `breakOnNaN` stops at the op's line ("NaN produced by Log") in PyNative and in Graph mode.
@@ -75,7 +75,7 @@ MAIN = textwrap.dedent("""
     ms.set_context(mode=ms.GRAPH_MODE)
     net, x = make()
     for step in range(3):
-        out = net(x)
+        out = net(x)  # CALL
     print("result", np.round(out.asnumpy().astype(np.float64), 6).tolist())
     print("checksum", float(out.asnumpy().astype(np.float64).sum()))
 """)
@@ -273,6 +273,23 @@ def test_a_breakpoint_in_a_graph_mode_construct_hits_with_pynative_values(projec
     assert shown == plain.stdout
     result = ast.literal_eval(plain.stdout.splitlines()[0].split(" ", 1)[1])
     np.testing.assert_allclose(result, out_ref, rtol=1e-5, atol=1e-6)  # the compiled run itself is right
+
+
+def test_step_in_on_the_call_line_enters_the_compiled_construct(project):
+    main, defs = str(project / "main.py"), str(project / "graphnet_defs.py")
+    with DAPClient.spawn(adapter_argv("spore"), cwd=str(project)) as dap:
+        launch(dap, project, "main.py", [], breakpoints={main: [{"line": line_of(MAIN, "CALL")}]})
+        tid = dap.wait_event("stopped", TIMEOUT)["body"]["threadId"]
+        assert dap.top_frame(tid)["line"] == line_of(MAIN, "CALL")
+        dap.request("stepIn", threadId=tid)
+        assert dap.wait_event("stopped", TIMEOUT)["body"]["reason"] == "step"
+        top = dap.top_frame(tid)
+        assert (top["source"]["path"], top["line"]) == (defs, line_of(NETDEF, "L1"))
+        assert {"self", "x"} <= set(dap.locals(top["id"]))
+        dap.request("setBreakpoints", source={"path": main}, breakpoints=[])
+        dap.request("continue", threadId=tid)  # the remaining calls: compiled, no stop
+        dap.wait_event("terminated", TIMEOUT)
+        assert stdout_of(dap) == plain_run(project, "main.py").stdout
 
 
 @pytest.mark.parametrize("which, marker, name, local_names", [

@@ -7,6 +7,10 @@ debugger's own breakpoint table. With pydevd (what debugpy runs in the debuggee)
 engine's cached answer is keyed by ``(debugger, mtime, ready_to_run)``. Every access is guarded:
 pydevd's attributes are not a public API, and a missing one means "no debugger", never a crash.
 
+Stepping into a compiled call (`stepIn` on the line `out = net(x)`) also runs that call eagerly, so
+the step lands on the construct's first line: pydevd's per-thread step command is part of the
+version, read from the thread's `additional_info`.
+
 A source is injectable (`BreakpointProbe(source=...)`) so the answer is tested without pydevd.
 """
 
@@ -14,6 +18,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from collections.abc import Collection, Hashable
 from typing import Any, Protocol
 
@@ -27,6 +32,8 @@ class BreakpointSource(Protocol):
 
 
 _PYDEVD_CONSTANTS = "_pydevd_bundle.pydevd_constants"
+# pydevd_comm_constants: CMD_STEP_INTO, CMD_SMART_STEP_INTO, CMD_STEP_INTO_MY_CODE, CMD_STEP_INTO_COROUTINE
+_STEP_IN_COMMANDS = frozenset({107, 128, 144, 206})
 
 
 class PydevdBreakpoints:
@@ -76,9 +83,17 @@ class PydevdBreakpoints:
             return None
         if dbg is None:
             return None
-        # the debugger itself (a new one after a re-attach), its change counter, and whether it runs
-        # yet (before `ready_to_run` pydevd changes breakpoints without counting)
-        return (dbg, getattr(dbg, "mtime", None), getattr(dbg, "ready_to_run", None))
+        # the debugger itself (a new one after a re-attach), its change counter, whether it runs yet
+        # (before `ready_to_run` pydevd changes breakpoints without counting), and whether this thread
+        # is stepping in (a step is no breakpoint change, but a compiled call then runs eagerly too)
+        return (dbg, getattr(dbg, "mtime", None), getattr(dbg, "ready_to_run", None), self.stepping_in())
+
+    @staticmethod
+    def stepping_in() -> bool:
+        """Whether pydevd is stepping into calls on this thread (`stepIn`, its justMyCode and smart
+        forms): stepping into a compiled Cell call should land on its construct's first line."""
+        info = getattr(threading.current_thread(), "additional_info", None)
+        return getattr(info, "pydev_step_cmd", None) in _STEP_IN_COMMANDS
 
     def lines(self, filename: str) -> Collection[int]:
         dbg = self.debugger()
@@ -120,6 +135,9 @@ class BreakpointProbe:
         return self.source.version()
 
     def runs_eagerly(self, name: str, lines: tuple[tuple[str, int, int], ...]) -> bool:
+        stepping = getattr(self.source, "stepping_in", None)
+        if stepping is not None and stepping():
+            return True  # stepIn on a line calling it: its construct's lines are where the step goes
         hit = next((f"{os.path.basename(file)}:{ln}" for file, first, last in lines
                     for ln in sorted(self.source.lines(file)) if first <= ln <= last), None)
         if hit is not None and name not in self.announced:
