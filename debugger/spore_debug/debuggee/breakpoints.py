@@ -20,6 +20,7 @@ import os
 import sys
 import threading
 from collections.abc import Collection, Hashable
+from threading import current_thread
 from typing import Any, Protocol
 
 
@@ -86,7 +87,9 @@ class PydevdBreakpoints:
         # the debugger itself (a new one after a re-attach), its change counter, whether it runs yet
         # (before `ready_to_run` pydevd changes breakpoints without counting), and whether this thread
         # is stepping in (a step is no breakpoint change, but a compiled call then runs eagerly too)
-        return (dbg, getattr(dbg, "mtime", None), getattr(dbg, "ready_to_run", None), self.stepping_in())
+        info = getattr(current_thread(), "additional_info", None)  # (stepping_in, inlined: every call)
+        return (dbg, getattr(dbg, "mtime", None), getattr(dbg, "ready_to_run", None),
+                getattr(info, "pydev_step_cmd", None) in _STEP_IN_COMMANDS)
 
     @staticmethod
     def stepping_in() -> bool:
