@@ -353,3 +353,61 @@ def test_a_training_step_with_a_breakpoint_in_the_network_trains_the_same(probe)
     np.testing.assert_allclose(eager_losses, compiled_losses, rtol=1e-5)
     np.testing.assert_allclose(eager_w, compiled_w, rtol=1e-5, atol=1e-7)
     assert eager_losses[2] < eager_losses[0]
+
+
+class Breaking(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(4, 4)
+
+    def construct(self, x):
+        h = self.fc(x)
+        h = ops.relu(h)  # in the compiled segment before the break
+        print("mean", float(h.mean().asnumpy()), file=SINK)  # the graph break: runs in Python
+        return h * 2.0
+
+
+class _Sink:
+    def write(self, text):
+        return len(text)
+
+
+SINK = _Sink()
+
+
+def _lines_run(fn, target_file: str) -> set[int]:
+    """The lines of `target_file` that ran as Python during fn()."""
+    seen: set[int] = set()
+
+    def tracer(frame, event, arg):
+        if frame.f_code.co_filename == target_file:
+            if event == "line":
+                seen.add(frame.f_lineno)
+            return tracer
+        return None
+
+    prev = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        fn()
+    finally:
+        sys.settrace(prev)
+    return seen
+
+
+def test_a_breakpoint_in_a_compiled_segment_of_a_graph_break_runs_that_segment_in_python(probe):
+    import warnings
+
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net, x = Breaking(), _x()
+    relu_line = _lines(Breaking.construct)[0] + 2
+    print_line = relu_line + 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        net(x)
+        compiled = _lines_run(lambda: net(x), __file__)
+        assert print_line in compiled and relu_line not in compiled  # the segment runs compiled
+        probe.set(__file__, relu_line)
+        eager = _lines_run(lambda: net(x), __file__)
+    assert relu_line in eager  # the breakpointed segment's statements ran as Python (a breakpoint hits)
+    assert any("segment" in name for name, _ in probe.asked)
