@@ -17,22 +17,35 @@ import os
 import runpy
 import sys
 import types
-from dataclasses import dataclass, field
 
 USAGE = ("usage: python -m spore_debug.run [--listen [HOST:]PORT] [--wait-for-client] [--break-on-nan] "
          "(program.py | -m module) [args...]")
 
 
-@dataclass
 class Options:
-    """The launcher's command line: where to listen, and what to run with which arguments."""
+    """The launcher's command line: where to listen, and what to run with which arguments.
+    (A plain class: importing `dataclasses` costs start-up time in every debugged program.)"""
 
-    listen: tuple[str, int] | None = None
-    wait_for_client: bool = False
-    break_on_nan: bool | None = None  # None: the SPORE_DEBUG_BREAK_ON_NAN environment variable decides
-    program: str | None = None
-    module: str | None = None
-    args: list[str] = field(default_factory=list)
+    __slots__ = ("listen", "wait_for_client", "break_on_nan", "program", "module", "args")
+
+    def __init__(self, listen: tuple[str, int] | None = None, wait_for_client: bool = False,
+                 break_on_nan: bool | None = None, program: str | None = None, module: str | None = None,
+                 args: list[str] | None = None) -> None:
+        self.listen = listen
+        self.wait_for_client = wait_for_client
+        self.break_on_nan = break_on_nan  # None: the SPORE_DEBUG_BREAK_ON_NAN environment variable decides
+        self.program = program
+        self.module = module
+        self.args = list(args or [])
+
+    def _fields(self) -> tuple:
+        return tuple(getattr(self, k) for k in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Options) and self._fields() == other._fields()
+
+    def __repr__(self) -> str:
+        return "Options(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__) + ")"
 
 
 class UsageError(Exception):

@@ -5,13 +5,13 @@ loaded for a program that never imports it (nor before the program sets up its o
 environment). So `when_imported("spore.ops", fn)` calls `fn(module)` right away if the module is
 loaded, or else right after the program's own import of it finishes executing: a finder placed
 first on `sys.meta_path` lets the real finders locate the module and wraps only its loader's
-`exec_module`, then takes itself off the path.
+`exec_module`, then takes itself off the path. (Plain classes with the finder and loader methods,
+not `importlib.abc` subclasses: the import system asks for the methods only, and `importlib.abc`
+costs the launcher's start-up.)
 """
 
 from __future__ import annotations
 
-import importlib.abc
-import importlib.machinery
 import sys
 import threading
 import types
@@ -54,14 +54,14 @@ def cancel() -> None:
         sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _AfterImport)]
 
 
-class _AfterImport(importlib.abc.MetaPathFinder):
+class _AfterImport:
     """Finds nothing itself: asks the finders after it, and wraps the loader of a watched module."""
 
     def __init__(self) -> None:
         self.pending: dict[str, list[Callback]] = {}
         self._busy: set[str] = set()
 
-    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> importlib.machinery.ModuleSpec | None:
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
         if fullname not in self.pending or fullname in self._busy:
             return None
         self._busy.add(fullname)
@@ -88,14 +88,14 @@ class _AfterImport(importlib.abc.MetaPathFinder):
                     sys.meta_path.remove(self)
 
 
-class _Loader(importlib.abc.Loader):
+class _Loader:
     """The real loader, whose `exec_module` is followed by the callbacks; after it the module's
     `__loader__` and `__spec__.loader` are the real loader again (source lookups, reloads)."""
 
     def __init__(self, real: Any, callbacks: list[Callback], finder: _AfterImport) -> None:
         self.real, self.callbacks, self.finder = real, callbacks, finder
 
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType | None:
+    def create_module(self, spec: Any) -> types.ModuleType | None:
         return self.real.create_module(spec)
 
     def exec_module(self, module: types.ModuleType) -> None:
