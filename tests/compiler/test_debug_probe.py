@@ -411,3 +411,29 @@ def test_a_breakpoint_in_a_compiled_segment_of_a_graph_break_runs_that_segment_i
         eager = _lines_run(lambda: net(x), __file__)
     assert relu_line in eager  # the breakpointed segment's statements ran as Python (a breakpoint hits)
     assert any("segment" in name for name, _ in probe.asked)
+
+
+class GraphOnlyNan(NanOnLog):
+    """Reports only compiled nodes: the PyNative replay then finds nothing (a value that does not
+    recur), and the graph's own report stands."""
+
+    def after(self, event):
+        if event.mode == "graph":
+            super().after(event)
+
+
+def test_a_graph_nan_that_does_not_recur_in_pynative_is_raised_at_the_nodes_line():
+    ms.set_context(mode=ms.GRAPH_MODE)
+    guard = GraphOnlyNan()
+    net, x = LogNet(), _x()
+    with ide.observe_ops(guard), np.errstate(invalid="ignore"), pytest.raises(NonFiniteError) as info:
+        net(x)
+    assert guard.modes == ["graph"]
+    err = info.value
+    assert err.mode == "graph" and err.loc is not None  # (the op may be a fused node here)
+    frame, line = _innermost(info.tb)
+    assert (frame.f_code.co_filename, line) == (__file__, err.loc.line)
+    first, last = _lines(LogNet.construct)
+    assert first < line <= last
+    assert frame.f_locals == {"self": net, "x": x}  # the construct's arguments, as for compile errors
+    assert info.value.__context__ is None  # not "during handling of ..." the graph run's error
