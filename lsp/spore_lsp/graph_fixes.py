@@ -23,10 +23,17 @@ from .analysis import Analysis, Edit, Fix
 
 
 def _node_at(root: ast.AST, kinds: tuple[type, ...], line: int, col: int) -> ast.AST | None:
-    """The node of one of `kinds` starting at a 1-based line and 0-based byte column."""
-    for node in ast.walk(root):
+    """The node of one of `kinds` starting at a 1-based line and 0-based byte column (descending only into
+    nodes whose lines hold it: a finding's fixes must not cost a walk of the whole function)."""
+    todo = [root]
+    while todo:
+        node = todo.pop()
         if isinstance(node, kinds) and node.lineno == line and node.col_offset == col:
             return node
+        for child in ast.iter_child_nodes(node):
+            first = getattr(child, "lineno", None)
+            if first is None or first <= line <= (getattr(child, "end_lineno", None) or first):
+                todo.append(child)
     return None
 
 
@@ -105,10 +112,9 @@ def _assign_fixes(an: Analysis, fn: ast.AST, f: dict[str, Any], params: set[str]
 
 
 def _raise_fixes(an: Analysis, fn: ast.AST, f: dict[str, Any]) -> list[Fix]:
-    for node in ast.walk(fn):
-        if not (isinstance(node, ast.If) and not node.orelse and len(node.body) == 1
-                and isinstance(node.body[0], ast.Raise) and node.body[0].lineno == f["line"]):
-            continue
+    raise_stmt = _node_at(fn, (ast.Raise,), f["line"], _col_of_raise(an, f["line"]))
+    node = an.parents.get(id(raise_stmt)) if raise_stmt is not None else None
+    if isinstance(node, ast.If) and not node.orelse and node.body == [raise_stmt]:
         exc = node.body[0].exc
         if isinstance(exc, ast.Call) and isinstance(exc.func, ast.Name) and not exc.keywords and (
                 not exc.args or len(exc.args) == 1 and isinstance(exc.args[0], ast.Constant)
@@ -124,6 +130,12 @@ def _raise_fixes(an: Analysis, fn: ast.AST, f: dict[str, Any]) -> list[Fix]:
         return [Fix("Check it with assert, in the graph (raises AssertionError when it fails)",
                     (Edit(line, col, end_line, end_col, new),))]
     return []
+
+
+def _col_of_raise(an: Analysis, line: int) -> int:
+    """The byte column where a ``raise`` statement starting on a 1-based line begins (its indentation)."""
+    text = an.program.line_text(line - 1)
+    return len(text[:len(text) - len(text.lstrip())].encode("utf-8"))
 
 
 def fixes(an: Analysis, fn: ast.AST, f: dict[str, Any], params: set[str]) -> list[Fix]:

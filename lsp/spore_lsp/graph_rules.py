@@ -152,11 +152,12 @@ def deep_findings(an: Analysis, doc: tensor_facts.DocumentFacts | None = None) -
     doc = doc if doc is not None else tensor_facts.document_facts(an)
     modules = {k: v.split(".")[0] for k, v in an.aliases.items() if "." not in v}
     out: list[dict[str, Any]] = []
+    aliases = tuple(sorted(an.aliases.items()))
     for node, owner in _units(an):
         first = min([node.lineno] + [d.lineno for d in node.decorator_list])
         last = node.end_lineno or node.lineno
         ctx = tensor_facts.function_context(an, doc, node, owner)
-        key = ("\n".join(an.program.lines[first - 1:last]), owner, ctx, tuple(sorted(an.aliases.items())))
+        key = ("\n".join(an.program.lines[first - 1:last]), owner, ctx, aliases)
         rel = _DEEP_CACHE.get(key)
         shift = first - 1
         if rel is None:

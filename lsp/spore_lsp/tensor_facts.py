@@ -101,36 +101,75 @@ class DocumentFacts:
 
     def __post_init__(self) -> None:
         self.plain_key = tuple(sorted((k, tuple(sorted(v.items()))) for k, v in self.plain.items()))
+        self.instances_key = tuple(sorted(self.plain_instances.items()))
+        self.exceptions_key = frozenset(self.user_exceptions)
 
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-_STORES = (ast.Assign, ast.AugAssign, ast.AnnAssign)
+_SKIP = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
 
 
-def _scan(an: Analysis) -> tuple[dict[str, int], list[ast.stmt], list[ast.Call], list[ast.ClassDef]]:
-    """One pass over the analysis's node list: how often each name is bound anywhere in the file, the
-    assignments, the calls (dispatch on the exact node type: this runs on every node of the file)."""
+def _nodes(root: ast.AST) -> list[ast.AST]:
+    """Every node under `root`, breadth first (as the analysis walks: faster than ast.walk)."""
+    out: list[ast.AST] = [root]
+    append, node_t = out.append, ast.AST
+    for node in out:
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if value.__class__ is list:
+                for child in value:
+                    if isinstance(child, node_t) and not isinstance(child, _SKIP):
+                        append(child)
+            elif isinstance(value, node_t) and not isinstance(value, _SKIP):
+                append(value)
+    return out
+
+
+@dataclass
+class _Part:
+    """What one top-level statement contributes to the document's facts (no line numbers: it is cached
+    on the statement's text and re-used wherever the statement moves)."""
+
+    counts: dict[str, int]                       # name -> bindings in the statement
+    pairs: list[tuple[str, str]]                 # `name = Callee(...)`: a candidate instance of Callee
+    args: list[tuple[str, bool, int, str]]       # (callee, called through `Callee()(...)`, position, "T" or a name)
+    classes: list[tuple[str, dict[str, tuple[int, int, str | None]]]]  # class -> attr -> (writes, in init, kind)
+
+
+def _part(an: Analysis, stmt: ast.stmt) -> _Part:
     counts: dict[str, int] = {}
     get = counts.get
-    stores: list[ast.stmt] = []
-    calls: list[ast.Call] = []
-    classes: list[ast.ClassDef] = []
-    name_t, load_t, call_t, arg_t = ast.Name, ast.Load, ast.Call, ast.arg
-    for node in an.nodes:
+    pairs: list[tuple[str, str]] = []
+    args: list[tuple[str, bool, int, str]] = []
+    classes: list[tuple[str, dict[str, tuple[int, int, str | None]]]] = []
+    name_t, load_t, call_t, arg_t, assign_t = ast.Name, ast.Load, ast.Call, ast.arg, ast.Assign
+    for node in _nodes(stmt):
         t = type(node)
         if t is name_t:
             if type(node.ctx) is not load_t:
                 counts[node.id] = get(node.id, 0) + 1
         elif t is call_t:
-            calls.append(node)
+            if node.args:
+                f = node.func
+                callee = f.id if type(f) is name_t else f.func.id if type(f) is call_t and type(f.func) is name_t \
+                    else None
+                if callee is not None:
+                    for i, a in enumerate(node.args):
+                        if type(a) is ast.Starred:
+                            break
+                        desc = "T" if tensor_valued(an, a) else a.id if type(a) is name_t else None
+                        if desc is not None:
+                            args.append((callee, type(f) is call_t, i, desc))
         elif t is arg_t:
             counts[node.arg] = get(node.arg, 0) + 1
-        elif t in _STORES:
-            stores.append(node)
+        elif t is assign_t:
+            if len(node.targets) == 1 and type(node.targets[0]) is name_t and type(node.value) is call_t \
+                    and type(node.value.func) is name_t:
+                pairs.append((node.targets[0].id, node.value.func.id))
         elif t in _DEFS:
             counts[node.name] = get(node.name, 0) + 1
             if t is ast.ClassDef:
-                classes.append(node)
+                classes.append((node.name, _class_raw(an, node)))
         elif t is ast.Import or t is ast.ImportFrom:
             for a in node.names:
                 n = a.asname or a.name.split(".")[0]
@@ -140,7 +179,33 @@ def _scan(an: Analysis) -> tuple[dict[str, int], list[ast.stmt], list[ast.Call],
                 counts[n] = get(n, 0) + 1
         elif t is ast.ExceptHandler and node.name:
             counts[node.name] = get(node.name, 0) + 1
-    return counts, stores, calls, classes
+    return _Part(counts, pairs, args, classes)
+
+
+_PART_CACHE: OrderedDict[tuple[Any, ...], _Part] = OrderedDict()
+_PART_CACHE_SIZE = 8192
+
+
+def _parts(an: Analysis) -> list[_Part]:
+    """The parts of the module's top-level statements, each cached on its text and the file's imports (an
+    edit re-reads only the statements it touched)."""
+    tree = an.tree
+    aliases = tuple(sorted(an.aliases.items()))
+    lines = an.program.lines
+    out = []
+    for stmt in tree.body if tree is not None else []:
+        first = min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", ())])
+        last = stmt.end_lineno or stmt.lineno
+        key = ("\n".join(lines[first - 1:last]), stmt.col_offset, stmt.end_col_offset, aliases)
+        part = _PART_CACHE.get(key)
+        if part is None:
+            part = _PART_CACHE[key] = _part(an, stmt)
+            if len(_PART_CACHE) > _PART_CACHE_SIZE:
+                _PART_CACHE.popitem(last=False)
+        else:
+            _PART_CACHE.move_to_end(key)
+        out.append(part)
+    return out
 
 
 def dotted(node: ast.expr) -> str | None:
@@ -216,8 +281,12 @@ def tensor_valued(an: Analysis, node: ast.expr, module_tensors: set[str] | None 
 
 
 def document_facts(an: Analysis) -> DocumentFacts:
-    """One pass over the analysis's node list (plus the module's top level)."""
-    counts, stores, calls, classes = _scan(an)
+    """The document's facts, from the cached parts of its top-level statements plus its top level."""
+    parts = _parts(an)
+    counts: dict[str, int] = {}
+    for part in parts:
+        for k, v in part.counts.items():
+            counts[k] = counts.get(k, 0) + v
     tree = an.tree
     top = tree.body if tree is not None else []
     plain: dict[str, dict[str, str]] = {}
@@ -241,36 +310,26 @@ def document_facts(an: Analysis) -> DocumentFacts:
                 instances[name] = value.func.id
             elif tensor_valued(an, value):
                 module_tensors.add(name)
-    return DocumentFacts(counts, plain, instances, exceptions, _cell_attrs(an, classes, plain),
-                         _call_evidence(an, counts, stores, calls, module_tensors),
+    class_attrs: dict[str, dict[str, str]] = {}
+    instance_of: dict[str, str] = {}
+    evidence: dict[str, set[int]] = {}
+    for part in parts:
+        for cls, raw in part.classes:
+            class_attrs[cls] = _attr_kinds(raw, plain)
+        for name, callee in part.pairs:
+            if counts.get(name, 0) == 1:
+                instance_of[name] = callee
+    for part in parts:  # net = Net(); net(ms.Tensor(...)) / Net()(X) / step(ops.ones(...))
+        for callee, direct, i, desc in part.args:
+            if desc == "T" or desc in module_tensors:
+                evidence.setdefault(callee if direct else instance_of.get(callee, callee), set()).add(i)
+    return DocumentFacts(counts, plain, instances, exceptions, class_attrs, evidence,
                          frozenset(n for n in counts if hasattr(builtins, n)))
 
 
-_ATTR_CACHE: OrderedDict[tuple[Any, ...], dict[str, str]] = OrderedDict()
-_ATTR_CACHE_SIZE = 4096
-
-
-def _cell_attrs(an: Analysis, classes: list[ast.ClassDef], plain: dict[str, dict[str, str]]
-                ) -> dict[str, dict[str, str]]:
-    """Per class: ``self.<attr>`` bound exactly once in the class, in ``__init__``, to a Spore layer, a
-    Parameter or a plain object. Cached per class on its text (an edit re-reads only the class it touched)."""
-    aliases = tuple(sorted(an.aliases.items()))
-    plain_names = tuple(sorted(plain))
-    out: dict[str, dict[str, str]] = {}
-    for cls in classes:
-        key = ("\n".join(an.program.lines[cls.lineno - 1:cls.end_lineno or cls.lineno]), aliases, plain_names)
-        attrs = _ATTR_CACHE.get(key)
-        if attrs is None:
-            attrs = _ATTR_CACHE[key] = _class_attrs(an, cls, plain)
-            if len(_ATTR_CACHE) > _ATTR_CACHE_SIZE:
-                _ATTR_CACHE.popitem(last=False)
-        else:
-            _ATTR_CACHE.move_to_end(key)
-        out[cls.name] = attrs
-    return out
-
-
-def _class_attrs(an: Analysis, cls: ast.ClassDef, plain: dict[str, dict[str, str]]) -> dict[str, str]:
+def _class_raw(an: Analysis, cls: ast.ClassDef) -> dict[str, tuple[int, int, str | None]]:
+    """``self.<attr>`` of a class: how often its methods write it, how often ``__init__`` does, and what
+    ``__init__`` binds it to (``param``, ``layer:Dense``, ``call:Name`` for a class of the file, or None)."""
     writes: dict[str, int] = {}
     init_writes: dict[str, int] = {}
     found: dict[str, str] = {}
@@ -278,7 +337,7 @@ def _class_attrs(an: Analysis, cls: ast.ClassDef, plain: dict[str, dict[str, str
         if type(item) not in (ast.FunctionDef, ast.AsyncFunctionDef) or not item.args.args:
             continue
         me = item.args.args[0].arg
-        for node in ast.walk(item):
+        for node in _nodes(item):
             t = type(node)
             if t is ast.Attribute and type(node.ctx) is not ast.Load and type(node.value) is ast.Name \
                     and node.value.id == me:
@@ -288,21 +347,33 @@ def _class_attrs(an: Analysis, cls: ast.ClassDef, plain: dict[str, dict[str, str
             elif t is ast.Assign and item.name == "__init__" and len(node.targets) == 1:
                 target = node.targets[0]
                 if type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id == me:
-                    kind = _value_kind(an, node.value, plain)
+                    kind = _value_kind(an, node.value)
                     if kind is not None:
                         found[target.attr] = kind
-    out = {k: v for k, v in found.items() if writes.get(k) == 1}
-    # a Parameter __init__ makes once and other methods write (the self_assign fix updates it in place)
-    out.update({k: "param-written" for k, v in found.items() if v == "param" and writes.get(k, 0) > 1
-                and init_writes.get(k) == 1})
+    return {k: (n, init_writes.get(k, 0), found.get(k)) for k, n in writes.items()}
+
+
+def _attr_kinds(raw: dict[str, tuple[int, int, str | None]], plain: dict[str, dict[str, str]]) -> dict[str, str]:
+    """An attribute written once (in __init__) keeps its kind; a Parameter __init__ makes once and other
+    methods write is "param-written" (the self_assign fix updates it in place)."""
+    out: dict[str, str] = {}
+    for attr, (writes, init_writes, kind) in raw.items():
+        if kind is not None and kind.startswith("call:"):
+            kind = f"plain:{kind[5:]}" if kind[5:] in plain else None
+        if kind is None:
+            continue
+        if writes == 1:
+            out[attr] = kind
+        elif kind == "param" and init_writes == 1:
+            out[attr] = "param-written"
     return out
 
 
-def _value_kind(an: Analysis, value: ast.expr, plain: dict[str, dict[str, str]]) -> str | None:
-    if not isinstance(value, ast.Call):
+def _value_kind(an: Analysis, value: ast.expr) -> str | None:
+    if type(value) is not ast.Call:
         return None
-    if isinstance(value.func, ast.Name) and value.func.id in plain:
-        return f"plain:{value.func.id}"
+    if type(value.func) is ast.Name and an.resolve(value.func.id) is None:
+        return f"call:{value.func.id}"
     name = dotted(value.func)
     qual = an.resolve(name) if name is not None else None
     if qual == "spore.Parameter":
@@ -310,35 +381,6 @@ def _value_kind(an: Analysis, value: ast.expr, plain: dict[str, dict[str, str]])
     if qual is not None and qual.startswith("nn.") and qual[3:] in SINGLE_OUTPUT_LAYERS:
         return f"layer:{qual[3:]}"
     return None
-
-
-def _call_evidence(an: Analysis, counts: dict[str, int], stores: list[ast.stmt], calls: list[ast.Call],
-                   module_tensors: set[str]) -> dict[str, set[int]]:
-    """Which positional arguments of a Cell class (through its instances) or a function are given a Spore
-    tensor somewhere in the document: ``net = Net(); net(ms.Tensor(...))``, ``Net()(x)``, ``step(ops.ones(...))``."""
-    instance_of: dict[str, str] = {}
-    for node in stores:
-        if type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name \
-                and type(node.value) is ast.Call and type(node.value.func) is ast.Name \
-                and counts.get(node.targets[0].id, 0) == 1:
-            instance_of[node.targets[0].id] = node.value.func.id
-    out: dict[str, set[int]] = {}
-    for node in calls:
-        if not node.args:
-            continue
-        f = node.func
-        if type(f) is ast.Name:
-            target = instance_of.get(f.id, f.id)
-        elif type(f) is ast.Call and type(f.func) is ast.Name:
-            target = f.func.id  # Net()(x)
-        else:
-            continue
-        for i, a in enumerate(node.args):
-            if type(a) is ast.Starred:
-                break
-            if tensor_valued(an, a, module_tensors):
-                out.setdefault(target, set()).add(i)
-    return out
 
 
 def _comment_count(an: Analysis, fn: ast.FunctionDef) -> int:
@@ -380,7 +422,7 @@ def function_context(an: Analysis, doc: DocumentFacts, fn: ast.FunctionDef, owne
         tensor_params=frozenset(tensors),
         attrs=tuple(sorted(doc.class_attrs.get(owner, {}).items())) if owner is not None else (),
         plain_classes=doc.plain_key,
-        plain_instances=tuple(sorted(doc.plain_instances.items())),
-        user_exceptions=frozenset(doc.user_exceptions),
+        plain_instances=doc.instances_key,
+        user_exceptions=doc.exceptions_key,
         bound=doc.bound_builtins,
     )
