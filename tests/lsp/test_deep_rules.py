@@ -191,3 +191,23 @@ def test_each_layer_the_rules_trust_returns_one_tensor(name):
 @pytest.mark.parametrize("name", sorted(tensor_facts.FULL_REDUCTIONS & tensor_facts.SINGLE_OUTPUT_OPS))
 def test_each_full_reduction_op_on_one_tensor_gives_one_element(name):
     assert getattr(ops, name)(SAMPLE).size == 1
+
+
+def test_the_cached_document_facts_follow_an_edit_of_another_statement():
+    """The facts are cached per top-level statement: deleting the call site that made x a tensor (another
+    statement than the Cell) removes the finding, putting it back brings it back."""
+    cell = HEAD + "\n    def construct(self, x):\n" + ARG_BODY
+    site = "\n\nnet = Net()\nout = net(ms.Tensor(np.ones(1, np.float32)))\n"
+    line = HEAD.count("\n") + 2
+    assert deep_issues(cell + site) == [("graph-python_value_of_tensor", line)]
+    assert deep_issues(cell + site.replace("ms.Tensor(np.ones(1, np.float32))", "3.0")) == []
+    assert deep_issues(cell + site) == [("graph-python_value_of_tensor", line)]
+
+
+def test_in_a_notebook_a_later_cell_s_call_site_is_evidence():
+    from spore_lsp.documents import from_cells
+
+    cells = [HEAD + "\n    def construct(self, x):\n" + ARG_BODY, "net = Net()\nnet(ops.ones((1,)))\n"]
+    an = analyse(from_cells("file:///nb.ipynb", 1, [(f"c{i}", c, 1) for i, c in enumerate(cells)]), None)
+    found = [i for i in an.issues if i.code == "graph-python_value_of_tensor"]
+    assert [an.program.to_local(i.line) for i in found] == [("c0", HEAD.count("\n") + 2)]
