@@ -13,7 +13,8 @@ bench/bench_graph_break.py's table (how much of Graph mode's speed-up a `print` 
 (g) bench/bench_startup.py's table (`import spore` and the kernel's start-up beside `import torch` and
 a stock ipykernel); (h) bench/bench_lsp.py's table (the language server: start to first diagnostics,
 300 / 3,000 / 10,000-line files, a one-character edit, hover and completion, peak RSS, beside `ruff
-check` and `ast.parse` on the same files).
+check` and `ast.parse` on the same files); (i) bench/bench_debug.py's table (the debug adapter: time to first
+stop, breakpoint-free overhead of a training loop, one `next`, spore-debug beside debugpy.adapter).
 
 Each (backend, mode, thread count) is measured in its own subprocess with OMP_NUM_THREADS,
 OPENBLAS_NUM_THREADS and MKL_NUM_THREADS set (and torch.set_num_threads): thread pools are sized at
@@ -188,6 +189,11 @@ def run_lsp_bench(quick: bool) -> str:
     return run_side_bench("bench_lsp.py", ["--repeats", "10" if quick else "30"])
 
 
+def run_debug_bench(quick: bool) -> str:
+    """bench/bench_debug.py: spore-debug's first stop, breakpoint-free overhead and stepping, beside debugpy."""
+    return run_side_bench("bench_debug.py", ["--repeats", "2" if quick else "3"])
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run every set, print the header and the tables; optionally write the raw results as JSON."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -259,6 +265,7 @@ def main(argv: list[str] | None = None) -> int:
         break_table = run_graph_break_bench(a.quick)
         startup_table = run_startup_bench(a.quick, a.no_torch)
         lsp_table = run_lsp_bench(a.quick)
+        debug_table = run_debug_bench(a.quick)
         results = report.best_of_rounds(results)
         checks = {(b, m): report.check_dir_errors(check_dir, b, m) for _, b, m in sets if b != "numpy"}
 
@@ -297,6 +304,10 @@ def main(argv: list[str] | None = None) -> int:
         print()
         print("=== (h) language server: spore-lsp latency, bench/bench_lsp.py ===")
         print(lsp_table)
+    if debug_table:
+        print()
+        print("=== (i) debug adapter: spore-debug beside debugpy.adapter, bench/bench_debug.py ===")
+        print(debug_table)
     n = "\n".join([*dict.fromkeys(failures), report.notes(results, checks)]).strip("\n")
     if n:
         print()
@@ -306,6 +317,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.json:
         a.json.write_text(json.dumps({"header": head, "infos": infos, "records": results, "dataset": dataset_table,
                                       "graph_break": break_table, "startup": startup_table, "lsp": lsp_table,
+                                      "debug": debug_table,
                                       "checks": {f"{b}[{m}]": c for (b, m), c in checks.items()}}, indent=1))
     return 0
 
