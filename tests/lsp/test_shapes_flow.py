@@ -139,11 +139,33 @@ def test_a_static_branch_that_refuses_is_an_error_the_engine_agrees_with(tmp_pat
     load(tmp_path, off)  # and the engine runs it
 
 
-def test_self_training_is_unknown_where_the_program_trains_the_cell():
-    trained = STATIC.replace("net = Net()\n", "net = Net()\nnet.set_train()\n")
+@pytest.mark.parametrize("training", ["net.set_train()\n", "trainer = Trainer(net)\n"])
+def test_self_training_is_unknown_where_the_program_trains_the_cell(training):
+    trained = STATIC.replace("net = Net()\n", "from spore.train import Model as Trainer\nnet = Net()\n" + training)
     an = analysed(trained)
     assert not issues(an, "shape-mismatch")
     assert line_of(trained, "h.reshape(-1)") in dict(hints(an)), "both modes possible: both branches followed"
+
+
+def test_a_dtype_an_input_shape_comment_only_assumes_is_not_branched_on():
+    text = HEAD + '''class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(10, 4)
+
+    # spore: input_shape=(B, 3)
+    def construct(self, x):
+        if x.dtype == ms.float32:
+            x = x * 2
+        else:
+            x = self.emb(x)
+        return x
+'''
+    an = analysed(text)
+    assert not issues(an, "shape-mismatch"), "the int path would be refused for float32 input: never an error"
+    (note,) = issues(an, "shape-stopped")
+    assert note.line + 1 == line_of(text, "x = self.emb(x)") and "needs another dtype" in note.message
+    assert dict(hints(an))[line_of(text, "x = x * 2")] == "(B, 3) f32", "both branches followed"
 
 
 RUNTIME = HEAD + '''class Net(nn.Cell):
@@ -291,3 +313,35 @@ async def test_over_stdio_hover_after_a_tensor_if_shows_both_paths(client: Langu
     hover = await client.text_document_hover_async(types.HoverParams(
         text_document=types.TextDocumentIdentifier(uri=uri), position=pos(RUNTIME, "z.sum(axis=1)")))
     assert hover is not None and "(2, 8) f32 | (2, 4) f32" in hover.contents.value
+
+
+NESTED_LOOPS = HEAD + '''class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(8, 8)
+
+    # spore: input_shape=(2, 8)
+    def construct(self, x):
+        for i in range(64):
+            for j in range(64):
+                for k in range(64):
+                    x = x + 1
+        outs = []
+        if x.sum() > 0:
+            outs.append(x)
+        else:
+            outs.append(x * 2)
+        return self.fc(ops.stack(outs))
+'''
+
+
+def test_loops_nested_past_the_step_budget_stop_with_a_note():
+    an = analysed(NESTED_LOOPS)  # 262,144 unrolled steps: followed up to the budget, then one note
+    assert not issues(an, "shape-mismatch")
+    (note,) = issues(an, "shape-stopped")
+    assert "more steps to follow than the check allows" in note.message
+    assert note.line + 1 == line_of(NESTED_LOOPS, "x = x + 1")
+    small = NESTED_LOOPS.replace("range(64)", "range(2)")
+    an = analysed(small)
+    assert not issues(an, "shape-mismatch") and not issues(an, "shape-stopped"), an.issues
+    assert dict(hints(an))[line_of(small, "x = x + 1")] == "(2, 8) f32", "lists joined item by item after the if"

@@ -133,6 +133,36 @@ def test_the_first_batch_decides_the_leading_dim_and_drop_remainder_whether_ther
     assert hints(an) == expected
 
 
+ENUMERATED = HEAD + '''class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(4, 2)
+
+    def construct(self, x):
+        x = x * 2
+        return self.fc(x)
+
+
+data = ds.NumpySlicesDataset((np.ones((8, 4), np.float32), np.zeros((8,), np.int32)), column_names=["x", "y"])
+net = Net()
+for i, (x, y) in enumerate(data.batch(4)):
+    net(x)
+'''
+
+
+def test_a_loop_variable_named_like_a_construct_variable_still_gives_the_input(tmp_path):
+    """`x` is bound in construct too: only the bindings in the call's own scope count."""
+    load(tmp_path, ENUMERATED)
+    an = analysed(ENUMERATED)
+    assert not issues(an, "shape-mismatch") and not issues(an, "shape-stopped"), an.issues
+    assert hints(an) == [(line_of(ENUMERATED, "def construct"), "(4, 4) f32"), (line_of(ENUMERATED, "x = x * 2"),
+                                                                                "(4, 4) f32")]
+    wrong = ENUMERATED.replace("nn.Dense(4, 2)", "nn.Dense(5, 2)")
+    _, err = load_refused(tmp_path, wrong)
+    (d,) = issues(analysed(wrong), "shape-mismatch")
+    assert d.line + 1 == err.loc.line
+
+
 ITERATORS = HEAD + '''class Net(nn.Cell):
     def __init__(self):
         super().__init__()

@@ -41,8 +41,8 @@ def check(an: Analysis) -> None:
         elif name in sites:
             site = sites[name]
             names = [p.arg for p in params]
-            if any(k not in names for k in site.kwargs):
-                continue
+            if any(k not in names for k in site.kwargs) or len(site.args) > len(names):
+                continue  # the engine would refuse the call itself (not a shape question)
             call = f"the call at {_line_of(an, site.line)}"
             inputs = [_named(v, f"the input {p.arg} ({call})") for v, p in zip(site.args, params)]
             kwargs = {k: _named(v, f"the input {k} ({call})") for k, v in site.kwargs.items()}

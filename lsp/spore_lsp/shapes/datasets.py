@@ -205,31 +205,28 @@ def _loop_count(prog: Program, fn: ast.FunctionDef, y: ast.Yield) -> int | None:
 def row_value(prog: Program, loop: ast.For, name: ast.Name, depth: int) -> Any:
     """What a ``for`` variable holds in one step over a dataset: the row (a tuple, or a dict for a dict
     iterator), or the column a target tuple gives the name."""
-    data = dataset(prog, loop.iter, depth)
+    it, counted = loop.iter, False
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "enumerate" and \
+            len(it.args) == 1 and not it.keywords and prog.bound.get("enumerate") is None:
+        it, counted = it.args[0], True  # for i, (x, y) in enumerate(ds)
+    data = dataset(prog, it, depth)
     if data is None or data.n == 0:
         return None
     row: Any = dict(zip(data.names, data.values)) if data.as_dict else tuple(data.values)
-    path = _path(loop.target, name.id)
-    for i in path or ():
-        if not isinstance(row, tuple) or i >= len(row) or len(row) != _width(loop.target, path):
-            return None
-        row = row[i]
-    return row if path is not None else None
+    row = (None, row) if counted else row
+    return _unpack(loop.target, row, name.id)
 
 
-def _path(target: ast.AST, name: str) -> list[int] | None:
+def _unpack(target: ast.AST, value: Any, name: str) -> Any:
+    """What `name` gets when `target` (a name or nested tuple of names) is bound to `value`; None if unsure."""
     if isinstance(target, ast.Name):
-        return [] if target.id == name else None
-    if isinstance(target, (ast.Tuple, ast.List)):
-        for i, t in enumerate(target.elts):
-            sub = _path(t, name)
-            if sub is not None:
-                return [i, *sub]
+        return value if target.id == name else None
+    if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, tuple) and len(value) == len(target.elts):
+        for t, v in zip(target.elts, value):
+            found = _unpack(t, v, name)
+            if found is not None:
+                return found
     return None
-
-
-def _width(target: ast.AST, path: list[int]) -> int:
-    return len(target.elts) if isinstance(target, (ast.Tuple, ast.List)) else 0
 
 
 def model_sites(prog: Program) -> list[tuple[tuple[int, int], str, Site]]:

@@ -37,6 +37,7 @@ class Evaluator(Calls):
 
     env: dict[str, Any]
     training: bool | None
+    assumed_dtype: bool
 
     def need(self, node: ast.AST, *values: Any) -> Unknown:
         """Unknown for a step that cannot use a value; a `Conflict` among them is said (once) here."""
@@ -168,8 +169,8 @@ class Evaluator(Calls):
                 return shape_of(base)
             if node.attr == "ndim":
                 return len(base.shape)
-            if node.attr == "dtype":
-                return "dtype:" + base.dtype
+            if node.attr == "dtype":  # an input_shape comment only assumes float32: not a fact to branch on
+                return UNKNOWN if self.assumed_dtype else "dtype:" + base.dtype
             return self.method(node, base, node.attr, None, {})
         if isinstance(base, Unknown):
             return self.need(node, base)

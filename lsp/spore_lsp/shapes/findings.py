@@ -27,6 +27,7 @@ class Session:
 
     quiet: int = 0  # > 0: a trial run (a loop's fixpoint search) that records and reports nothing
     speculative: list[str] = field(default_factory=list)  # branches whose condition is not known statically
+    budget: int = 2_000  # statements one check may interpret (nested unrolled loops multiply)
 
 
 class Findings:

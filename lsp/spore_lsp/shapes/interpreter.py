@@ -103,6 +103,10 @@ class Interpreter(Evaluator):
         return False, None
 
     def stmt(self, stmt: ast.stmt) -> tuple[bool, Any]:
+        self.session.budget -= 1
+        if self.session.budget < 0:
+            return self.give_up(stmt, "the construct takes more steps to follow than the check allows "
+                                "(nested loops), from here on")
         if isinstance(stmt, ast.Return):
             return True, self.expr(stmt.value) if stmt.value is not None else None
         if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
@@ -228,6 +232,8 @@ class Interpreter(Evaluator):
         items, each = self.loop_items(stmt, kind, at)
         if items is not None:  # unrolled, as Graph mode unrolls a loop over a CellList or a constant range
             for item in items:
+                if self.session.budget < 0:  # out of steps: the rest of the loop is not followed
+                    return self.give_up(stmt, "the construct takes more steps to follow than the check allows")
                 self.bind_loop(stmt.target, item)
                 done, value = self.block_result(stmt.body)
                 if done:
@@ -263,6 +269,8 @@ class Interpreter(Evaluator):
     def while_(self, stmt: ast.While) -> tuple[bool, Any]:
         kind, at = "the `while` loop", self.where(stmt.lineno - 1)
         for _ in range(MAX_UNROLL + 1):  # a condition on constants: unrolled while it holds
+            if self.session.budget < 0:
+                break
             test = self.truth(self.expr(stmt.test))
             if test is False:
                 return False, None
@@ -276,6 +284,8 @@ class Interpreter(Evaluator):
     def fixpoint(self, stmt: ast.For | ast.While, enter: Any, kind: str, at: str, speculative: bool
                  ) -> tuple[bool, Any]:
         """A loop whose iterations cannot be unrolled: followed when its body keeps every shape unchanged."""
+        if _returns(stmt):
+            return self.give_up(stmt, f"a `return` inside {kind} at {at} (its iterations are not unrolled)")
         settled = dict(self.env)
         failed: str | None = None
         self.session.quiet += 1
@@ -283,10 +293,7 @@ class Interpreter(Evaluator):
             for _ in range(MAX_SETTLE):
                 self.env = dict(settled)
                 enter()
-                done, _ = self.block_result(stmt.body)
-                if done:
-                    failed = f"a `return` inside {kind} at {at}"
-                    break
+                self.block_result(stmt.body)
                 widened = self.widen(settled, self.env, kind, at)
                 if isinstance(widened, str):
                     failed = widened
@@ -345,6 +352,18 @@ def _same_shapes(a: Any, b: Any) -> bool:
     if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
         return len(a) == len(b) and all(_same_shapes(x, y) for x, y in zip(a, b))
     return not has_tensor(a) and not has_tensor(b) and type(a) is type(b) and a == b
+
+
+def _returns(stmt: ast.For | ast.While) -> bool:
+    """A `return` in the loop's body (not in a function defined there)."""
+    todo: list[ast.AST] = list(stmt.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Return):
+            return True
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            todo.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def _jumps(stmt: ast.For | ast.While) -> bool:

@@ -30,8 +30,10 @@ class Program:
         self.self_stores: dict[int, list[ast.Attribute]] = {}  # per class: its `self.<x> = ...` targets
         self.calls: list[ast.Call] = []
         self.assigns: list[ast.Assign] = []
-        self.stores: dict[str, ast.Name] = {}  # a name's (last seen) store node
+        self.stores: dict[str, list[ast.Name]] = {}  # a name's store nodes, anywhere
         self.mentions_training = False  # set_train / Model / TrainOneStepCell somewhere: `self.training` unknown
+        training_names = TRAINING_NAMES | {name for name, target in an.aliases.items()
+                                            if target.rsplit(".", 1)[-1] in TRAINING_NAMES}
         classdefs: list[ast.ClassDef] = []
         bound = self.bound
         load, name_t, attr_t, call_t, assign_t = ast.Load, ast.Name, ast.Attribute, ast.Call, ast.Assign
@@ -41,8 +43,8 @@ class Program:
             if t is name_t:
                 if type(node.ctx) is not load:
                     bound[node.id] = bound.get(node.id, 0) + 1
-                    self.stores[node.id] = node
-                elif node.id in TRAINING_NAMES:
+                    self.stores.setdefault(node.id, []).append(node)
+                elif node.id in training_names:
                     self.mentions_training = True
             elif t is attr_t:
                 if type(node.ctx) is not load:
@@ -67,6 +69,7 @@ class Program:
             elif t is ast.Global or t is ast.Nonlocal:
                 for name in node.names:
                     bound[name] = bound.get(name, 0) + 2
+                    self.stores.setdefault(name, []).extend([node, node])  # never "bound once"
         for stmt in tree.body:
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
                     and bound.get(stmt.targets[0].id) == 1:
@@ -143,15 +146,14 @@ class Program:
 
     def binding(self, use: ast.Name) -> ast.AST | None:
         """The one statement that binds the name read at `use` (an assignment or a ``for`` target) when the
-        name is bound exactly once in the whole program, in the same scope, before the use, and is not a
-        parameter there; None when there is any doubt."""
-        if self.bound.get(use.id) != 1:
-            return None
-        store = self.stores.get(use.id)
-        if store is None or (store.lineno, store.col_offset) >= (use.lineno, use.col_offset):
-            return None
+        name is bound exactly once in the use's scope (and never declared global/nonlocal), before the use,
+        and is not a parameter there; None when there is any doubt."""
         scope = self.scope_of(use)
-        if scope is not self.scope_of(store):
+        mine = [s for s in self.stores.get(use.id, ()) if not isinstance(s, ast.Name) or self.scope_of(s) is scope]
+        if len(mine) != 1 or not isinstance(mine[0], ast.Name):
+            return None
+        store = mine[0]
+        if (store.lineno, store.col_offset) >= (use.lineno, use.col_offset):
             return None
         if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             a = scope.args
@@ -162,7 +164,7 @@ class Program:
             parent = self.an.parents.get(id(parent))
         if isinstance(parent, ast.Assign) and len(parent.targets) == 1:
             return parent
-        if isinstance(parent, ast.For) and not isinstance(parent, ast.AsyncFor):
+        if isinstance(parent, ast.For):
             return parent
         return None
 
@@ -176,8 +178,8 @@ class Program:
             if not isinstance(value, (ast.Tuple, ast.List)) or len(value.elts) != len(target.elts) or \
                     any(isinstance(e, ast.Starred) for e in (*value.elts, *target.elts)):
                 return None
-            i = next((i for i, t in enumerate(target.elts) if any(n is self.stores[use.id] for n in ast.walk(t))),
-                     None)
+            store = next(n for n in self.stores[use.id] if self.scope_of(n) is self.scope_of(use))
+            i = next((i for i, t in enumerate(target.elts) if any(n is store for n in ast.walk(t))), None)
             if i is None:
                 return None
             target, value = target.elts[i], value.elts[i]

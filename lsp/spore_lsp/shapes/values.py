@@ -217,8 +217,9 @@ def join(a: Any, b: Any, name: str, kind: str, at: str, line: int, sure: bool = 
             dims = tuple(x if x == y else None for x, y in zip(a.shape, b.shape))
             return TVal(dims, a.dtype, origin, line, _alts(a, b), not sure or a.maybe or b.maybe)
         return Conflict(f"{name} is {label(a)} on one path of {where} and {label(b)} on the other", _alts(a, b))
-    if isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b) and not isinstance(a, Unknown):
-        return tuple(join(x, y, f"{name}[{i}]", kind, at, line, sure) for i, (x, y) in enumerate(zip(a, b)))
+    if isinstance(a, (tuple, list)) and type(a) is type(b) and len(a) == len(b):
+        items = [join(x, y, f"{name}[{i}]", kind, at, line, sure) for i, (x, y) in enumerate(zip(a, b))]
+        return tuple(items) if isinstance(a, tuple) else items
     if isinstance(a, Conflict) and a is not MISSING:
         return a
     if isinstance(b, Conflict) and b is not MISSING:
@@ -234,8 +235,11 @@ def join(a: Any, b: Any, name: str, kind: str, at: str, line: int, sure: bool = 
                     _alts(a, b) if isinstance(a, TVal) and isinstance(b, TVal) else ())
 
 
+MAX_SHOWN = 8  # a join of more distinct shapes keeps only what they agree on
+
+
 def _alts(a: TVal, b: TVal) -> tuple:
     out: dict = {}
     for v in (*(a.alts or (a,)), *(b.alts or (b,))):
         out.setdefault((v.shape, v.dtype), v)
-    return tuple(out.values())
+    return tuple(out.values()) if len(out) <= MAX_SHOWN else ()
