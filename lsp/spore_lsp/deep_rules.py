@@ -440,7 +440,7 @@ class _Checker:
             return REAL if self.ctx.attr(node.attr) == "param" else None
         kind = self.expr(node.value)
         if kind in (T, TS, REAL) and node.attr in ("T", "mT"):
-            return T if kind == REAL else kind
+            return kind  # a Parameter's transpose is still a real tensor: only ops make tracers of it
         return None
 
     def expr_Subscript(self, node: ast.Subscript) -> str | None:
