@@ -312,3 +312,30 @@ def test_stepping_into_a_compiled_call_runs_it_eagerly(monkeypatch):
     assert _construct_runs(net, x) == 1
     info.pydev_step_cmd = 108  # CMD_STEP_OVER: `next` over the call does not enter it
     assert _construct_runs(net, x) == 0
+
+
+def test_when_imported_runs_after_the_module_executed_and_leaves_no_trace(tmp_path, monkeypatch, capsys):
+    import inspect as _inspect
+
+    from spore_debug.debuggee import deferred
+
+    (tmp_path / "deferred_target_mod.py").write_text("def f():\n    return 1\n\nLAST = 'set at the end'\n")
+    (tmp_path / "deferred_failing_mod.py").write_text("VALUE = 2\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    seen = []
+    deferred.when_imported("deferred_target_mod", lambda m: seen.append(getattr(m, "LAST", None)))
+    deferred.when_imported("deferred_failing_mod", lambda m: 1 / 0)
+    assert seen == []
+    import deferred_failing_mod
+    import deferred_target_mod
+
+    assert seen == ["set at the end"]  # called once the module's body had run
+    assert type(deferred_target_mod.__loader__).__name__ == "SourceFileLoader"  # the real loader again
+    assert "return 1" in _inspect.getsource(deferred_target_mod.f)
+    assert deferred_failing_mod.VALUE == 2  # a failing hook does not break the program's import
+    assert "a hook on deferred_failing_mod failed" in capsys.readouterr().err
+    assert not any(type(f).__name__ == "_AfterImport" for f in sys.meta_path)  # nothing pending: gone
+    deferred.when_imported("deferred_target_mod", lambda m: seen.append("now"))  # already loaded: at once
+    assert seen[-1] == "now"
+    for name in ("deferred_target_mod", "deferred_failing_mod"):
+        sys.modules.pop(name, None)

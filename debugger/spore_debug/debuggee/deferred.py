@@ -27,16 +27,12 @@ def when_imported(name: str, callback: Callback) -> None:
     """Call `callback(module)` now if `name` is imported, else once its import has run."""
     with _LOCK:
         module = sys.modules.get(name)
-        if module is None or _initializing(module):
+        if module is None:
             finder = _finder()
             finder.pending.setdefault(name, []).append(callback)
             return
+    # (loaded, or being loaded by the caller's own import chain: no later import would find it, so now)
     callback(module)
-
-
-def _initializing(module: types.ModuleType) -> bool:
-    spec = getattr(module, "__spec__", None)
-    return bool(getattr(spec, "_initializing", False))
 
 
 def _finder() -> _AfterImport:
