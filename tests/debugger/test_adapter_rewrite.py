@@ -8,6 +8,8 @@ import io
 import json
 import os
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -185,3 +187,17 @@ def test_exception_info_of_a_spore_error() -> None:
     assert out["exceptionId"] == "GraphCompileError" and out["breakMode"] == "always"
     plain = {"exceptionId": "ValueError", "description": "bad", "details": {"stackTrace": "ValueError: bad\n"}}
     assert rewrite.exception_info(plain) == plain
+
+
+def test_the_adapter_process_never_imports_the_engine(tmp_path: Path) -> None:
+    """Only the debuggee runs Spore: the adapter's modules, and finding Spore's directories for the
+    justMyCode rules, load no engine module (nor NumPy)."""
+    prog = tmp_path / "p.py"
+    prog.write_text("pass\n")
+    code = ("import sys; import spore_debug.__main__, spore_debug.proxy, spore_debug.upstream\n"
+            "from spore_debug import rewrite\n"
+            f"rewrite.launch_arguments({{'program': {str(prog)!r}, 'breakOnNaN': True}})\n"
+            "rewrite.exception_breakpoints({'filters': ['spore-compile']}, True)\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('spore', 'numpy', 'debugpy', 'pydevd')))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "[]", done.stdout
