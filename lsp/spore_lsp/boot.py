@@ -4,8 +4,9 @@ Importing pygls and lsprotocol (550 attrs classes, then a converter that resolve
 takes about 0.8 s of CPU, more than the whole budget from starting the server to the first diagnostics
 (1 s). The analysis itself needs none of it. So `serve_stdio` starts a reader thread that owns stdin and
 cuts it into messages, and a *boot* thread that answers what arrives before pygls is ready —
-`initialize` (with the capabilities pygls would compute, `capabilities.py`) and `textDocument/didOpen`
-(analysed with the same `AnalysisCache`, published as the same JSON `convert.py` makes) — while the main
+`initialize` (with the capabilities pygls would compute, `capabilities.py`), `textDocument/didOpen` and
+`notebookDocument/didOpen` (analysed with the same `AnalysisCache`, published as the same JSON
+`convert.py` makes) — while the main
 thread imports the server. Then every message the boot thread saw is handed to pygls, in order, followed
 by the rest of the stream: pygls initialises its workspace from the same `initialize`, opens the same
 documents (their analyses are already cached) and answers whatever the boot thread left; its own
@@ -27,7 +28,7 @@ from typing import Any, BinaryIO
 
 from .analysis import Analysis, AnalysisCache, Issue, stale_issue
 from .capabilities import initialize_result
-from .documents import Program, from_text, to_utf16
+from .documents import Program, from_cells, from_text, to_utf16
 
 SEVERITY = {"error": 1, "warning": 2, "information": 3, "hint": 4}
 # notifications that change no document: the boot thread lets them wait for pygls and goes on
@@ -178,7 +179,7 @@ def _position(program: Program, line: int, col: int) -> tuple[str, dict[str, int
 
 
 def publish_json(out: Output, current: Program, an: Analysis) -> None:
-    """`diagnostics.publish_analysis` for a freshly opened text document (no stale note: nothing came before)."""
+    """`diagnostics.publish_analysis` for a freshly opened program, as JSON."""
     for err in an.errors:
         out.send({"method": "window/logMessage", "params": {"type": 2, "message": f"spore-lsp: {current.key}: {err}"}})
     by_uri: dict[str, list[dict[str, Any]]] = {c.uri: [] for c in an.program.chunks}
@@ -199,6 +200,24 @@ def publish_json(out: Output, current: Program, an: Analysis) -> None:
         if versions[uri] is not None:
             params["version"] = versions[uri]
         out.send({"method": "textDocument/publishDiagnostics", "params": params})
+
+
+def notebook_program(params: dict[str, Any]) -> Program | None:
+    """`SporeLanguageServer.program_for` of a notebook being opened: its Python code cells in order."""
+    nb = params.get("notebookDocument")
+    docs = params.get("cellTextDocuments")
+    if not isinstance(nb, dict) or not isinstance(nb.get("uri"), str) or not isinstance(docs, list):
+        return None
+    by_uri = {d.get("uri"): d for d in docs if isinstance(d, dict)}
+    cells = []
+    for cell in nb.get("cells") or []:
+        doc = by_uri.get(cell.get("document")) if isinstance(cell, dict) else None
+        if doc is None or cell.get("kind") != 2 or (doc.get("languageId") or "python") != "python":
+            continue  # markup cells, cells in other languages
+        if not isinstance(doc.get("text"), str):
+            return None
+        cells.append((doc["uri"], doc["text"], doc.get("version")))
+    return from_cells(nb["uri"], nb.get("version"), cells)
 
 
 class Boot:
@@ -253,6 +272,12 @@ class Boot:
                 self.handling = False
                 return
             program = from_text(uri, text, version)
+            publish_json(self.out, program, self.analyses.get(program, None))
+        elif method == "notebookDocument/didOpen":
+            program = notebook_program(msg.get("params") or {})
+            if program is None:
+                self.handling = False
+                return
             publish_json(self.out, program, self.analyses.get(program, None))
         elif method in HARMLESS or (method is not None and "id" in msg):
             pass  # waits for pygls (a request is answered once it has loaded)

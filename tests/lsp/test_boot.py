@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import queue
@@ -26,11 +27,12 @@ import pytest
 from lsprotocol import types
 from lsprotocol.converters import get_converter
 
-from spore_lsp.analysis import analyse, stale_issue
+from spore_lsp.analysis import AnalysisCache, analyse, stale_issue
 from spore_lsp.api import ApiIndex
-from spore_lsp.boot import diagnostic_json
+from spore_lsp.boot import HANDOVER, Boot, Frame, Output, diagnostic_json
 from spore_lsp.capabilities import initialize_result
 from spore_lsp.convert import diagnostic
+from spore_lsp.diagnostics import publish_analysis
 from spore_lsp.documents import from_cells, from_text
 
 from .test_incremental import SHAPED
@@ -154,6 +156,67 @@ def test_the_boot_threads_diagnostics_are_lsprotocols():
             uri, diag = diagnostic(broken, note)
             assert diagnostic_json(broken, note) == (uri, converter.unstructure(diag, types.Diagnostic))
     assert n >= 10
+
+
+def _frame(**msg: Any) -> Frame:
+    return Frame(json.dumps({"jsonrpc": "2.0", **msg}).encode())
+
+
+class _Recorder:
+    """Stands in for the server in `diagnostics.publish_analysis`: records what it would publish, as JSON."""
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+
+    def log(self, message: str, kind: Any = None) -> None:
+        self.sent.append({"log": message})
+
+    def text_document_publish_diagnostics(self, params: types.PublishDiagnosticsParams) -> None:
+        self.sent.append(get_converter().unstructure(params, types.PublishDiagnosticsParams))
+
+
+def test_the_boot_thread_publishes_what_the_server_would_for_opened_files_and_notebooks():
+    text = SHAPED.replace("nn.Cell", "nn.Module", 1)
+    cells = [("nb#0", "import spore as ms\nfrom spore import nn\n%time x = 1\n"), ("nb#1", "# notes"),
+             ("nb#2", SHAPED.split("\n\n\n", 1)[1])]
+    frames: queue.Queue = queue.Queue()
+    for msg in [
+        dict(id=1, method="initialize", params={"capabilities": {"notebookDocument": {"synchronization": {}}}}),
+        dict(method="initialized", params={}),
+        dict(method="textDocument/didOpen", params={"textDocument": {"uri": "file:///a.py", "languageId": "python",
+                                                                     "version": 3, "text": text}}),
+        dict(method="notebookDocument/didOpen", params={
+            "notebookDocument": {"uri": "file:///n.ipynb", "notebookType": "jupyter-notebook", "version": 2, "cells": [
+                {"kind": 2, "document": "nb#0"}, {"kind": 1, "document": "nb#1"}, {"kind": 2, "document": "nb#2"}]},
+            "cellTextDocuments": [{"uri": u, "languageId": "markdown" if u == "nb#1" else "python", "version": 1,
+                                   "text": t} for u, t in cells]}),
+        dict(method="textDocument/didChange", params={"textDocument": {"uri": "file:///a.py", "version": 4},
+                                                      "contentChanges": [{"text": ""}]}),
+        dict(method="textDocument/didOpen", params={"textDocument": {"uri": "file:///b.py", "languageId": "python",
+                                                                     "version": 1, "text": text}}),
+    ]:
+        frames.put(_frame(**msg))
+    frames.put(HANDOVER)
+    buf = io.BytesIO()
+    boot = Boot(frames, Output(buf), AnalysisCache())
+    boot.run()
+    sent = []
+    data = buf.getvalue()
+    while data:
+        head, _, rest = data.partition(b"\r\n\r\n")
+        n = int(head.split(b":")[1])
+        sent.append(json.loads(rest[:n]))
+        data = rest[n:]
+    assert sent[0]["id"] == 1 and sent[0]["result"] == initialize_result(
+        {"capabilities": {"notebookDocument": {"synchronization": {}}}})
+    want = _Recorder()
+    for program in (from_text("file:///a.py", text, 3),
+                    from_cells("file:///n.ipynb", 2, [("nb#0", cells[0][1], 1), ("nb#2", cells[2][1], 1)])):
+        publish_analysis(want, program, analyse(program, None))  # type: ignore[arg-type]
+    assert [m["params"] for m in sent[1:]] == want.sent, "nothing for b.py: it came after a change"
+    assert any(d["code"] == "torch-module" for d in sent[1]["params"]["diagnostics"])
+    assert {m["params"]["uri"] for m in sent[2:]} == {"nb#0", "nb#2"}
+    assert len(boot.replay) == 6, "every message goes to pygls afterwards, in order"
 
 
 def test_requests_and_changes_sent_while_the_server_loads_are_answered_in_order():
