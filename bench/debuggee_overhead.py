@@ -134,7 +134,7 @@ def overhead(calls: int = 500, repeats: int = 30, batches: tuple[int, ...] = (1,
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0] if __doc__ else None)
     parser.add_argument("--calls", type=int, default=500)
     parser.add_argument("--repeats", type=int, default=30)
     parser.add_argument("--json", action="store_true", help="print the result as JSON")

@@ -166,7 +166,7 @@ def run(opts: Options) -> int:
             return 1
     install(break_on_nan=opts.break_on_nan)
     if opts.listen is not None:
-        import debugpy
+        import debugpy  # pyright: ignore[reportMissingImports] (the debugger, installed beside Spore)
 
         debugpy.listen(opts.listen)
         if opts.wait_for_client:
