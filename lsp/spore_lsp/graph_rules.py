@@ -11,6 +11,11 @@ on where the code runs, and the severity says exactly that:
   under STRICT runs entirely in PyNative instead (a `GraphFallbackWarning`);
 - information: a `construct` in a file that runs PyNative, where it is plain Python and fine, but
   would break or be refused if the file switched to GRAPH_MODE.
+
+Beside the support table's syntax check, `deep_rules` reports what the compiler refuses only while it
+traces (a tensor converted to a Python value, a `break` on a tensor, a call Graph mode cannot trace)
+where the source proves it, under the compiler's own rule ids and with the same severities; where the
+table's fix is mechanical, `graph_fixes` attaches it as a quick fix.
 """
 
 from __future__ import annotations
@@ -184,8 +189,12 @@ def check(an: Analysis) -> None:
         return
     shallow = findings(an)
     seen = {(f["rule"], f["line"]) for f in shallow}
-    doc = tensor_facts.document_facts(an)
-    deep = [f for f in deep_findings(an, doc) if (f["rule"], f["line"]) not in seen]
+    try:
+        doc = tensor_facts.document_facts(an)
+        deep = [f for f in deep_findings(an, doc) if (f["rule"], f["line"]) not in seen]
+    except (Exception, RecursionError) as err:  # noqa: BLE001 - the support table's findings stand alone
+        an.errors.append(f"deeper Graph-mode check failed: {type(err).__name__}: {err}")
+        doc, deep = tensor_facts.DocumentFacts({}, {}, {}, set(), {}, {}, frozenset()), []
     for f in sorted(shallow + deep, key=lambda f: (f["line"], f["col"])):
         line = f["line"] - 1
         fn = an.function_at(line)

@@ -249,3 +249,18 @@ def test_random_constructs_the_compiler_accepts_get_no_deeper_finding(tmp_path):
         accepted += 1
         assert flagged == [], f"the engine compiles this, the server flags {flagged}:\n{text}"
     assert accepted > 30 and refused > 30, (accepted, refused)
+
+
+def test_a_failing_deeper_check_keeps_the_support_tables_findings(monkeypatch):
+    from spore_lsp import deep_rules, graph_rules
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(deep_rules, "check_function", broken)
+    graph_rules._DEEP_CACHE.clear()
+    text = HEAD + "\n    def construct(self, x):\n        print(x)\n        return float(ops.relu(x).sum())\n"
+    an = analyse(from_text("file:///broken.py", text, 1), None)
+    assert [i.code for i in an.issues if i.code.startswith("graph-")] == ["graph-print"]
+    assert any("deeper Graph-mode check failed: RuntimeError: boom" in e for e in an.errors)
+    graph_rules._DEEP_CACHE.clear()
