@@ -306,3 +306,20 @@ def test_the_parameter_update_and_assert_fixes_compile_in_graph_mode(tmp_path):
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE, jit_syntax_level=ms.LAX)
     assert float(net.step.asnumpy()) == 2.0
+
+
+async def test_in_a_notebook_the_jit_and_print_fixes_edit_the_cell_they_belong_to(client: LanguageClient):
+    """Cell 1 imports, cell 2 holds the construct: the print fix and the move into a @ms.jit method land in
+    cell 2 only, with cell-relative lines (and the file's alias from cell 1)."""
+    from .helpers import wait_diagnostics
+    from .test_notebooks import open_notebook
+
+    setup = "import numpy as np\nimport spore as ms\nfrom spore import nn, ops\n"
+    cell = NET.split("\n\n\n", 1)[1]
+    _, (c1, c2) = open_notebook(client, [setup, cell])
+    diags = await wait_diagnostics(client, c2, lambda ds: bool(by_code(ds, "graph-print")))
+    actions = await actions_for(client, c2, by_code(diags, "graph-print")[0])
+    fix = next(a for a in actions if a.title.startswith("Replace print with ops.print_"))
+    assert applied(cell, c2, fix) == cell.replace("print(z)", "ops.print_(z)")
+    move = next(a for a in actions if a.title.startswith("Move lines") and "before it" in a.title)
+    assert applied(cell, c2, move) == HEAD_MOVED.split("\n\n\n", 1)[1]
