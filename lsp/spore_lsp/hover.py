@@ -43,6 +43,8 @@ def shape_hover(ls: SporeLanguageServer, cur: Any, dotted: str, start: int, end:
     rng = types.Range(start=types.Position(line=line, character=to_utf16(cur.text, start)),
                       end=types.Position(line=line, character=to_utf16(cur.text, end)))
     body = f"```python\n{dotted}: Tensor {text}\n```\n\n*Static shape, from the engine's shape rules*"
+    if " | " in text:  # a join: an `if` on a run-time value, or a dataset's full and short last batch
+        body += "\n\n*One shape per path the code can take to here*"
     return types.Hover(contents=ls.markup(body, "hover"), range=rng)
 
 

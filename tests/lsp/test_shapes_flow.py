@@ -221,8 +221,15 @@ def test_a_path_that_refuses_after_a_tensor_if_is_the_error_the_engine_raises_on
     assert d.line + 1 == err.loc.line == line_of(wrong, "self.out(z)")
     assert d.message == ("out expects 8 input features (nn.Dense(8, 4), line 10) but receives 4 from h[:, :4] "
                          f"(line {line_of(wrong, 'z = h[:, :4]')})"), "named by the path that refuses"
-    with pytest.raises(ms.errors.GraphCompileError, match="same shape"):  # and Graph mode refuses the if
+    with pytest.raises(ms.errors.GraphCompileError, match="same shape") as refused:  # Graph mode refuses the if
         ide.compile_graph(module.Net(), (tensor(2, 16),))
+    # what the compiler refuses is on record for the Graph-mode rules: the same if, variable and shapes
+    an = analysed(wrong)
+    (rec,) = [f.facts["shapes"] for f in an.functions if "shapes" in f.facts]
+    (branch,) = rec.branches
+    assert branch.line + 1 == refused.value.loc.line == line_of(wrong, "if h.mean() > 100")
+    assert (branch.name, branch.then, branch.orelse) == ("z", "(2, 8) f32", "(2, 4) f32")
+    assert "'z' is (2, 8) Float32 in the if branch but (2, 4) Float32" in str(refused.value)
 
 
 SPECULATIVE = HEAD + '''import os
@@ -313,6 +320,7 @@ async def test_over_stdio_hover_after_a_tensor_if_shows_both_paths(client: Langu
     hover = await client.text_document_hover_async(types.HoverParams(
         text_document=types.TextDocumentIdentifier(uri=uri), position=pos(RUNTIME, "z.sum(axis=1)")))
     assert hover is not None and "(2, 8) f32 | (2, 4) f32" in hover.contents.value
+    assert "One shape per path" in hover.contents.value
 
 
 NESTED_LOOPS = HEAD + '''class Net(nn.Cell):

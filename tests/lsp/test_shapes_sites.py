@@ -9,7 +9,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from .helpers import by_code, open_and_diagnose
+from .helpers import by_code, open_and_diagnose, uri_for, wait_diagnostics
 from .test_shapes_flow import analysed, hints, issues, line_of, load, load_refused
 
 HEAD = "import numpy as np\nimport spore as ms\nimport spore.dataset as ds\nfrom spore import nn, ops\n\n\n"
@@ -207,3 +207,23 @@ async def test_over_stdio_a_dataset_call_site_gives_inlay_hints(client: Language
         text_document=types.TextDocumentIdentifier(uri=uri), range=types.Range(
             start=types.Position(line=0, character=0), end=types.Position(line=TRAIN.count("\n"), character=0))))
     assert [h.label for h in got][:2] == ["‹(32, 3, 8, 8) f32›", "‹(32, 192) f32›"]
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_over_stdio_a_notebook_feeds_a_cell_from_a_dataset_in_a_later_cell(client: LanguageClient):
+    head, rest = TRAIN.split("images = ", 1)
+    cells = [head, "images = " + rest.split("net = Net()", 1)[0], "net = Net()" + rest.split("net = Net()", 1)[1]]
+    cells[1] = cells[1].replace("randn(100, 3, 8, 8)", "randn(100, 3, 16, 16)")
+    nb = uri_for("train.ipynb")
+    uris = [f"{nb}#cell{i}" for i in range(len(cells))]
+    client.notebook_document_did_open(types.DidOpenNotebookDocumentParams(
+        notebook_document=types.NotebookDocument(uri=nb, notebook_type="jupyter-notebook", version=1, cells=[
+            types.NotebookCell(kind=types.NotebookCellKind.Code, document=u) for u in uris]),
+        cell_text_documents=[types.TextDocumentItem(uri=u, language_id="python", version=1, text=t)
+                             for u, t in zip(uris, cells)]))
+    diags = await wait_diagnostics(client, uris[0], lambda ds: bool(by_code(ds, "shape-mismatch")))
+    (d,) = by_code(diags, "shape-mismatch")
+    assert d.range.start.line == cells[0].count("\n", 0, cells[0].index("return self.fc(h)")), "on its own cell"
+    fc, half = line_of(cells[0], "self.fc ="), line_of(cells[0], "h = h * 0.5")
+    assert d.message == (f"fc expects 192 input features (nn.Dense(3 * 8 * 8, 10), line {fc}) but receives 768 from "
+                         f"h * 0.5 (line {half})"), "dataset in cell 2, Model in cell 3: lines of the Cell's cell"

@@ -25,6 +25,7 @@ from .program import Program
 from .values import (
     MISSING,
     UNKNOWN,
+    BranchShapes,
     Conflict,
     ConstructShapes,
     Seq,
@@ -220,6 +221,11 @@ class Interpreter(Evaluator):
             return False, None
         self.env = {k: join(env1.get(k, MISSING), env2.get(k, MISSING), f"`{k}`", kind, at, line, not speculative)
                     for k in {**env1, **env2}}
+        if isinstance(test, TVal) and self.record is not None and not self.session.quiet:
+            for k in self.env:
+                a, b = env1.get(k), env2.get(k)
+                if isinstance(a, TVal) and isinstance(b, TVal) and (a.shape, a.dtype) != (b.shape, b.dtype):
+                    self.record.branches.append(BranchShapes(line, k, label(a) or "?", label(b) or "?"))
         end = (stmt.end_lineno or stmt.lineno) - 1
         for k, v in self.env.items():  # hover after the `if` shows the joined value (no inlay hint)
             if v is not before.get(k) and (has_tensor(v) or label(v)):

@@ -92,10 +92,22 @@ class Step:
     hint: bool = True  # False: a value after an `if` / at a branch's start, for hover only (no inlay hint)
 
 
+@dataclass(frozen=True)
+class BranchShapes:
+    """A variable a tensor-dependent ``if`` leaves with different shapes on its two branches (Graph mode refuses
+    that: its If needs one shape per variable): plain data for the Graph-mode rules."""
+
+    line: int   # 0-based program line of the `if`
+    name: str
+    then: str   # the shapes as hints show them, "(2, 8) f32"
+    orelse: str
+
+
 @dataclass
 class ConstructShapes:
     steps: list[Step] = field(default_factory=list)
     stopped: bool = False
+    branches: list[BranchShapes] = field(default_factory=list)  # tensor-dependent ifs that change a shape
 
 
 # ---- showing values -------------------------------------------------------------------------------
