@@ -252,8 +252,9 @@ def test_a_fullgraph_jit_error_keeps_the_functions_arguments():
     assert frame.f_locals == {"x": x, "n": 3}
 
 
-def test_an_error_on_a_nested_functions_line_gets_no_foreign_locals():
-    """The root's arguments are not shown at a line of another function (a user sub-cell)."""
+def test_an_error_on_a_sub_cells_line_shows_that_cells_self_only():
+    """The root's arguments are not shown at a line of another function (a user sub-cell): that
+    construct's `self` is (its tensor arguments were only tracers while compiling)."""
 
     class Outer(nn.Cell):
         def __init__(self):
@@ -264,11 +265,12 @@ def test_an_error_on_a_nested_functions_line_gets_no_foreign_locals():
             return self.inner(x)
 
     ms.set_context(mode=ms.GRAPH_MODE, jit_syntax_level=ms.STRICT)
+    outer = Outer()
     with pytest.raises(GraphCompileError) as info:
-        Outer()(_x())
+        outer(_x())
     frame, line = _innermost(info.tb)
     assert line == _lines(Refused.construct)[0] + 2
-    assert frame.f_locals == {}  # not Outer's `self`/`x` shown as if they were Refused's
+    assert frame.f_locals == {"self": outer.inner}  # not Outer's `self`/`x` shown as if they were Refused's
 
 
 class NanOnLog:

@@ -194,6 +194,7 @@ class Frontend:
             return result.value if isinstance(result, _Return) else None
         except GraphCompileError as err:
             self.mark_break(err)
+            _note_self(err, info, self_obj)
             raise
         finally:
             self.depth -= 1
@@ -757,6 +758,20 @@ class Frontend:
         except SporeError as err:
             raise GraphCompileError(err.reason, loc=self.loc(node), hint=err.hint, scope=self.fn_scope,
                                     rule=type(err).__name__) from None
+
+
+def _note_self(err: GraphCompileError, info: _FnInfo, self_obj: Any) -> None:
+    """On an error at a line of this user method: its `self` (the real Cell), kept for the frame the
+    error is raised from (`frame_locals`) when the compiled function's own arguments are not this
+    method's — a user sub-cell's construct. Its other arguments are tracers here, never shown."""
+    loc, fdef = err.loc, info.node
+    if self_obj is None or getattr(err, "frame_locals", None) is not None or loc is None or loc.file != info.file:
+        return
+    if not fdef.lineno <= loc.line <= (fdef.end_lineno or fdef.lineno):
+        return
+    params = [a.arg for a in fdef.args.posonlyargs + fdef.args.args]
+    if params:
+        err.frame_locals = {params[0]: self_obj}
 
 
 def _traced(x: Any) -> bool:

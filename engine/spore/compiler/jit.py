@@ -231,7 +231,8 @@ class JitFunction:
                 if err.loc is None:  # Spore's own construct refused: the user's line is the call
                     located(err)
                 if self.fullgraph or self.cell:
-                    raise_at_user_line(err, self.user_locals(args, kwargs, err.loc))
+                    shown = self.user_locals(args, kwargs, err.loc) or getattr(err, "frame_locals", None)
+                    raise_at_user_line(err, shown)
                 self.fallback_reason = err
                 warnings.warn(f"{err}\n  (running {self.name} in PyNative instead; fullgraph=True makes this an error)",
                               GraphFallbackWarning, stacklevel=2)
