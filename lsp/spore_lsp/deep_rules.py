@@ -55,6 +55,32 @@ _NUMPY_CONVERT = frozenset({"asarray", "array", "float32", "float64", "int32", "
 _CONVERTERS = ("float", "int", "bool")
 
 
+# Rejections the compiler raises while tracing with a hint specific to the case (which name, which return),
+# so they are not rules of the support table (whose fix is one text per rule); the editor words them here.
+TRACE_RULES: dict[str, dict[str, str]] = {
+    "tensor_if": {
+        "id": "tensor_if",
+        "construct": "an if on a tensor whose two branches cannot become one If op",
+        "reason": "both branches are compiled into sub-graphs that must produce the same names with the same "
+                  "shapes, and a return cannot leave a loop that is unrolled",
+        "fix": "give the name a value before the if (or in both branches); in a loop, assign the result and "
+               "return after the loop, or use ops.where(cond, a, b)"},
+    "raise": {
+        "id": "raise",
+        "construct": "raise inside an if on a tensor",
+        "reason": "both branches of an if on a tensor are compiled, so the raise is reached on every compile; "
+                  "a graph cannot raise depending on a value it computes",
+        "fix": "check it with assert on a tensor condition (assert not (cond), 'message'), which the graph "
+               "checks when it runs, or raise outside construct"},
+}
+
+
+def rule_text(rule_id: str) -> dict[str, str]:
+    """construct / reason / fix of a rule: the support table's, or this module's for the trace-only rules."""
+    return ide.support_rule(rule_id) or TRACE_RULES.get(rule_id) or {"id": rule_id, "construct": rule_id,
+                                                                      "reason": "", "fix": ""}
+
+
 @dataclass(frozen=True)
 class DeepFinding:
     """One rejection, in the function's own coordinates (1-based line, 0-based byte columns)."""

@@ -175,7 +175,7 @@ def deep_findings(an: Analysis, doc: tensor_facts.DocumentFacts | None = None) -
             _DEEP_CACHE.move_to_end(key)
         scope = f"{owner}.{node.name}" if owner else node.name
         for f in rel:
-            rule = ide.support_rule(f.rule) or {"construct": f.rule, "reason": "", "fix": ""}
+            rule = deep_rules.rule_text(f.rule)
             out.append({"rule": f.rule, "line": f.line + shift, "col": f.col, "end_line": f.end_line + shift,
                         "end_col": f.end_col, "scope": scope, "hint": rule["fix"],
                         "message": f"Graph mode does not support {rule['construct']} ({f.detail}): {rule['reason']}"})
@@ -208,7 +208,7 @@ def check(an: Analysis) -> None:
         except (ValueError, RecursionError):  # a node ast.unparse cannot print: no fix, still the finding
             fixes = []
         severity, what = _verdict(an, fn)
-        rule = ide.support_rule(f["rule"]) or {}
+        rule = deep_rules.rule_text(f["rule"])
         message = f"{f['message']}. In {f['scope']}: {what}. Fix: {f['hint']}"
         if severity != "information":
             message += f"; or put @ms.jit on a smaller part; or run the file with {PYNATIVE}"

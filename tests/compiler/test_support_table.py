@@ -93,6 +93,7 @@ def test_supported_code_gives_no_findings():
         "        while y.sum() > 0:\n"
         "            y = y - 1\n"
         "        assert x.ndim == 4, 'expects NCHW'\n"
+        "        assert x.sum().item() > -1, 'a condition, checked when the graph runs'\n"
         "        y += 1\n"
     )
     assert check(source_for(body)) == []
@@ -122,10 +123,11 @@ def test_unparsable_source_gives_no_findings():
 
 
 @pytest.mark.parametrize("case", sorted(DEEP_CASES))
-def test_each_deeper_rejection_is_a_rule_of_the_table_the_syntax_check_leaves_to_tracing(case):
+def test_each_deeper_rejection_is_left_to_tracing_by_the_syntax_check(case):
+    """tensor_if and raise are not rules of the table: the compiler raises them with a hint specific to
+    the case (which name, which return), and the kernel shows that hint; the language server words them."""
     rule_id, body, before, after = DEEP_CASES[case]
-    rule = RULES[rule_id]
-    assert rule.reason and rule.fix
+    assert rule_id in RULES or rule_id in ("tensor_if", "raise")
     assert rule_id not in [f.rule.id for f in check(source_for(body, before, after))], \
         "found by the syntax check: move the sample to CASES"
 
@@ -141,4 +143,3 @@ def test_the_seam_gives_the_builtin_sets_the_compiler_judges_calls_by():
     from spore.compiler.support import IMPURE_BUILTINS
 
     assert ide.compile_time_builtins() == COMPILE_TIME_BUILTINS and ide.impure_builtins() == IMPURE_BUILTINS
-    assert ide.support_rule("tensor_if")["fix"] and ide.support_rule("raise")["fix"]

@@ -66,7 +66,8 @@ def compiles(tmp_path, text: str, *args) -> None:
 
 ACCEPTED = {
     "conversions in conditions": "if float(y.sum()) > 0:\n    x = y\nwhile bool(y.sum() > 100):\n    y = y - 1\n"
-                                 "assert float(y.sum()) > -1, 'never negative'\nz = y if int(y.argmax()) == 0 else x\n",
+                                 "assert float(y.sum()) > -1, 'never negative'\nassert y.sum().item() > -1, 'ok'\n"
+                                 "z = y if int(y.argmax()) == 0 else x\n",
     "shapes are Python values": "n = y.shape[0]\nv = [1, 2, 3][n]\nr = range(y.ndim)\nk = max(y.shape[0], 1)\n"
                                 "f = float(y.shape[-1])\ns = str(y)\nm = len(y)\nok = isinstance(y, ms.Tensor)\n",
     "static values": "v = float(self.scale)\nu = int(3.5)\nb = None or y\nt = 1 and y\ne = y is None\n"

@@ -74,16 +74,6 @@ _RULES = [
     Rule("tensor_break", "break/continue that depends on a tensor value",
          "loops are unrolled at compile time, so the exit must be known then",
          "use a while loop on a tensor condition, or ops.where to mask results"),
-    Rule("tensor_if", "an if on a tensor whose two branches cannot become one If op (a return inside a loop, "
-         "a name only one branch assigns)", "both branches are compiled into sub-graphs that must produce the same "
-         "names with the same shapes, and a return cannot leave a loop that is unrolled",
-         "give the name a value before the if (or in both branches); in a loop, assign the result and return "
-         "after the loop, or use ops.where(cond, a, b)"),
-    Rule("raise", "raise inside an if on a tensor (or reached while compiling)",
-         "both branches of an if on a tensor are compiled, so the raise is reached on every compile; a graph "
-         "cannot raise depending on a value it computes",
-         "check it with assert on a tensor condition (assert (x >= 0).all(), 'message'), which the graph "
-         "checks when it runs, or raise outside construct"),
     Rule("cell_hook", "forward hooks on a Cell called inside compiled code",
          "hooks are Python callbacks that a graph cannot run at the right moment",
          "register hooks on the top-level Cell only, or debug with " + PYNATIVE_HINT),
@@ -251,7 +241,9 @@ class _Checker(ast.NodeVisitor):
     def visit_Assert(self, node: ast.Assert) -> None:
         if not self._constant_message(node.msg):
             self.add("dynamic_raise", node)
+        self.in_test += 1  # compiled as a check on a tensor condition, like an if's test
         self.visit(node.test)
+        self.in_test -= 1
 
     def _visit_with_test(self, node: ast.AST, test: ast.expr) -> None:
         """A condition may read tensor values (`if t.item() > 0`): Graph mode lowers it to a
