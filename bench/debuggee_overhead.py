@@ -14,7 +14,8 @@ small Graph-mode MLP (batch 1, where a per-call cost shows most; and batch 64) c
 
 Configurations are interleaved in short rounds (rotating which runs first) and the best of
 `repeats` rounds is kept (load from other processes
-biases none of them). `overhead()` returns plain data for bench/bench_debug.py:
+biases none of them); `check_ns()` times the check alone, which shared cores disturb less.
+`overhead()` and `check_ns()` return plain data for bench/bench_debug.py:
 
     .venv/bin/python bench/debuggee_overhead.py [--calls 500] [--repeats 30]
 """
@@ -133,6 +134,34 @@ def overhead(calls: int = 500, repeats: int = 30, batches: tuple[int, ...] = (1,
     return out
 
 
+def check_ns(number: int = 200_000) -> dict[str, float]:
+    """Nanoseconds of the per-call check alone (what a compiled call pays before running), best of
+    5: with no hooks (the probe slot read), with the hooks and no debugger, with the hooks over a
+    pydevd-shaped debugger. Steadier on shared cores than the loop above."""
+    import timeit
+
+    from spore.compiler import debug_hooks  # the engine's side of the check (a bench may look inside)
+
+    class Graph:  # where the engine caches the probe's answer (a CompiledEntry)
+        debug_answer = None
+
+    holder, lines = Graph(), ((os.path.join(_HERE, "net.py"), 1, 40),)
+
+    def per_call(stmt: Any) -> float:
+        return min(timeit.repeat(stmt, number=number, repeat=5)) / number * 1e9
+
+    out = {"no hooks": per_call(lambda: debug_hooks.PROBE[0] is not None and None)}
+    debuggee.install(break_on_nan=False)
+    try:
+        out["hooks"] = per_call(lambda: debug_hooks.runs_eagerly("Net.construct", holder, lines))
+        with _fake_pydevd():
+            out["hooks+debugger"] = per_call(lambda: debug_hooks.runs_eagerly("Net.construct", holder, lines))
+    finally:
+        debuggee.uninstall()
+    empty = per_call(lambda: None)  # the lambda call itself, taken off each figure
+    return {k: round(max(v - empty, 0.0), 1) for k, v in out.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0] if __doc__ else None)
     parser.add_argument("--calls", type=int, default=500)
@@ -140,6 +169,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     args = parser.parse_args()
     result = overhead(args.calls, args.repeats)
+    result["check_ns"] = check_ns()
     if args.json:
         print(json.dumps(result, indent=2))
         return
@@ -148,6 +178,9 @@ def main() -> None:
         us, pct = r["us_per_call"], r["overhead_pct"]
         print(f"  batch {batch:>3}: plain {us['plain']:8.2f}   hooks {us['hooks']:8.2f} ({pct['hooks']:+.1f}%)   "
               f"hooks+debugger {us['hooks+debugger']:8.2f} ({pct['hooks+debugger']:+.1f}%)")
+    ns = result["check_ns"]
+    print(f"  the check alone, ns per compiled call: no hooks {ns['no hooks']:.0f}   hooks {ns['hooks']:.0f}   "
+          f"hooks+debugger {ns['hooks+debugger']:.0f}")
 
 
 if __name__ == "__main__":
