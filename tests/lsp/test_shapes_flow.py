@@ -353,3 +353,41 @@ def test_loops_nested_past_the_step_budget_stop_with_a_note():
     an = analysed(small)
     assert not issues(an, "shape-mismatch") and not issues(an, "shape-stopped"), an.issues
     assert dict(hints(an))[line_of(small, "x = x + 1")] == "(2, 8) f32", "lists joined item by item after the if"
+
+
+CORRELATED = HEAD + '''class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.wide = nn.Dense(16, 16)
+        self.thin = nn.Dense(16, 8)
+        self.from_wide = nn.Dense(16, 4)
+        self.from_thin = nn.Dense(8, 4)
+
+    def construct(self, x):
+        if x.sum() > 0:
+            h = self.wide(x)
+        else:
+            h = self.thin(x)
+        if x.sum() > 0:
+            y = self.from_wide(h)
+        else:
+            y = self.from_thin(h)
+        return y
+
+
+out = Net()(ms.Tensor(np.ones((2, 16), np.float32)))
+'''
+
+
+def test_two_ifs_on_one_condition_are_never_a_guessed_error(tmp_path):
+    """The paths (wide, from_thin) and (thin, from_wide) never run — the server cannot know the conditions are
+    the same, so a refusal on such a combination is a note, not an error."""
+    module = load(tmp_path, CORRELATED)
+    for sign in (1.0, -1.0):
+        assert tuple(module.Net()(tensor(2, 16, sign=sign)).shape) == (2, 4)  # the engine runs both paths
+    an = analysed(CORRELATED)
+    assert not issues(an, "shape-mismatch")
+    (note,) = issues(an, "shape-stopped")
+    assert note.line + 1 == line_of(CORRELATED, "y = self.from_wide(h)")
+    assert "receives 8 from self.thin (line 18), on one path of the `if` at line 15" in note.message
+    assert "not flagged as an error" in note.message

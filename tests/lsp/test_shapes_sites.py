@@ -178,7 +178,7 @@ def rows():
 
 
 gen = ds.GeneratorDataset(rows, column_names=["x", "y"]).batch(4)
-table = ds.NumpySlicesDataset({"x": np.ones((8, 4), np.float32)}).batch(8)
+table = ds.NumpySlicesDataset(data={"x": np.ones((8, 4), np.float32)}, shuffle=False).batch(8)
 a, b = Net(), Net()
 for row in gen.create_tuple_iterator():
     a(row[0])
@@ -193,6 +193,8 @@ def test_tuple_and_dict_iterators_and_generator_datasets_give_inputs(tmp_path):
     assert not issues(an, "shape-mismatch") and not issues(an, "shape-stopped"), an.issues
     assert hints(an) == [(line_of(ITERATORS, "def construct"), "(4, 4) f32 | (2, 4) f32")], \
         "the first call site, a(row[0]): 10 rows in batches of 4 and the last one of 2"
+    only_dict = ITERATORS.replace("    a(row[0])\n", "    pass\n")
+    assert hints(analysed(only_dict)) == [(line_of(ITERATORS, "def construct"), "(8, 4) f32")], "b(item['x'])"
     wrong = ITERATORS.replace("np.ones((4,), np.float32)", "np.ones((5,), np.float32)")
     _, err = load_refused(tmp_path, wrong)
     (d,) = issues(analysed(wrong), "shape-mismatch")

@@ -186,19 +186,22 @@ class Calls(Findings):
             res = query(args, kwargs)
             return self.engine(node, res, label, (layer, args) if layer is not None else None)
         outs = []
+        kind = joined.origin.removeprefix("either path of ")
         for alt in joined.alts:
             a2, k2 = _swap((args, kwargs), joined, alt)
-            if joined.maybe:  # a path that may never run: what it refuses is a note, never an error
-                self.session.speculative.append(f"one path of {joined.origin.removeprefix('either path of ')}")
+            # a refusal on this path is certain only when the path reaches here for sure: a join of one `if`'s
+            # two branches at the top level, used at the top level, the only joined input of the step
+            unsure = joined.maybe or self.session.runtime > 0 or level > 0 or _joined((a2, k2)) is not None
+            if unsure:
+                self.session.speculative.append(f"on one path of {kind} at {self.where(joined.line)}")
             try:
                 out = self.ask(node, query, a2, k2, label, layer, level + 1)
             finally:
-                if joined.maybe:
+                if unsure:
                     self.session.speculative.pop()
             if isinstance(out, Unknown):
                 return out
             outs.append(out)
-        kind = joined.origin.removeprefix("either path of ")
         value = outs[0]
         for other in outs[1:]:
             value = join(value, other, f"`{label}`", kind, self.where(joined.line), joined.line, not joined.maybe)

@@ -43,9 +43,9 @@ def check(an: Analysis) -> None:
             names = [p.arg for p in params]
             if any(k not in names for k in site.kwargs) or len(site.args) > len(names):
                 continue  # the engine would refuse the call itself (not a shape question)
-            call = f"the call at {_line_of(an, site.line)}"
-            inputs = [_named(v, f"the input {p.arg} ({call})") for v, p in zip(site.args, params)]
-            kwargs = {k: _named(v, f"the input {k} ({call})") for k, v in site.kwargs.items()}
+            # an input is named with the line of the call that passes it (a message adds "(line N)")
+            inputs = [_named(v, f"the input {p.arg}", site.line) for v, p in zip(site.args, params)]
+            kwargs = {k: _named(v, f"the input {k}", site.line) for k, v in site.kwargs.items()}
             ctor, training = site.ctor, site.training
             if training is None and not prog.mentions_training:
                 training = False  # a Cell is built in inference mode; nothing in the program changes that
@@ -60,15 +60,8 @@ def check(an: Analysis) -> None:
         run.run(inputs, kwargs)
 
 
-def _named(v: TVal, origin: str) -> TVal:
-    return TVal(v.shape, v.dtype, origin, v.line, v.alts, v.maybe)
-
-
-def _line_of(an: Analysis, line: int) -> str:
-    _, local = an.program.to_local(line)
-    if an.program.is_notebook:
-        return f"line {local + 1} of cell {an.program.chunk_index(line) + 1}"
-    return f"line {local + 1}"
+def _named(v: TVal, origin: str, line: int) -> TVal:
+    return TVal(v.shape, v.dtype, origin, line, tuple(_named(a, origin, line) for a in v.alts), v.maybe)
 
 
 def _record(facts_by_node: dict[int, FunctionFacts], fn: ast.FunctionDef) -> ConstructShapes | None:

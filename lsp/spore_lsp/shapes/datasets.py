@@ -133,10 +133,19 @@ def _names(prog: Program, data: ast.AST, kw: dict, count: int) -> list[str] | No
     return [f"column_{i}" for i in range(count)]
 
 
+HARMLESS = {"column_names", "shuffle", "num_parallel_workers", "python_multiprocessing"}  # rows unchanged
+
+
+def _source(node: ast.Call, kw: dict, name: str) -> ast.AST | None:
+    """The data argument, when every other argument leaves the rows as they are (no sampler, shard, limit)."""
+    if set(kw) - HARMLESS - {name} or len(node.args) + (name in kw) != 1 or len(node.args) > 1:
+        return None
+    return node.args[0] if node.args else kw[name]
+
+
 def _slices(prog: Program, node: ast.Call, kw: dict) -> Data | None:
-    if set(kw) - {"column_names", "shuffle"} or len(node.args) != 1:
-        return None  # samplers, shards, num_samples: fewer rows than the arrays hold
-    data = followed(prog, node.args[0], 1)
+    source = _source(node, kw, "data")
+    data = followed(prog, source, 1) if source is not None else None
     if data is None:
         return None
     names = _names(prog, data, kw, len(_elts(data)))
@@ -144,9 +153,9 @@ def _slices(prog: Program, node: ast.Call, kw: dict) -> Data | None:
 
 
 def _generator(prog: Program, node: ast.Call, kw: dict) -> Data | None:
-    if set(kw) - {"column_names", "shuffle"} or len(node.args) != 1:
+    source = _source(node, kw, "source")
+    if source is None:
         return None
-    source = node.args[0]
     if isinstance(source, ast.Call) and not source.args and not source.keywords:
         source = source.func  # gen() (a generator object) or MyData() (a random-access source)
     if not isinstance(source, ast.Name):

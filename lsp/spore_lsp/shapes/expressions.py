@@ -10,6 +10,7 @@ from typing import Any
 
 from .calls import Calls
 from .consts import NotConst, arith, compare, const_eval, is_plain
+from .findings import unsure_branch
 from .values import (
     UNKNOWN,
     Conflict,
@@ -142,13 +143,16 @@ class Evaluator(Calls):
             return self.expr(node.body if t else node.orelse)
         kind, at = "the conditional expression", self.where(node.lineno - 1)
         if t is None:
-            self.session.speculative.append(f"{kind} at {at}")
+            self.session.speculative.append(unsure_branch(kind, at))
+        self.session.runtime += 1
         try:
             a, b = self.expr(node.body), self.expr(node.orelse)
         finally:
+            self.session.runtime -= 1
             if t is None:
                 self.session.speculative.pop()
-        return join(a, b, f"`{self.source(node)[:40]}`", kind, at, node.lineno - 1, t is not None)
+        return join(a, b, f"`{self.source(node)[:40]}`", kind, at, node.lineno - 1,
+                    t is not None and not self.session.runtime)
 
     # ---- names, attributes, indexing, operators ---------------------------------------------------
     def attribute(self, node: ast.Attribute) -> Any:

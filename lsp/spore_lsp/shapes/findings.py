@@ -26,7 +26,8 @@ class Session:
     """State shared by every interpreter of one construct's check (helpers and nested Cells included)."""
 
     quiet: int = 0  # > 0: a trial run (a loop's fixpoint search) that records and reports nothing
-    speculative: list[str] = field(default_factory=list)  # branches whose condition is not known statically
+    speculative: list[str] = field(default_factory=list)  # why a refusal here may be on a path that never runs
+    runtime: int = 0  # inside this many branches (or loop bodies) on run-time values
     budget: int = 2_000  # statements one check may interpret (nested unrolled loops multiply)
 
 
@@ -98,8 +99,12 @@ class Findings:
         else:
             msg = f"`{label}`: {res.get('reason')}"
         if self.session.speculative:  # that branch may never run: say so, never a guessed error
-            self.stop(node, f"{msg}, in {self.session.speculative[-1]}, whose condition is not known "
-                      "statically (not flagged: that branch may never run)")
+            self.stop(node, f"{msg}, {self.session.speculative[-1]} (not flagged as an error: that path may never run)")
             return
         self.an.issue("shape-mismatch", msg, "error", node, fixes, op=res.get("op"), expected=res.get("expected"),
                       actual=res.get("actual"))
+
+
+def unsure_branch(kind: str, at: str) -> str:
+    """The reason a refusal in a branch on a value the check cannot compute is only a note."""
+    return f"in {kind} at {at}, whose condition is not known statically"

@@ -20,7 +20,7 @@ from typing import Any
 
 from .cells import MAX_UNROLL
 from .expressions import Evaluator
-from .findings import Session
+from .findings import Session, unsure_branch
 from .program import Program
 from .values import (
     MISSING,
@@ -199,7 +199,8 @@ class Interpreter(Evaluator):
         speculative = test is None
         before = dict(self.env)
         if speculative:
-            self.session.speculative.append(f"{kind} at {at}")
+            self.session.speculative.append(unsure_branch(kind, at))
+        self.session.runtime += 1
         try:
             done1, v1 = self.block_result(stmt.body)
             env1, self.env = self.env, dict(before)
@@ -211,15 +212,19 @@ class Interpreter(Evaluator):
             done2, v2 = self.block_result(stmt.orelse)
             env2 = self.env
         finally:
+            self.session.runtime -= 1
             if speculative:
                 self.session.speculative.pop()
+        # both paths certainly reach what follows only at the top level: inside another run-time branch, a path
+        # of this `if` may not combine with that branch's (correlated conditions); a refusal there is a note
+        sure = not speculative and not self.session.runtime
         if done1 and done2:
-            return True, join(v1, v2, "the return value", kind, at, line, not speculative)
+            return True, join(v1, v2, "the return value", kind, at, line, sure)
         if done1 or done2:
-            self.returns.append((v1 if done1 else v2, kind, at, line, not speculative))
+            self.returns.append((v1 if done1 else v2, kind, at, line, sure))
             self.env = env2 if done1 else env1
             return False, None
-        self.env = {k: join(env1.get(k, MISSING), env2.get(k, MISSING), f"`{k}`", kind, at, line, not speculative)
+        self.env = {k: join(env1.get(k, MISSING), env2.get(k, MISSING), f"`{k}`", kind, at, line, sure)
                     for k in {**env1, **env2}}
         if isinstance(test, TVal) and self.record is not None and not self.session.quiet:
             for k in self.env:
@@ -315,11 +320,13 @@ class Interpreter(Evaluator):
         if failed is not None and not failed.startswith("?"):
             return self.give_up(stmt, failed)
         if speculative:
-            self.session.speculative.append(f"{kind} at {at}")
+            self.session.speculative.append(unsure_branch(kind, at))
+        self.session.runtime += 1
         try:  # the recorded run, from values that hold on every iteration
             enter()
             self.block_result(stmt.body)
         finally:
+            self.session.runtime -= 1
             if speculative:
                 self.session.speculative.pop()
         if failed is not None:  # a value the body cannot know: its own stop has said why

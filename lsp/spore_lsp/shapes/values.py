@@ -224,10 +224,12 @@ def join(a: Any, b: Any, name: str, kind: str, at: str, line: int, sure: bool = 
             if a.origin == b.origin and a.line == b.line and not a.alts and not b.alts:
                 return a
             return TVal(a.shape, a.dtype, origin, line, _alts(a, b) if a.alts or b.alts else (),
-                        not sure or a.maybe or b.maybe)
+                        not sure or bool(a.alts or b.alts) or a.maybe or b.maybe)
         if len(a.shape) == len(b.shape) and a.dtype == b.dtype:
             dims = tuple(x if x == y else None for x, y in zip(a.shape, b.shape))
-            return TVal(dims, a.dtype, origin, line, _alts(a, b), not sure or a.maybe or b.maybe)
+            # a join of joins: its paths combine branches of several ifs, which may exclude each other
+            return TVal(dims, a.dtype, origin, line, _alts(a, b), not sure or bool(a.alts or b.alts) or a.maybe or
+                        b.maybe)
         return Conflict(f"{name} is {label(a)} on one path of {where} and {label(b)} on the other", _alts(a, b))
     if isinstance(a, (tuple, list)) and type(a) is type(b) and len(a) == len(b):
         items = [join(x, y, f"{name}[{i}]", kind, at, line, sure) for i, (x, y) in enumerate(zip(a, b))]
