@@ -10,14 +10,14 @@ measures:
 - **breakpoint-free overhead**: a Spore training loop (an MLP's TrainOneStepCell, Graph mode and
   PyNative) timed by the program itself (so start-up is excluded) with no debugger, under
   spore-debug with no breakpoint set, and under debugpy.adapter; ratios to no debugger, best of
-  --repeats runs each;
+  --repeats interleaved rounds;
 - **stepping cost**: one `next` round trip (request sent -> `stopped` received), median over the
   lines stepped: in a plain Python function under both adapters, and through a Graph-mode construct
   under spore-debug (the Cell runs eagerly while a breakpoint is in it; under debugpy: never stops);
 - the debuggee hooks' per-call cost on a compiled Cell with no breakpoint in it, from
   bench/debuggee_overhead.py (engineer B's), when that script is present.
 
-    .venv/bin/python bench/bench_debug.py [--repeats 5] [--steps 200]
+    .venv/bin/python bench/bench_debug.py [--repeats 5] [--steps 1000]
 """
 
 from __future__ import annotations
@@ -165,22 +165,30 @@ def loop_seconds(text: str) -> float:
     return float(found.group(1))
 
 
-def loop_time(adapter: str | None, program: Path, mode: str, steps: int, repeats: int) -> float:
-    """Best-of-`repeats` seconds of the training loop, as the program measures it."""
-    best = float("inf")
-    for _ in range(repeats):
-        if adapter is None:
-            done = subprocess.run([sys.executable, str(program), mode, str(steps)], capture_output=True, text=True,
-                                  env=env(), timeout=STOP_TIMEOUT, check=True)
-            best = min(best, loop_seconds(done.stdout))
-            continue
-        dap = session(adapter, program, [mode, str(steps)], [])
-        try:
-            dap.wait_event("terminated", timeout=STOP_TIMEOUT)
-            best = min(best, loop_seconds(dap.output("stdout")))
-            dap.request("disconnect")
-        finally:
-            dap.close()
+def loop_once(adapter: str | None, program: Path, mode: str, steps: int) -> float:
+    """Seconds of the training loop, as the program measures it, with no debugger or under `adapter`."""
+    if adapter is None:
+        done = subprocess.run([sys.executable, str(program), mode, str(steps)], capture_output=True, text=True,
+                              env=env(), timeout=STOP_TIMEOUT, check=True)
+        return loop_seconds(done.stdout)
+    dap = session(adapter, program, [mode, str(steps)], [])
+    try:
+        dap.wait_event("terminated", timeout=STOP_TIMEOUT)
+        seconds = loop_seconds(dap.output("stdout"))
+        dap.request("disconnect")
+        return seconds
+    finally:
+        dap.close()
+
+
+def loop_times(program: Path, mode: str, steps: int, runs: int) -> dict[str | None, float]:
+    """Best of `runs` for no debugger, spore-debug and debugpy.adapter, interleaved in rounds with the
+    order rotated (load from other processes then biases none of them)."""
+    configs: list[str | None] = [None, *ADAPTERS]
+    best = {c: float("inf") for c in configs}
+    for r in range(runs):
+        for c in configs[r % 3:] + configs[:r % 3]:
+            best[c] = min(best[c], loop_once(c, program, mode, steps))
     return best
 
 
@@ -231,7 +239,7 @@ def ms(seconds: float | None, never: str = "never stops (runs compiled)") -> str
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeats", type=int, default=5, help="sessions per time-to-first-stop cell (median)")
-    ap.add_argument("--steps", type=int, default=200, help="training steps in the overhead loop")
+    ap.add_argument("--steps", type=int, default=1000, help="training steps in the overhead loop")
     a = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         plain, model = Path(tmp) / "plain.py", Path(tmp) / "model.py"
@@ -247,12 +255,11 @@ def main(argv: list[str] | None = None) -> int:
         first = table(["adapter", "plain: spawn->stop", "plain: launch->stop", "Graph construct: spawn->stop",
                        "Graph construct: launch->stop"], rows, "lrrrr")
 
-        runs = max(2, a.repeats // 2)
+        runs = a.repeats
         rows = []
         for mode in ("graph", "pynative"):
-            none = loop_time(None, model, mode, a.steps, runs)
-            ours = loop_time("spore-debug", model, mode, a.steps, runs)
-            theirs = loop_time("debugpy.adapter", model, mode, a.steps, runs)
+            t = loop_times(model, mode, a.steps, runs)
+            none, ours, theirs = t[None], t["spore-debug"], t["debugpy.adapter"]
             per_step = [f"{t / a.steps * 1e3:.3f} ms" for t in (none, ours, theirs)]
             rows.append([mode, per_step[0], per_step[1], f"{ours / none:.2f}x", per_step[2], f"{theirs / none:.2f}x"])
         overhead = table(["training step (MLP, batch 16)", "no debugger", "spore-debug", "ratio",
@@ -267,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Time to first stop (median of {a.repeats} sessions; spawn = adapter process start):")
     print(first)
     print()
-    print(f"Breakpoint-free overhead ({a.steps} steps timed inside the program, best of {runs} runs; "
+    print(f"Breakpoint-free overhead ({a.steps} steps timed inside the program, best of {runs} interleaved rounds; "
           f"no breakpoint set):")
     print(overhead)
     print()

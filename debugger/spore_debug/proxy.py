@@ -61,6 +61,7 @@ class Session:
         self.initialize_args: dict[str, Any] | None = None
         self.exception_breakpoints_sent = False
         self.disconnecting = False
+        self.keep_debuggee = False  # a disconnect with terminateDebuggee: false
         self.terminated_sent = False
         self.upstream: Upstream | None = None
         self.owned: list[int] = []  # processes under our debugpy adapter, last seen
@@ -97,8 +98,8 @@ class Session:
             upstream.end_input()
         if upstream.wait(DISCONNECT_GRACE) is None:
             self.log(f"{upstream.name} did not exit after disconnect; killing it")
-        # an attached process is not ours to end; a launched one and debugpy's launcher are
-        return upstream.stop(tree if self.kind != "attach" else [])
+        # an attached process is not ours to end, nor one the client asked to keep running
+        return upstream.stop([] if self.kind == "attach" or self.keep_debuggee else tree)
 
     # -- client -> debugpy --------------------------------------------------------------------
     def _client_loop(self) -> None:
@@ -176,6 +177,7 @@ class Session:
             self.exception_breakpoints_sent = True
         elif command == "disconnect":
             self.disconnecting = True
+            self.keep_debuggee = arguments.get("terminateDebuggee") is False
         self._to_adapter({"type": "request", "command": command, "arguments": arguments},
                          Pending(seq, command, arguments))
 

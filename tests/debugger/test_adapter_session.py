@@ -163,3 +163,23 @@ def test_uncaught_exception_exit_code_is_pythons(dap: DAPClient, tmp_path: Path)
     dap.start("launch", program=str(prog))
     assert dap.wait_event("exited")["body"]["exitCode"] == 3
     dap.wait_event("terminated")
+
+
+def test_disconnect_without_terminating_leaves_the_debuggee_running(dap: DAPClient, tmp_path: Path) -> None:
+    """As under debugpy: the debuggee runs on, freed from the debugger, and the session (the
+    disconnect's answer) ends when it does."""
+    prog = tmp_path / "waits.py"
+    marker = tmp_path / "go"
+    prog.write_text(f"import os, time\nn = 0\nwhile not os.path.exists({str(marker)!r}):\n    time.sleep(0.01)\n"
+                    f"print('released')\n")
+    dap.start("launch", program=str(prog), breakpoints={str(prog): [{"line": 2}]})
+    dap.wait_event("stopped")
+    pid = dap.debuggee_pid()
+    seq = dap.send_request("disconnect", terminateDebuggee=False)
+    try:
+        assert wait_gone([pid], timeout=2.0) == [pid]  # not killed: it runs on, unstopped
+    finally:
+        marker.write_text("")
+    dap.wait_response(seq)
+    assert dap.wait_exit() == 0
+    assert wait_gone([pid]) == []  # it ended by itself once released
