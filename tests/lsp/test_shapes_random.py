@@ -1,8 +1,8 @@
 """Seeded random networks with layers, ops, `if`s and `while` loops on independent run-time conditions, each
 run by the real engine on every combination of its conditions: every `shape-mismatch` the server reports must
 be a line where the engine refuses on some path (never a false error), a network the engine runs on all paths
-gets no error at all, and one it refuses gets an error or a `shape-stopped` note. (Over 300 seeds: 255 networks refused somewhere, 160 flagged, the others
-stopped with a note; none flagged falsely, none refused in silence.)"""
+gets no error at all, and one it refuses gets an error or a `shape-stopped` note. (Over 300 seeds: 255 networks
+refused somewhere, 160 flagged, the others stopped with a note; none flagged falsely, none refused in silence.)"""
 
 from __future__ import annotations
 
