@@ -58,6 +58,7 @@ class Session:
         self.break_on_nan = False
         self.kind: str | None = None  # "launch" or "attach"
         self.shown_name: str | None = None
+        self.untraced_until_entry: list[str] | None = None  # see rewrite.startup_patterns
         self.initialize_args: dict[str, Any] | None = None
         self.exception_breakpoints_sent = False
         self.disconnecting = False
@@ -153,6 +154,7 @@ class Session:
             elif command == "launch":
                 self.kind = "launch"
                 self.break_on_nan = bool(arguments.get("breakOnNaN", False))
+                self.untraced_until_entry = rewrite.startup_patterns(arguments)
                 arguments, self.shown_name = rewrite.launch_arguments(arguments)
             elif command == "attach":
                 self.kind = "attach"
@@ -169,17 +171,26 @@ class Session:
         if command == "setExceptionBreakpoints":
             self.exception_breakpoints_sent = True
             arguments = rewrite.exception_breakpoints(arguments, self.break_on_nan)
-        elif command == "configurationDone" and not self.exception_breakpoints_sent:
-            # a client that never sets exception breakpoints still gets Spore's default-on filter
-            spore = rewrite.exception_breakpoints({"filters": [rewrite.COMPILE_FILTER]}, self.break_on_nan)
-            self._to_adapter({"type": "request", "command": "setExceptionBreakpoints", "arguments": spore},
-                             Pending(None, "setExceptionBreakpoints"))
-            self.exception_breakpoints_sent = True
+        elif command == "configurationDone":
+            if not self.exception_breakpoints_sent:
+                # a client that never sets exception breakpoints still gets Spore's default-on filter
+                spore = rewrite.exception_breakpoints({"filters": [rewrite.COMPILE_FILTER]}, self.break_on_nan)
+                self._to_adapter({"type": "request", "command": "setExceptionBreakpoints", "arguments": spore},
+                                 Pending(None, "setExceptionBreakpoints"))
+                self.exception_breakpoints_sent = True
+            if self.untraced_until_entry:
+                self._dont_trace(self.untraced_until_entry)
         elif command == "disconnect":
             self.disconnecting = True
             self.keep_debuggee = arguments.get("terminateDebuggee") is False
         self._to_adapter({"type": "request", "command": command, "arguments": arguments},
                          Pending(seq, command, arguments))
+
+    def _dont_trace(self, prefixes: list[str]) -> None:
+        """pydevd's `dontTraceStartPatterns` (files under these prefixes are not traced at all)."""
+        self._to_adapter({"type": "request", "command": "setDebuggerProperty",
+                          "arguments": {"dontTraceStartPatterns": prefixes, "dontTraceEndPatterns": []}},
+                         Pending(None, "setDebuggerProperty"))
 
     def _switch_to_remote(self, host: str, port: int) -> None:
         """Attach by address: talk to the adapter inside the listening process from now on (it was
@@ -291,6 +302,9 @@ class Session:
                 out["body"] = {**out["body"], "name": self.shown_name}
             if name == "terminated":
                 self.terminated_sent = True
+            elif name == "stopped" and self.untraced_until_entry and (out.get("body") or {}).get("reason") == "entry":
+                self.untraced_until_entry = None  # the program's first line: trace everything again
+                self._dont_trace([])
             elif name in ("process", "debugpyAttach") and isinstance(self.upstream, ProcessUpstream):
                 # remember who runs under debugpy now: if debugpy dies, they are re-parented away
                 self.owned = self.upstream.tree() or self.owned

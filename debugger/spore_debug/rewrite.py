@@ -72,6 +72,20 @@ def spore_rules(just_my_code: bool) -> list[dict[str, Any]]:
     return [{"path": d, "include": False} for d in seen]
 
 
+def startup_patterns(args: dict[str, Any]) -> list[str] | None:
+    """Path prefixes pydevd should not trace until the entry stop, for `stopOnEntry` without
+    justMyCode; None when not needed.
+
+    With exception breakpoints naming Spore's classes, pydevd imports `spore.errors` to resolve
+    them, and the debuggee's hooks then register with the engine from the main thread before the
+    program starts: with every file "my code", stop-on-entry would stop inside the engine's import
+    instead of on the program's first line. (Under justMyCode the rules already hide it.)"""
+    if not args.get("stopOnEntry") or bool(args.get("justMyCode", True)):
+        return None
+    dirs = [d for name in ENGINE_PACKAGES for d in package_dirs(name)]
+    return [d if d.endswith(os.sep) else d + os.sep for d in dirs] or None
+
+
 def initialize_response(body: dict[str, Any] | None) -> dict[str, Any]:
     """debugpy's capabilities plus the `spore-compile` exception filter."""
     body = dict(body or {})

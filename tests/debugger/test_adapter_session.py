@@ -183,3 +183,25 @@ def test_disconnect_without_terminating_leaves_the_debuggee_running(dap: DAPClie
     dap.wait_response(seq)
     assert dap.wait_exit() == 0
     assert wait_gone([pid]) == []  # it ended by itself once released
+
+
+def test_stop_on_entry_without_just_my_code_still_stops_on_the_program(dap: DAPClient, tmp_path: Path) -> None:
+    """Everything is "my code" then, and the engine is loaded before the program (pydevd resolves the
+    spore-compile filter's class): the entry stop must still be the program's first line, and the
+    engine traced again after it (stepIn reaches engine code)."""
+    prog = tmp_path / "entry.py"
+    prog.write_text("import spore.errors as E\nerr = E.SporeError('x')\nprint('made', type(err).__name__)\n")
+    dap.start("launch", program=str(prog), stopOnEntry=True, justMyCode=False,
+              exception_filters=["uncaught", "spore-compile"])
+    thread, frame = stopped(dap, "entry")
+    assert (frame["name"], frame["line"], Path(frame["source"]["path"])) == ("<module>", 1, prog)
+    dap.request("next", threadId=thread)
+    thread, frame = stopped(dap, "step")
+    assert frame["line"] == 2
+    dap.request("stepIn", threadId=thread)
+    thread, frame = stopped(dap, "step")
+    assert frame["name"] in ("SporeError.__init__", "__init__"), frame
+    assert frame["source"]["path"].endswith("spore/errors.py")
+    dap.request("continue", threadId=thread)
+    dap.wait_event("terminated")
+    assert "made SporeError" in dap.output()
