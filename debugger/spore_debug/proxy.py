@@ -76,10 +76,13 @@ class Session:
             self.say(f"spore-debug: cannot start debugpy's adapter ({' '.join(self.adapter_argv)}): {exc}")
             self.event("terminated", {})
             return 1
+        self.log(f"session started: {' '.join(self.adapter_argv)} (pid {self.upstream.proc.pid})")
         self._read_upstream_in_thread(self.upstream)
         threading.Thread(target=self._client_loop, name="from-client", daemon=True).start()
         self.done.wait()
-        return self._finish()
+        code = self._finish()
+        self.log(f"session ended ({self.kind or 'no launch or attach'}; debugpy's adapter exit code {code})")
+        return code
 
     def _read_upstream_in_thread(self, upstream: Upstream) -> None:
         threading.Thread(target=self._adapter_loop, args=(upstream,), name="from-debugpy", daemon=True).start()

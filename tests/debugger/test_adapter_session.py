@@ -5,6 +5,7 @@ starts the debuggee through `spore_debug.run`; the client is tests/debugger/dap_
 
 from __future__ import annotations
 
+import sys
 import textwrap
 from pathlib import Path
 
@@ -205,3 +206,20 @@ def test_stop_on_entry_without_just_my_code_still_stops_on_the_program(dap: DAPC
     dap.request("continue", threadId=thread)
     dap.wait_event("terminated")
     assert "made SporeError" in dap.output()
+
+
+def test_console_script_with_log_dir(tmp_path: Path, program: Path) -> None:
+    """The installed `spore-debug` script (what editors launch); `--log-dir` gets spore-debug's log
+    and debugpy's own logs."""
+    script = Path(sys.executable).with_name("spore-debug")
+    assert script.exists()
+    logs = tmp_path / "logs"
+    with DAPClient.spawn([str(script), "--log-dir", str(logs)]) as dap:
+        dap.start("launch", program=str(program))
+        dap.wait_event("terminated")
+        assert "total=30" in dap.output()
+        dap.request("disconnect")
+        assert dap.wait_exit() == 0
+    names = sorted(p.name for p in logs.iterdir())
+    assert any(n.startswith("spore-debug-") for n in names), names
+    assert any(n.startswith("debugpy.adapter") for n in names), names
