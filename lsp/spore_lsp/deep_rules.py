@@ -30,6 +30,7 @@ its findings per function and an edit re-checks only the functions it touched.
 from __future__ import annotations
 
 import ast
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -91,6 +92,7 @@ class DeepFinding:
     end_line: int
     end_col: int
     detail: str
+    where: str = ""  # "" in the checked function; "helper" or "Net.part" in a function it calls (inlined)
 
 
 def _loose(a: str | None, b: str | None) -> str | None:
@@ -138,17 +140,35 @@ def _own_bindings(stmts: list[ast.stmt]) -> set[str]:
     return out
 
 
+@dataclass
+class Helpers:
+    """The plain functions compiled code may call and the compiler inlines: module-level functions and
+    the owner Cell's methods (undecorated, defined once in the file), by name."""
+
+    functions: dict[str, ast.FunctionDef]
+    methods: dict[str, ast.FunctionDef]
+    owner: str | None = None
+    reached: dict[str, tuple[ast.FunctionDef, bool]] | None = None  # filled: where -> (function, is a method)
+
+
+_MAX_INLINE = 3
+
+
 class _Checker:
     """Walks one compiled function in order, keeping each local name's kind of value."""
 
     def __init__(self, fn: ast.FunctionDef, ctx: FunctionContext, is_method: bool, modules: dict[str, str],
-                 resolve: Callable[[str], str | None]) -> None:
+                 resolve: Callable[[str], str | None], helpers: Helpers | None = None,
+                 arg_kinds: dict[str, str | None] | None = None, stack: tuple[str, ...] = ()) -> None:
         self.ctx = ctx
         self.modules = modules
         self.resolve = resolve
+        self.helpers = helpers
+        self.stack = stack
         params = list(fn.args.posonlyargs) + list(fn.args.args) + list(fn.args.kwonlyargs)
         self.self_name = params[0].arg if is_method and params else None
-        self.env: dict[str, str | None] = {p.arg: (T if p.arg in ctx.tensor_params else None) for p in params}
+        self.env: dict[str, str | None] = {p.arg: (T if p.arg in ctx.tensor_params else None) for p in params} \
+            if arg_kinds is None else {p.arg: arg_kinds.get(p.arg) for p in params}
         for extra in (fn.args.vararg, fn.args.kwarg):
             if extra is not None:
                 self.env[extra.arg] = None
@@ -157,11 +177,11 @@ class _Checker:
             self.env.pop(self.self_name, None)
         self.in_test = 0
         self.loop_depth = 0
-        self.found: dict[tuple[str, int, int], DeepFinding] = {}
+        self.found: dict[tuple[str, int, int, str], DeepFinding] = {}
 
     # ---- findings ------------------------------------------------------------------------
     def add(self, rule: str, node: ast.AST, detail: str) -> None:
-        key = (rule, node.lineno, node.col_offset)
+        key = (rule, node.lineno, node.col_offset, "")
         if key not in self.found:
             self.found[key] = DeepFinding(rule, node.lineno, node.col_offset,
                                           getattr(node, "end_lineno", None) or node.lineno,
@@ -491,9 +511,31 @@ class _Checker:
         self.expr(func)
         return None
 
+    def inline(self, node: ast.Call, fn: ast.FunctionDef, where: str, is_method: bool,
+               args: list[str | None]) -> None:
+        """A helper the compiler would inline here: check its body with the kinds of the arguments it gets
+        (its findings are on its own lines, tagged with `where`)."""
+        helpers = self.helpers
+        if helpers is None or where in self.stack or len(self.stack) >= _MAX_INLINE:
+            return
+        params = [p.arg for p in list(fn.args.posonlyargs) + list(fn.args.args)][1 if is_method else 0:]
+        starred = any(isinstance(a, ast.Starred) for a in node.args)
+        kinds = {} if starred else {p: k for p, k in zip(params, args)}
+        sub = _Checker(fn, self.ctx if is_method else _no_attrs(self.ctx), is_method, self.modules, self.resolve,
+                       helpers, kinds, self.stack + (where,))
+        sub.block(fn.body)
+        if helpers.reached is not None:
+            helpers.reached.setdefault(where, (fn, is_method))
+        for (rule, line, col, inner), f in sub.found.items():
+            at = inner or where
+            self.found.setdefault((rule, line, col, at), dataclasses.replace(f, where=at))
+
     def call_name(self, node: ast.Call, name: str, args: list[str | None]) -> str | None:
         if name in self.env or name in self.bound:
             return None  # a local: this check does not follow it
+        if self.helpers is not None and name in self.helpers.functions:
+            self.inline(node, self.helpers.functions[name], name, False, args)
+            return None
         if self.builtin(name):
             return self.call_builtin(node, name, args)
         if name in dict(self.ctx.plain_classes):
@@ -551,6 +593,9 @@ class _Checker:
             kind = self.ctx.attr(method)
             if kind is not None and kind.startswith("layer:"):
                 return T
+            if kind is None and self.helpers is not None and method in self.helpers.methods:
+                self.inline(node, self.helpers.methods[method], f"{self.helpers.owner}.{method}", True, args)
+                return None
             if kind is not None and kind.startswith("plain:"):
                 self.add("unsupported_call", node, f"`self.{method}` is an instance of the plain class `{kind[6:]}`")
             return None
@@ -589,11 +634,16 @@ def _is_none(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 
 
+def _no_attrs(ctx: FunctionContext) -> FunctionContext:
+    """The context of a module-level helper: no `self`, so no Cell attributes."""
+    return dataclasses.replace(ctx, attrs=(), tensor_params=frozenset())
+
+
 def check_function(fn: ast.FunctionDef, ctx: FunctionContext, is_method: bool, modules: dict[str, str],
-                   resolve: Callable[[str], str | None]) -> list[DeepFinding]:
-    """The deeper findings for one compiled function. `modules` maps local names to the modules they
-    import (``np`` -> ``numpy``); `resolve` maps a dotted name as written to Spore's qualified name
-    (`Analysis.resolve`)."""
-    checker = _Checker(fn, ctx, is_method, modules, resolve)
+                   resolve: Callable[[str], str | None], helpers: Helpers | None = None) -> list[DeepFinding]:
+    """The deeper findings for one compiled function and the helpers it calls (inlined, as the compiler
+    does, up to three calls deep). `modules` maps local names to the modules they import (``np`` ->
+    ``numpy``); `resolve` maps a dotted name as written to Spore's qualified name (`Analysis.resolve`)."""
+    checker = _Checker(fn, ctx, is_method, modules, resolve, helpers)
     checker.block(fn.body)
-    return sorted(checker.found.values(), key=lambda f: (f.line, f.col))
+    return sorted(checker.found.values(), key=lambda f: (f.where, f.line, f.col))

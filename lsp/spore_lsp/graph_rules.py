@@ -21,6 +21,7 @@ table's fix is mechanical, `graph_fixes` attaches it as a quick fix.
 from __future__ import annotations
 
 import ast
+import copy
 import dataclasses
 from collections import OrderedDict
 from typing import Any
@@ -150,36 +151,121 @@ def _inside(an: Analysis, node: ast.AST, compiled: set[int]) -> bool:
 _DEEP_CACHE: OrderedDict[tuple[Any, ...], list[deep_rules.DeepFinding]] = OrderedDict()
 
 
+def _helpers(an: Analysis, doc: tensor_facts.DocumentFacts) -> tuple[dict[str, ast.FunctionDef],
+                                                                    dict[str, dict[str, ast.FunctionDef]]]:
+    """The functions compiled code may call that the compiler inlines: module-level functions and each
+    class's methods, undecorated, not compiled themselves, their name defined once in the file."""
+    compiled = {id(f.node) for f in an.functions}
+
+    def plain(fn: ast.stmt) -> bool:
+        return isinstance(fn, ast.FunctionDef) and not fn.decorator_list and id(fn) not in compiled \
+            and doc.binding_counts.get(fn.name, 0) == 1
+
+    tree = an.tree
+    top = tree.body if tree is not None else []
+    functions = {fn.name: fn for fn in top if plain(fn)}
+    methods = {cls.name: {m.name: m for m in cls.body if plain(m) and m.name not in ("construct", "__init__")}
+               for cls in top if isinstance(cls, ast.ClassDef)}
+    return functions, methods
+
+
+def _text(an: Analysis, node: ast.AST) -> str:
+    return "\n".join(an.program.lines[node.lineno - 1:node.end_lineno or node.lineno])
+
+
+def _called_helpers(an: Analysis, unit_text: str, functions: dict[str, ast.FunctionDef],
+                    methods: dict[str, ast.FunctionDef], owner: str | None) -> tuple[tuple[str, str], ...]:
+    """(where, text) of the helpers a unit may reach (their names appear in it, or in a helper it reaches):
+    part of its cache key, so editing a helper re-checks the constructs calling it."""
+    texts = [unit_text]
+    found: dict[str, str] = {}
+    for _ in range(deep_rules._MAX_INLINE):
+        joined = "\n".join(texts)
+        new = [(name, fn) for name, fn in functions.items() if name not in found and f"{name}(" in joined]
+        new += [(f"{owner}.{name}", fn) for name, fn in methods.items()
+                if f"{owner}.{name}" not in found and f".{name}(" in joined]
+        if not new:
+            break
+        texts = []
+        for where, fn in new:
+            found[where] = _text(an, fn)
+            texts.append(found[where])
+    return tuple(sorted(found.items()))
+
+
 def deep_findings(an: Analysis, doc: tensor_facts.DocumentFacts | None = None) -> list[dict[str, Any]]:
-    """What the compiler refuses while tracing (`deep_rules`), for each compiled function, in the same
-    form as `findings` (message, hint, scope from the support table's rule); cached per function on its
-    text and the document facts it reads."""
+    """What the compiler refuses while tracing (`deep_rules`), for each compiled function and the helpers it
+    calls (the compiler inlines them: a finding there is on the helper's line), in the same form as
+    `findings`; cached per function on its text, its helpers' texts and the document facts it reads.
+    The support table's syntax check runs on each reached helper too (the compiler checks every function it
+    inlines)."""
     doc = doc if doc is not None else tensor_facts.document_facts(an)
     modules = {k: v.split(".")[0] for k, v in an.aliases.items() if "." not in v}
     out: list[dict[str, Any]] = []
     aliases = tuple(sorted(an.aliases.items()))
+    functions, methods = _helpers(an, doc)
+    imports = [n for n in an.nodes if isinstance(n, (ast.Import, ast.ImportFrom))]
     for node, owner in _units(an):
         first = min([node.lineno] + [d.lineno for d in node.decorator_list])
         last = node.end_lineno or node.lineno
         ctx = tensor_facts.function_context(an, doc, node, owner)
-        key = ("\n".join(an.program.lines[first - 1:last]), owner, ctx, aliases)
-        rel = _DEEP_CACHE.get(key)
-        shift = first - 1
-        if rel is None:
-            rel = [dataclasses.replace(f, line=f.line - shift, end_line=f.end_line - shift)
-                   for f in deep_rules.check_function(node, ctx, owner is not None, modules, an.resolve)]
-            _DEEP_CACHE[key] = rel
+        text = "\n".join(an.program.lines[first - 1:last])
+        own_methods = methods.get(owner, {}) if owner else {}
+        reachable = _called_helpers(an, text, functions, own_methods, owner)
+        key = (text, owner, ctx, aliases, reachable)
+        cached = _DEEP_CACHE.get(key)
+        where_fn = {name: fn for name, fn in functions.items()}
+        where_fn.update({f"{owner}.{name}": fn for name, fn in own_methods.items()})
+        if cached is None:
+            helpers = deep_rules.Helpers(functions, own_methods, owner, {})
+            found = deep_rules.check_function(node, ctx, owner is not None, modules, an.resolve, helpers)
+            base = {f: (where_fn[f].lineno - 1) for f in helpers.reached or {}}
+            rel = [dataclasses.replace(f, line=f.line - base.get(f.where, first - 1),
+                                       end_line=f.end_line - base.get(f.where, first - 1)) for f in found]
+            cached = (rel, tuple(sorted(helpers.reached or {})))
+            _DEEP_CACHE[key] = cached
             if len(_DEEP_CACHE) > _CACHE_SIZE:
                 _DEEP_CACHE.popitem(last=False)
         else:
             _DEEP_CACHE.move_to_end(key)
+        rel, reached = cached
         scope = f"{owner}.{node.name}" if owner else node.name
         for f in rel:
+            shift = where_fn[f.where].lineno - 1 if f.where else first - 1
             rule = deep_rules.rule_text(f.rule)
             out.append({"rule": f.rule, "line": f.line + shift, "col": f.col, "end_line": f.end_line + shift,
-                        "end_col": f.end_col, "scope": scope, "hint": rule["fix"],
-                        "message": f"Graph mode does not support {rule['construct']} ({f.detail}): {rule['reason']}"})
+                        "end_col": f.end_col, "scope": f.where or scope, "hint": rule["fix"],
+                        "caller": node.lineno if f.where else f.line + shift,
+                        "root": where_fn[f.where] if f.where else None,
+                        "message": f"Graph mode does not support {rule['construct']} ({f.detail}"
+                                   + (f", in {f.where}(), which {scope} calls" if f.where else "") + f"): "
+                                   f"{rule['reason']}"})
+        for where in reached:  # the syntax check on each helper the compiler would inline
+            fn = where_fn[where]
+            out.extend(dict(f, caller=node.lineno, root=fn) for f in _helper_findings(an, fn, where, imports))
     return out
+
+
+_HELPER_CACHE: OrderedDict[tuple[str, str, str], list[dict[str, Any]]] = OrderedDict()
+
+
+def _helper_findings(an: Analysis, fn: ast.FunctionDef, where: str, imports: list[ast.stmt]) -> list[dict[str, Any]]:
+    """`spore.ide.check`'s findings in a helper, checked as compiled code (a stand-in decorated with jit)."""
+    owner = where.split(".")[0] if "." in where else None
+    key = (_text(an, fn), where, "\n".join(ast.unparse(n) for n in imports))
+    rel = _HELPER_CACHE.get(key)
+    shift = fn.lineno - 1
+    if rel is None:
+        stand_in = copy.copy(fn)
+        stand_in.decorator_list = [ast.Name(id="jit", ctx=ast.Load())]
+        rel = [dict(f, line=f["line"] - shift, end_line=f["end_line"] - shift)
+               for f in ide.check(_module(imports, [(stand_in, owner)]))]
+        _HELPER_CACHE[key] = rel
+        if len(_HELPER_CACHE) > _CACHE_SIZE:
+            _HELPER_CACHE.popitem(last=False)
+    else:
+        _HELPER_CACHE.move_to_end(key)
+    return [dict(f, line=f["line"] + shift, end_line=f["end_line"] + shift) for f in rel]
 
 
 def check(an: Analysis) -> None:
@@ -195,16 +281,20 @@ def check(an: Analysis) -> None:
     except (Exception, RecursionError) as err:  # noqa: BLE001 - the support table's findings stand alone
         an.errors.append(f"deeper Graph-mode check failed: {type(err).__name__}: {err}")
         doc, deep = tensor_facts.DocumentFacts({}, {}, {}, set(), {}, {}, frozenset()), []
+    done: set[tuple[str, int, int]] = set()
     for f in sorted(shallow + deep, key=lambda f: (f["line"], f["col"])):
+        if (f["rule"], f["line"], f["col"]) in done:
+            continue  # a helper two compiled functions call: reported once
+        done.add((f["rule"], f["line"], f["col"]))
         line = f["line"] - 1
-        fn = an.function_at(line)
+        fn = an.function_at(f.get("caller", f["line"]) - 1)  # a helper's finding: what compiles it decides
         if fn is None:
             continue
         owner = an.parents.get(id(fn.node))
         params = {k for k, v in doc.class_attrs.get(owner.name, {}).items() if v.startswith("param")} \
             if isinstance(owner, ast.ClassDef) else set()
         try:
-            fixes = graph_fixes.fixes(an, fn.node, f, params)
+            fixes = graph_fixes.fixes(an, f.get("root") or fn.node, f, params)
         except (ValueError, RecursionError):  # a node ast.unparse cannot print: no fix, still the finding
             fixes = []
         severity, what = _verdict(an, fn)

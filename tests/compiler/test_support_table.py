@@ -56,6 +56,9 @@ DEEP_CASES = {
                            "            raise ValueError('negative input')\n", "", ""),
     "raise_user_error": ("raise", "        if ms.ops.relu(x).sum() < 0:\n            raise BadInput\n",
                          "class BadInput(ValueError):\n    pass\n", ""),
+    "helper_conversion": ("python_value_of_tensor", "        v = to_number(ms.ops.relu(x))\n",
+                          "def to_number(t):\n    return float(t.sum())\n", ""),
+    "helper_print": ("print", "        x = loud(x)\n", "def loud(t):\n    print(t)\n    return t\n", ""),
     "for_else": ("unsupported_syntax", "        for i in range(2):\n            x = x + 1\n        else:\n"
                  "            x = x - 1\n", "", ""),
 }
@@ -129,7 +132,7 @@ def test_each_deeper_rejection_is_left_to_tracing_by_the_syntax_check(case):
     rule_id, body, before, after = DEEP_CASES[case]
     assert rule_id in RULES or rule_id in ("tensor_if", "raise")
     assert rule_id not in [f.rule.id for f in check(source_for(body, before, after))], \
-        "found by the syntax check: move the sample to CASES"
+        "found by the syntax check of the compiled functions: move the sample to CASES"
 
 
 def test_the_compile_time_builtins_are_the_ones_the_frontend_evaluates():

@@ -265,3 +265,47 @@ def test_a_failing_deeper_check_keeps_the_support_tables_findings(monkeypatch):
     assert [i.code for i in an.issues if i.code.startswith("graph-")] == ["graph-print"]
     assert any("deeper Graph-mode check failed: RuntimeError: boom" in e for e in an.errors)
     graph_rules._DEEP_CACHE.clear()
+
+
+HELPERS = """import numpy as np
+import spore as ms
+from spore import nn, ops
+
+
+def scaled(t):
+    return t * float(t.sum())
+
+
+def shout(t):
+    print(t)
+    return t
+
+
+class Net(nn.Cell):
+    def part(self, t):
+        return t * int(t.argmax())
+
+    def construct(self, x):
+        y = ops.relu(x)
+        return {call}
+"""
+
+
+@pytest.mark.parametrize("call", ["scaled(y)", "shout(y)", "self.part(y)", "scaled(3.0)", "self.part(x) + y"])
+def test_a_helper_construct_calls_is_checked_where_the_compiler_inlines_it(tmp_path, call):
+    """The compiler inlines the functions and methods construct calls and refuses on the helper's line;
+    the server reports the same rule on that line (and nothing where it passes a Python number)."""
+    text = HELPERS.format(call=call)
+    try:
+        compiles(tmp_path, text, ms.Tensor(np.ones(2, np.float32)))
+        engine = []
+    except ms.ide.GraphCompileError as err:
+        engine = [(f"graph-{err.rule}", err.loc.line - 1)]
+    flagged = [(code, line) for code, line in deep_issues(text)]
+    if call == "scaled(3.0)":  # 3.0.sum() fails in the engine (an attribute error), never a Graph-mode finding
+        assert flagged == []
+        return
+    if call == "self.part(x) + y":  # x: no evidence it is a tensor (Net() is never called here)
+        assert flagged == [] and engine
+        return
+    assert engine and engine[0] in flagged and len(flagged) == 1, (engine, flagged)
