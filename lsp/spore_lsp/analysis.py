@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .documents import Program, byte_to_char
-from .incremental import SegmentedTree, merge
+from .incremental import MARKED, SegmentedTree, merge
 
 SPORE_ROOTS = ("spore", "mindspore")
 
@@ -106,6 +106,9 @@ class Analysis:
     nodes: list[ast.AST] = field(default_factory=list)       # every node, walked once (checks filter this list)
     parents: dict[int, ast.AST] = field(default_factory=dict)  # id(node) -> its parent
     only_child: set[int] = field(default_factory=set)        # ids of statements alone in their block
+    # the imports, classes, functions and set_context calls among `nodes`, in the same order: what checks that
+    # look only for those can scan instead of every node (a few hundred nodes where `nodes` has tens of thousands)
+    marked: list[ast.AST] = field(default_factory=list)
 
     # ---- coordinates --------------------------------------------------------------------
     def span(self, node: ast.AST) -> tuple[int, int, int, int]:
@@ -244,6 +247,13 @@ def _aliases(tree: ast.Module, nodes: list[ast.AST] | None = None) -> dict[str, 
     return out
 
 
+def _is_context_call(node: ast.AST) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    f = node.func
+    return (f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)) == "set_context"
+
+
 def _is_jit(dec: ast.expr) -> tuple[bool, bool]:
     """(is a jit decorator, fullgraph=True)."""
     target = dec.func if isinstance(dec, ast.Call) else dec
@@ -377,10 +387,11 @@ def _analyse(program: Program, previous: Analysis | None, api: Any, segmented: S
         assert tree is not None
         an = Analysis(program, tree)
         an.nodes, an.parents, an.only_child = _walk(tree)
-        marked = an.nodes
+        marked = [n for n in an.nodes if isinstance(n, MARKED) or _is_context_call(n)]
     else:
         module, nodes, parents, only_child, marked = merge(segments)
         an = Analysis(program, module, nodes=nodes, parents=parents, only_child=only_child)
+    an.marked = marked
     an.aliases = _aliases(an.tree, marked)
     an.is_spore = any(t.split(".")[0] in SPORE_ROOTS for t in an.aliases.values())
     an.functions = _functions(marked)

@@ -17,6 +17,8 @@ from .incremental import Segment
 
 # Checks that read one top-level statement at a time (with the file's imports and the API index): with
 # segments they run per segment, and a segment's findings are re-used while it and those inputs are unchanged.
+# A check belongs here only while it reads nothing else (no other statement, no set_context, no other
+# finding); tests/lsp/test_incremental.py compares the per-segment results with a whole-file run.
 LOCAL_CHECKS = ("pytorch habits", "unknown names")
 
 

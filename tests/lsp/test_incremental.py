@@ -116,6 +116,7 @@ def project(an: Analysis) -> dict:
     return {"issues": an.issues, "stale": an.stale, "syntax_error": an.syntax_error, "errors": an.errors,
             "api_checked": an.api_checked, "aliases": an.aliases, "is_spore": an.is_spore, "functions": fns,
             "context": [(c.line, c.mode, c.level) for c in an.context_calls],
+            "marked": [(type(n).__name__, n.lineno, n.col_offset) for n in an.marked],
             "body": None if an.tree is None else [(s.lineno, s.end_lineno, type(s).__name__) for s in an.tree.body]}
 
 
