@@ -391,3 +391,49 @@ def test_two_ifs_on_one_condition_are_never_a_guessed_error(tmp_path):
     assert note.line + 1 == line_of(CORRELATED, "y = self.from_wide(h)")
     assert "receives 8 from self.thin (line 18), on one path of the `if` at line 15" in note.message
     assert "not flagged as an error" in note.message
+
+
+TOGETHER = HEAD + '''class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.q8 = nn.Dense(16, 8)
+        self.k8 = nn.Dense(16, 8)
+        self.q4 = nn.Dense(16, 4)
+        self.k4 = nn.Dense(16, 4)
+
+    def construct(self, x):
+        if x.sum() > 0:
+            q = self.q8(x)
+            k = self.k8(x)
+        else:
+            q = self.q4(x)
+            k = self.k4(x)
+        scores = ops.matmul(q, k.T)
+        mixed = q + k
+        return scores, mixed
+
+
+out = Net()(ms.Tensor(np.ones((2, 16), np.float32)))
+'''
+
+
+def test_variables_one_if_sets_take_its_branches_together(tmp_path):
+    """q and k come from the same branch: the server pairs their shapes path by path (8 with 8, 4 with 4),
+    never 8 with 4, which no run can produce."""
+    module = load(tmp_path, TOGETHER)
+    for sign in (1.0, -1.0):
+        scores, mixed = module.Net()(tensor(2, 16, sign=sign))
+        assert tuple(scores.shape) == (2, 2)
+    an = analysed(TOGETHER)
+    assert not issues(an, "shape-mismatch") and not issues(an, "shape-stopped"), an.issues
+    lines = dict(hints(an))
+    assert lines[line_of(TOGETHER, "scores = ")] == "(2, 2) f32"
+    assert lines[line_of(TOGETHER, "mixed = ")] == "(2, 8) f32 | (2, 4) f32"
+    wrong = TOGETHER.replace("self.k4 = nn.Dense(16, 4)", "self.k4 = nn.Dense(16, 3)")
+    module, err = load_refused(tmp_path, wrong.replace("np.ones((2, 16)", "-np.ones((2, 16)"))
+    first, second = issues(analysed(wrong), "shape-mismatch")  # the engine stops at the first
+    assert first.line + 1 == err.loc.line == line_of(wrong, "scores = ops.matmul(q, k.T)"), "the else path refuses"
+    assert second.line + 1 == line_of(wrong, "mixed = q + k"), "and would refuse again on the next line"
+    fixed_first = wrong.replace("scores = ops.matmul(q, k.T)", "scores = q")
+    _, err = load_refused(tmp_path, fixed_first.replace("np.ones((2, 16)", "-np.ones((2, 16)"))
+    assert err.loc.line == second.line + 1

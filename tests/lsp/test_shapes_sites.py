@@ -229,3 +229,42 @@ async def test_over_stdio_a_notebook_feeds_a_cell_from_a_dataset_in_a_later_cell
     fc, half = line_of(cells[0], "self.fc ="), line_of(cells[0], "h = h * 0.5")
     assert d.message == (f"fc expects 192 input features (nn.Dense(3 * 8 * 8, 10), line {fc}) but receives 768 from "
                          f"h * 0.5 (line {half})"), "dataset in cell 2, Model in cell 3: lines of the Cell's cell"
+
+
+SOURCE_CLASS = HEAD + '''class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(6, 2)
+
+    def construct(self, x, y):
+        return self.fc(ops.concat((x, y), 1))
+
+
+class Pairs:
+    def __getitem__(self, i):
+        return np.zeros((2,), np.float32), np.ones((4,), np.float32)
+
+    def __len__(self):
+        return 12
+
+
+data = ds.GeneratorDataset(Pairs(), column_names=["a", "b"], shuffle=False).repeat(2).batch(8)
+net = Net()
+for a, b in data:
+    net(a, b)
+'''
+
+
+def test_a_random_access_generator_source_repeated_gives_both_batch_shapes(tmp_path):
+    load(tmp_path, SOURCE_CLASS)  # 24 rows: batches of 8, 8, 8
+    an = analysed(SOURCE_CLASS)
+    assert not issues(an, "shape-mismatch") and not issues(an, "shape-stopped"), an.issues
+    assert hints(an) == [(line_of(SOURCE_CLASS, "def construct"), "(8, 2) f32"),
+                         (line_of(SOURCE_CLASS, "def construct"), "(8, 4) f32")]
+    once = SOURCE_CLASS.replace(".repeat(2)", "")  # 12 rows: a batch of 8, then one of 4
+    an = analysed(once)
+    assert hints(an)[0] == (line_of(once, "def construct"), "(8, 2) f32 | (4, 2) f32")
+    wrong = once.replace("nn.Dense(6, 2)", "nn.Dense(5, 2)")
+    _, err = load_refused(tmp_path, wrong)
+    (d,) = issues(analysed(wrong), "shape-mismatch")
+    assert d.line + 1 == err.loc.line and "receives 6" in d.message

@@ -176,36 +176,55 @@ class Calls(Findings):
                                                                   to_engine(k, self.ide)),
                         [base, *(args or [])], kwargs, label, None)
 
-    def ask(self, node: ast.AST, query: Any, args: list, kwargs: dict, label: str, layer: LayerSpec | None,
-            level: int = 0) -> Any:
-        """One engine query — or, when an input is a join of paths with different shapes (``if`` branches, a
-        dataset's full and last batch), the query for each path's shape: all fit → their results joined (the
-        union travels on); one refused → that path's mismatch, in the engine's words."""
+    def ask(self, node: ast.AST, query: Any, args: list, kwargs: dict, label: str, layer: LayerSpec | None) -> Any:
+        """One engine query — or, when inputs are joins of paths with different shapes (``if`` branches, a
+        dataset's full and last batch), the query for each combination of their paths: all fit → the results
+        joined (the union travels on); every one refused → that refusal, in the engine's words; some refused →
+        an error only where that path certainly reaches the step (a join of one ``if``'s branches at the top
+        level, used at the top level, the only joined input), else a note."""
+        leaves: list[tuple[dict, list]] = []
+        certain = self.probe(query, args, kwargs, 0, leaves)
+        def answer(res: dict, a: list) -> Any:
+            return self.engine(node, res, label, (layer, a) if layer is not None else None)
+        if len(leaves) == 1:
+            return answer(*leaves[0])
+        for res, a in leaves:
+            if res.get("status") not in ("ok", "error"):
+                return answer(res, a)
+        refused = [(res, a) for res, a in leaves if res["status"] == "error"]
+        if refused and (certain or len(refused) == len(leaves)):
+            return answer(*refused[0])
+        if refused:
+            joined = _joined((args, kwargs))
+            self.session.speculative.append(f"on one path of {joined.origin.removeprefix('either path of ')} "
+                                            f"at {self.where(joined.line)}")
+            try:
+                return answer(*refused[0])
+            finally:
+                self.session.speculative.pop()
+        outs = [from_tree(res["tree"], res["outputs"], label, node.lineno - 1) for res, _ in leaves]
+        joined = _joined((args, kwargs))
+        kind = joined.origin.removeprefix("either path of ")
+        tag = joined.tag if len(outs) == 2 == len(joined.alts) and _same_width((args, kwargs), joined) else None
+        value = outs[0]
+        for other in outs[1:]:  # path i's result is the result's alt i: the tag travels on
+            value = join(value, other, f"`{label}`", kind, self.where(joined.line), joined.line, certain, tag)
+        return relabel(value, label, node.lineno - 1) if not isinstance(value, Unknown) else value
+
+    def probe(self, query: Any, args: list, kwargs: dict, level: int, leaves: list) -> bool:
+        """The engine's answers (`leaves`: (answer, args)) for each combination of the joined inputs' paths;
+        True when each path certainly reaches the step (see `ask`)."""
         joined = _joined((args, kwargs)) if level < MAX_LEVELS else None
         if joined is None or len(joined.alts) > MAX_ALTS:
-            res = query(args, kwargs)
-            return self.engine(node, res, label, (layer, args) if layer is not None else None)
-        outs = []
-        kind = joined.origin.removeprefix("either path of ")
-        for alt in joined.alts:
-            a2, k2 = _swap((args, kwargs), joined, alt)
-            # a refusal on this path is certain only when the path reaches here for sure: a join of one `if`'s
-            # two branches at the top level, used at the top level, the only joined input of the step
-            unsure = joined.maybe or self.session.runtime > 0 or level > 0 or _joined((a2, k2)) is not None
-            if unsure:
-                self.session.speculative.append(f"on one path of {kind} at {self.where(joined.line)}")
-            try:
-                out = self.ask(node, query, a2, k2, label, layer, level + 1)
-            finally:
-                if unsure:
-                    self.session.speculative.pop()
-            if isinstance(out, Unknown):
-                return out
-            outs.append(out)
-        value = outs[0]
-        for other in outs[1:]:
-            value = join(value, other, f"`{label}`", kind, self.where(joined.line), joined.line, not joined.maybe)
-        return relabel(value, label, node.lineno - 1) if not isinstance(value, Unknown) else value
+            leaves.append((query(args, kwargs), args))
+            return True
+        certain = not joined.maybe and self.session.runtime == 0 and level == 0
+        tagged = joined.tag is not None and _same_width((args, kwargs), joined)
+        for i, alt in enumerate(joined.alts):
+            # inputs joined at the same `if` (or batched from one dataset) take path i together
+            a2, k2 = _swap_tag((args, kwargs), joined.tag, i) if tagged else _swap((args, kwargs), joined, alt)
+            certain = self.probe(query, a2, k2, level + 1, leaves) and certain and _joined((a2, k2)) is None
+        return certain
 
     def engine(self, node: ast.AST, res: dict, label: str, layer: tuple | None) -> Any:
         """The value of an engine answer: its outputs, or (reported) a mismatch or where inference stops."""
@@ -231,6 +250,31 @@ def _joined(value: Any) -> TVal | None:
         if found is not None:
             return found
     return None
+
+
+def _tagged(value: Any, tag: Any) -> list[TVal]:
+    if isinstance(value, TVal):
+        return [value] if value.tag is tag and value.alts else []
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, (tuple, list)) else ()
+    return [t for v in items for t in _tagged(v, tag)]
+
+
+def _same_width(value: Any, joined: TVal) -> bool:
+    """Every input sharing `joined`'s tag has as many paths (so path i means the same branch in each)."""
+    return all(len(t.alts) == len(joined.alts) for t in _tagged(value, joined.tag))
+
+
+def _swap_tag(value: Any, tag: Any, i: int) -> Any:
+    """`value` with every input of `tag` replaced by its path i."""
+    if isinstance(value, TVal):
+        return value.alts[i] if value.tag is tag and value.alts else value
+    if isinstance(value, tuple):
+        return tuple(_swap_tag(v, tag, i) for v in value)
+    if isinstance(value, list):
+        return [_swap_tag(v, tag, i) for v in value]
+    if isinstance(value, dict):
+        return {k: _swap_tag(v, tag, i) for k, v in value.items()}
+    return value
 
 
 def _swap(value: Any, old: TVal, new: TVal) -> Any:

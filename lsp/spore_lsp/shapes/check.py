@@ -61,7 +61,7 @@ def check(an: Analysis) -> None:
 
 
 def _named(v: TVal, origin: str, line: int) -> TVal:
-    return TVal(v.shape, v.dtype, origin, line, tuple(_named(a, origin, line) for a in v.alts), v.maybe)
+    return TVal(v.shape, v.dtype, origin, line, tuple(_named(a, origin, line) for a in v.alts), v.maybe, v.tag)
 
 
 def _record(facts_by_node: dict[int, FunctionFacts], fn: ast.FunctionDef) -> ConstructShapes | None:

@@ -62,7 +62,7 @@ def dataset(prog: Program, node: ast.AST, depth: int = 0) -> Data | None:
             size = const_eval(kw.get("batch_size", node.args[0] if node.args else ast.Constant(None)), prog.consts)
             drop = const_eval(kw.get("drop_remainder", node.args[1] if len(node.args) > 1 else ast.Constant(False)),
                               prog.consts)
-            return _batched(base, size, drop)
+            return _batched(base, size, drop, node)
         if method in ("create_tuple_iterator", "create_dict_iterator") and not node.args:
             if const_eval(kw.get("output_numpy", ast.Constant(False)), prog.consts) is not False:
                 return None
@@ -77,7 +77,7 @@ def dataset(prog: Program, node: ast.AST, depth: int = 0) -> Data | None:
     return None
 
 
-def _batched(base: Data, size: Any, drop: Any) -> Data | None:
+def _batched(base: Data, size: Any, drop: Any, node: ast.Call) -> Data | None:
     if type(size) is not int or size <= 0 or not isinstance(drop, bool) or base.as_dict:
         return None
     if base.n is None and not drop:
@@ -86,12 +86,13 @@ def _batched(base: Data, size: Any, drop: Any) -> Data | None:
     if base.n is not None and drop and base.n < size:
         return None  # drop_remainder=True and fewer rows than a batch: the Cell is never called
     n = None if base.n is None else base.n // size if drop else -(-base.n // size)
-    values = []
+    values, tag = [], node  # the columns of one batch go together (full with full, last with last): the
+    # `.batch(...)` call itself is their tag, the same however many variables read it
     for v in base.values:
         batches = [TVal((b, *v.shape), v.dtype, f"a batch of {v.origin}", v.line) for b in sizes]
         # a short last batch reaches the Cell too: both shapes travel, as a join (tried path by path)
         values.append(batches[0] if len(batches) == 1 else
-                      TVal((None, *v.shape), v.dtype, f"a batch of {v.origin}", v.line, tuple(batches)))
+                      TVal((None, *v.shape), v.dtype, f"a batch of {v.origin}", v.line, tuple(batches), tag=tag))
     return Data(base.names, values, n)
 
 

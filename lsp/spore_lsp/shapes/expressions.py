@@ -152,7 +152,7 @@ class Evaluator(Calls):
             if t is None:
                 self.session.speculative.pop()
         return join(a, b, f"`{self.source(node)[:40]}`", kind, at, node.lineno - 1,
-                    t is not None and not self.session.runtime)
+                    t is not None and not self.session.runtime, object())
 
     # ---- names, attributes, indexing, operators ---------------------------------------------------
     def attribute(self, node: ast.Attribute) -> Any:

@@ -218,13 +218,14 @@ class Interpreter(Evaluator):
         # both paths certainly reach what follows only at the top level: inside another run-time branch, a path
         # of this `if` may not combine with that branch's (correlated conditions); a refusal there is a note
         sure = not speculative and not self.session.runtime
+        tag = object()  # every variable this `if` joins takes its branch with the others
         if done1 and done2:
-            return True, join(v1, v2, "the return value", kind, at, line, sure)
+            return True, join(v1, v2, "the return value", kind, at, line, sure, tag)
         if done1 or done2:
             self.returns.append((v1 if done1 else v2, kind, at, line, sure))
             self.env = env2 if done1 else env1
             return False, None
-        self.env = {k: join(env1.get(k, MISSING), env2.get(k, MISSING), f"`{k}`", kind, at, line, sure)
+        self.env = {k: join(env1.get(k, MISSING), env2.get(k, MISSING), f"`{k}`", kind, at, line, sure, tag)
                     for k in {**env1, **env2}}
         if isinstance(test, TVal) and self.record is not None and not self.session.quiet:
             for k in self.env:

@@ -46,6 +46,8 @@ class TVal:
     line: int    # 0-based program line of the step that made it
     alts: tuple = field(default=(), compare=False)  # a join of branches: the shapes each gave (for display)
     maybe: bool = field(default=False, compare=False)  # joined over a condition not known statically
+    tag: Any = field(default=None, compare=False)  # values joined at one `if` (or one dataset) share a tag:
+    # their alts go together (alts[i] of each is path i), so the paths are combined index by index
 
 
 @dataclass
@@ -133,7 +135,7 @@ def label(value: Any) -> str | None:
 # ---- to and from the engine's plain data -------------------------------------------------------------
 def relabel(value: Any, origin: str, line: int) -> Any:
     if isinstance(value, TVal):
-        return TVal(value.shape, value.dtype, origin, line, value.alts, value.maybe)
+        return TVal(value.shape, value.dtype, origin, line, value.alts, value.maybe, value.tag)
     if isinstance(value, tuple):
         return tuple(relabel(v, origin, line) for v in value)
     return value
@@ -207,14 +209,15 @@ def has_tensor(value: Any) -> bool:
 MISSING = Conflict("a variable set on one path only")
 
 
-def join(a: Any, b: Any, name: str, kind: str, at: str, line: int, sure: bool = True) -> Any:
+def join(a: Any, b: Any, name: str, kind: str, at: str, line: int, sure: bool = True, tag: Any = None) -> Any:
     """The value of `name` after two paths of `kind` (``the `if` ``; at `at`, "line 20", program `line`) gave `a`
     and `b` (the branches of an ``if``, loop iterations).
 
     Equal values stay; tensors of one rank and dtype keep the dims they agree on (the others unknown, the
     branch shapes kept for display); tuples join item by item; anything else is a `Conflict` that says
     which values the paths gave, reported only if a later step needs it. `sure`: both paths can run (a
-    run-time condition); else a refusal on one of them is never an error."""
+    run-time condition); else a refusal on one of them is never an error. `tag`: shared by every join of one
+    ``if`` (its variables take the same branch together)."""
     where = f"{kind} at {at}"
     origin = f"either path of {kind}"
     if a is b:
@@ -228,11 +231,12 @@ def join(a: Any, b: Any, name: str, kind: str, at: str, line: int, sure: bool = 
         if len(a.shape) == len(b.shape) and a.dtype == b.dtype:
             dims = tuple(x if x == y else None for x, y in zip(a.shape, b.shape))
             # a join of joins: its paths combine branches of several ifs, which may exclude each other
-            return TVal(dims, a.dtype, origin, line, _alts(a, b), not sure or bool(a.alts or b.alts) or a.maybe or
-                        b.maybe)
+            simple = not a.alts and not b.alts
+            return TVal(dims, a.dtype, origin, line, _alts(a, b), not sure or not simple or a.maybe or b.maybe,
+                        tag if simple else None)
         return Conflict(f"{name} is {label(a)} on one path of {where} and {label(b)} on the other", _alts(a, b))
     if isinstance(a, (tuple, list)) and type(a) is type(b) and len(a) == len(b):
-        items = [join(x, y, f"{name}[{i}]", kind, at, line, sure) for i, (x, y) in enumerate(zip(a, b))]
+        items = [join(x, y, f"{name}[{i}]", kind, at, line, sure, tag) for i, (x, y) in enumerate(zip(a, b))]
         return tuple(items) if isinstance(a, tuple) else items
     if isinstance(a, Conflict) and a is not MISSING:
         return a
