@@ -55,9 +55,10 @@ def spore_rules(just_my_code: bool) -> list[dict[str, Any]]:
     They are editable installs outside site-packages, so pydevd would take them for user code. The
     debugger's own launcher and hooks are always hidden (as debugpy hides itself); the engine and the
     other faces only under justMyCode, where the user asked to see their code alone. Rules apply
-    whatever justMyCode says, hence the split."""
+    whatever justMyCode says, hence the split. (`package_dirs("debugpy")` only finds the directory:
+    nothing of debugpy is imported into the adapter.)"""
     own = package_dirs("spore_debug")
-    dirs = list(own)
+    dirs = [*own, *package_dirs("debugpy")]  # debugpy's launcher frames below ours, hidden as under debugpy
     for base in own:  # the presentation plugins live beside spore_debug (pydevd_plugins/extensions)
         plugins = os.path.join(os.path.dirname(base), "pydevd_plugins")
         if os.path.isdir(plugins):

@@ -110,7 +110,8 @@ def test_just_my_code_rules_hide_spores_installed_directories() -> None:
     mine = [r["path"] for r in rewrite.spore_rules(True)]
     everything = [r["path"] for r in rewrite.spore_rules(False)]
     assert set(engine) <= set(mine) and set(own) <= set(mine)
-    assert set(own) <= set(everything) and not set(engine) & set(everything)  # the launcher only
+    assert set(own) <= set(everything) and not set(engine) & set(everything)  # the launchers only
+    assert set(rewrite.package_dirs("debugpy")) <= set(everything)
     assert all(r["include"] is False for r in rewrite.spore_rules(True))
     out, _ = rewrite.launch_arguments({"module": "m", "rules": [{"module": "mine", "include": True}]})
     assert out["rules"][0] == {"module": "mine", "include": True}  # the user's rules come first
