@@ -6,6 +6,11 @@ text is parsed with `ast`, never imported, executed or evaluated. When the text 
 (the user is half-way through a line), the last analysis that parsed is kept and marked stale,
 so diagnostics, hovers and fixes stay useful while typing.
 
+The cache analyses each program incrementally (`incremental.py`): a new version re-parses only the
+top-level statements an edit touched, and the checks that read one statement at a time keep their
+findings for the others (`checking.py`); the result is exactly what `analyse()` without the segments
+gives, which `tests/lsp/test_incremental.py` checks over thousands of random edits.
+
 The facts are kept per function (`FunctionFacts`) so later analyses — static tensor shapes, inlay
 hints — can attach their results to the same objects without a second parse.
 """
