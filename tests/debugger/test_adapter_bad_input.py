@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.debugger.dap_client import DAPClient, adapter_argv, encode, wait_gone
+from tests.debugger.dap_client import DAPClient, adapter_argv, descendants, encode, wait_gone
 
 
 @pytest.fixture
@@ -78,15 +78,18 @@ def test_debuggee_that_dies_ends_the_session(dap: DAPClient, tmp_path: Path, how
     ends_cleanly(dap, pids)
 
 
-@pytest.mark.parametrize("state", ["stopped", "running"])
-def test_client_that_vanishes_mid_session_leaves_nothing_running(dap: DAPClient, tmp_path: Path, state: str) -> None:
+@pytest.mark.parametrize("state, console", [("stopped", "internalConsole"), ("running", "internalConsole"),
+                                            ("running", "integratedTerminal")])
+def test_client_that_vanishes_mid_session_leaves_nothing_running(dap: DAPClient, tmp_path: Path, state: str,
+                                                                 console: str) -> None:
     prog = tmp_path / "loop.py"
     prog.write_text("import time\nn = 0\nwhile True:\n    n += 1\n    time.sleep(0.01)\n")
-    dap.start("launch", program=str(prog), breakpoints={str(prog): [{"line": 4}]})
+    dap.start("launch", program=str(prog), console=console, breakpoints={str(prog): [{"line": 4}]})
     thread = dap.wait_event("stopped")["body"]["threadId"]
-    pids = dap.adapter_tree()
     debuggee = dap.debuggee_pid()
-    assert debuggee in pids and len(pids) >= 3  # spore-debug, debugpy's adapter, ..., the debuggee
+    # spore-debug, debugpy's adapter, ..., the debuggee; in a terminal, the debuggee is the terminal's
+    pids = dap.adapter_tree() + [p for t in dap.terminals for p in [t.pid, *descendants(t.pid)]]
+    assert debuggee in pids and len(pids) >= 3
     if state == "running":
         dap.request("setBreakpoints", source={"path": str(prog)}, breakpoints=[])
         dap.request("continue", threadId=thread)

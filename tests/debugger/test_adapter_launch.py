@@ -92,13 +92,14 @@ def test_module_launch(dap: DAPClient, tmp_path: Path) -> None:
     assert (got["cwd"], got["env"], got["name"]) == (str(tmp_path), "m", "__main__")
 
 
-def test_integrated_terminal_goes_through_run_in_terminal(dap: DAPClient, tmp_path: Path) -> None:
+@pytest.mark.parametrize("console, kind", [("integratedTerminal", "integrated"), ("externalTerminal", "external")])
+def test_terminal_consoles_go_through_run_in_terminal(dap: DAPClient, tmp_path: Path, console: str, kind: str) -> None:
     prog = tmp_path / "report.py"
     prog.write_text(REPORT + "z = 7\nprint('z', z)\n")
-    dap.start("launch", program=str(prog), console="integratedTerminal", args=["t"], env={"SPORE_T": "term"},
+    dap.start("launch", program=str(prog), console=console, args=["t"], env={"SPORE_T": "term"},
               breakpoints={str(prog): [{"line": 5}]})
     asked = [r for r in dap.reverse if r["command"] == "runInTerminal"]
-    assert len(asked) == 1 and asked[0]["arguments"]["kind"] == "integrated"
+    assert len(asked) == 1 and asked[0]["arguments"]["kind"] == kind
     assert "spore_debug.run" in asked[0]["arguments"]["args"]
     thread = dap.wait_event("stopped")["body"]["threadId"]
     assert dap.locals(dap.top_frame(thread)["id"])["z"]["value"] == "7"
