@@ -3,7 +3,8 @@
 The server answers `initialize` before pygls and lsprotocol have loaded, so it cannot ask pygls's
 `ServerCapabilitiesBuilder` for its capabilities. `SERVER_CAPABILITIES` is what that builder computes from
 the registered features (for a client with notebook support and UTF-16 positions), and `initialize_result`
-applies the few things the builder takes from the client's capabilities. `tests/lsp/test_boot.py` starts
+applies the few things the builder takes from the client's capabilities (the position encoding is
+always UTF-16). `tests/lsp/test_boot.py` starts
 the server with `--no-fast-start` (pygls answers) for a range of clients and checks the two agree: after
 adding or changing a feature, update `SERVER_CAPABILITIES` to what that test prints.
 """
@@ -28,7 +29,6 @@ SERVER_CAPABILITIES: dict[str, Any] = {
     "inlayHintProvider": {"resolveProvider": False},
     "workspace": {"workspaceFolders": {"supported": True, "changeNotifications": True}, "fileOperations": {}},
 }
-ENCODINGS = ("utf-8", "utf-16", "utf-32")
 
 
 def _get(data: Any, *path: str) -> Any:
@@ -40,11 +40,8 @@ def _get(data: Any, *path: str) -> Any:
 
 
 def position_encoding(client: dict[str, Any]) -> str:
-    """The client's first position encoding the server supports (pygls's rule), else UTF-16."""
-    offered = _get(client, "general", "positionEncodings")
-    for enc in offered if isinstance(offered, list) else []:
-        if enc in ENCODINGS:
-            return enc
+    """Always UTF-16, whatever the client offers (see `server._utf16`: every position the server sends is in
+    UTF-16 code units)."""
     return "utf-16"
 
 

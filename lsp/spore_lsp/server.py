@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from lsprotocol import types
+from pygls.capabilities import ServerCapabilitiesBuilder
 from pygls.lsp.server import LanguageServer
 
 from . import __version__
@@ -22,6 +23,18 @@ from .api import ApiIndex, ApiLoader
 from .documents import Program, from_cells, from_text
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+
+def _utf16(cls: type, client_capabilities: types.ClientCapabilities) -> str:
+    """The position encoding the server announces: always UTF-16. Every position it sends (convert.py, hover,
+    inlay hints, edits) counts UTF-16 code units, the encoding every client must support; pygls would pick
+    the client's first choice (utf-8 for Neovim 0.10+ and Helix), and columns after a non-ASCII character
+    would then be off."""
+    return types.PositionEncodingKind.Utf16
+
+
+ServerCapabilitiesBuilder.choose_position_encoding = classmethod(_utf16)  # type: ignore[method-assign]
 
 NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
     notebook_selector=[types.NotebookDocumentFilterWithCells(cells=[types.NotebookCellLanguage(language="python")],

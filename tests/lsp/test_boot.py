@@ -250,6 +250,27 @@ def test_requests_and_changes_sent_while_the_server_loads_are_answered_in_order(
     assert sorted(ids) == sorted(set(ids)), f"one answer per request: {ids}"
 
 
+@pytest.mark.parametrize("fast", [True, False], ids=["fast start", "pygls from the start"])
+def test_positions_are_utf16_whatever_encoding_the_client_prefers(fast):
+    """A client preferring UTF-8 (Neovim 0.10+, Helix) is told UTF-16, the units every position is sent in."""
+    text = 'import spore as ms\nfrom spore import nn\ns = "éé😀"; L = nn.Linear\n'
+    server = Server() if fast else Server("--no-fast-start")
+    try:
+        server.send(id=1, method="initialize", params={"processId": None, "rootUri": None, "capabilities": {
+            "general": {"positionEncodings": ["utf-8", "utf-32", "utf-16"]}}})
+        assert server.response(1)["result"]["capabilities"]["positionEncoding"] == "utf-16"
+        server.send(method="initialized", params={})
+        server.send(method="textDocument/didOpen", params={"textDocument": {
+            "uri": "file:///enc.py", "languageId": "python", "version": 1, "text": text}})
+        diags = server.diagnostics("file:///enc.py", 1)
+    finally:
+        server.close()
+    line = text.split("\n")[2]
+    col = line.index("Linear")
+    assert [(d["code"], d["range"]["start"]) for d in diags] == [
+        ("torch-linear", {"line": 2, "character": len(line[:col].encode("utf-16-le")) // 2})]
+
+
 def test_the_end_of_input_while_the_server_loads_ends_it():
     server = Server()
     server.send(id=1, method="initialize", params={"processId": None, "rootUri": None, "capabilities": {}})
