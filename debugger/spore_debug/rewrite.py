@@ -145,6 +145,7 @@ def launch_arguments(args: dict[str, Any]) -> tuple[dict[str, Any], str]:
     break_on_nan = bool(args.get("breakOnNaN", False))
     just_my_code = bool(args.get("justMyCode", True))
     out = {k: v for k, v in args.items() if k not in (*SPORE_ONLY_KEYS, "program", "module")}
+    shown: str
     if program is not None:
         path = check_program(program, cwd)
         target, shown = [program], program
@@ -152,7 +153,7 @@ def launch_arguments(args: dict[str, Any]) -> tuple[dict[str, Any], str]:
             out["cwd"] = os.path.dirname(path)
             target = [path]
     else:
-        target, shown = ["-m", module], module
+        target, shown = ["-m", str(module)], str(module)
     options = ["--break-on-nan"] if break_on_nan else []
     user_args = args.get("args", [])
     if isinstance(user_args, str):  # one string: the terminal's shell expands it, as under debugpy

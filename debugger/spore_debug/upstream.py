@@ -54,7 +54,7 @@ class ProcessUpstream:
         self.proc = subprocess.Popen(list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         assert self.proc.stdin is not None and self.proc.stdout is not None
         stdin = self.proc.stdin
-        self.reader: BinaryIO = self.proc.stdout
+        self.reader: BinaryIO = self.proc.stdout  # type: ignore[assignment]  # a binary pipe
 
         def write(data: bytes) -> None:
             stdin.write(data)

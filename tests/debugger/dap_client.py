@@ -169,6 +169,7 @@ class DAPClient:
                                                     "startDebugging": start_debugging}
         self.closed = False  # the adapter's output stream ended
         self.bad_frames: list[bytes] = []
+        self._stderr_chunks: list[bytes] = []  # the adapter's stderr, when spawn() collects it
         self._event_cursor: dict[str, int] = {}
         self._thread = threading.Thread(target=self._read_loop, name="dap-client-reader", daemon=True)
         self._thread.start()
@@ -182,7 +183,6 @@ class DAPClient:
                                 cwd=cwd, env=env, start_new_session=True)
         client = cls(proc.stdout, proc.stdin, proc=proc)  # type: ignore[arg-type]
         if stderr == subprocess.PIPE:
-            client._stderr_chunks: list[bytes] = []
             threading.Thread(target=client._drain_stderr, daemon=True).start()
         return client
 
@@ -209,7 +209,7 @@ class DAPClient:
 
     @property
     def stderr(self) -> str:
-        return b"".join(getattr(self, "_stderr_chunks", [])).decode("utf-8", "replace")
+        return b"".join(self._stderr_chunks).decode("utf-8", "replace")
 
     # -- the wire -----------------------------------------------------------------------------
     def _read_loop(self) -> None:

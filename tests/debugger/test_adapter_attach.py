@@ -10,6 +10,7 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -61,7 +62,7 @@ def test_attach_to_a_listening_process(dap: DAPClient, tmp_path: Path, runner: s
                              str(prog)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
     try:
         wait_listening(port, proc)
-        where = {"connect": {"host": "127.0.0.1", "port": port}} if style == "connect" else \
+        where: dict[str, Any] = {"connect": {"host": "127.0.0.1", "port": port}} if style == "connect" else \
             {"host": "127.0.0.1", "port": port}
         dap.start("attach", **where, breakpoints={str(prog): [{"line": 2, "condition": "k == 1"}]})
         thread = dap.wait_event("stopped")["body"]["threadId"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,7 +20,7 @@ def examples() -> list[dict]:
     return [*CONFIG["initialConfigurations"], *CONFIG["examples"]]
 
 
-def substitute(value, folder: Path):
+def substitute(value: Any, folder: Path) -> Any:
     """VS Code's variables as an editor would fill them in."""
     if isinstance(value, str):
         return value.replace("${workspaceFolder}", str(folder)).replace("${file}", str(folder / "train.py"))

@@ -107,6 +107,7 @@ def test_terminal_consoles_go_through_run_in_terminal(dap: DAPClient, tmp_path: 
     dap.wait_event("terminated")
     terminal = dap.terminals[0]
     terminal.wait(30)
+    assert terminal.stdout is not None
     text = terminal.stdout.read().decode()  # the program wrote to the terminal, not to output events
     line = next(x for x in text.splitlines() if x.startswith("REPORT "))
     got = json.loads(line[len("REPORT "):])

@@ -58,7 +58,7 @@ def stopped(dap: DAPClient, reason: str | None = None) -> tuple[int, dict]:
     return thread, dap.top_frame(thread)
 
 
-def values(dap: DAPClient, frame: dict) -> dict[str, tuple[str, str]]:
+def values(dap: DAPClient, frame: dict) -> dict[str, tuple[str, str | None]]:
     return {name: (v["value"], v.get("type")) for name, v in dap.locals(frame["id"]).items()
             if not name.startswith("(") and name != "special variables"}
 
