@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, BinaryIO
 
-TIMEOUT = 30.0
+TIMEOUT = 60.0  # generous: a loaded 2-core machine can take 10+ s to start a debuggee; still bounded
 Message = dict[str, Any]
 ReverseHandler = Callable[["DAPClient", Message], "tuple[bool, Any]"]
 
