@@ -268,3 +268,36 @@ def test_a_random_access_generator_source_repeated_gives_both_batch_shapes(tmp_p
     _, err = load_refused(tmp_path, wrong)
     (d,) = issues(analysed(wrong), "shape-mismatch")
     assert d.line + 1 == err.loc.line and "receives 6" in d.message
+
+
+WRAPPED = HEAD + '''class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(16, 4)
+
+    def construct(self, x):
+        h = self.fc(x)
+        return h
+
+
+net = Net()
+step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params(), 0.1))
+x = ms.Tensor(np.ones((3, 16), np.float32))
+y = ms.Tensor(np.zeros((3, 4), np.float32))
+loss = step(x, y)
+'''
+
+
+def test_a_training_step_wrapper_passes_the_data_to_the_network(tmp_path):
+    """TrainOneStepCell(WithLossCell(net, loss), opt)(x, y) calls net(x): x is the Cell's input."""
+    load(tmp_path, WRAPPED)
+    an = analysed(WRAPPED)
+    assert not issues(an, "shape-mismatch") and not issues(an, "shape-stopped"), an.issues
+    assert hints(an) == [(line_of(WRAPPED, "def construct"), "(3, 16) f32"), (line_of(WRAPPED, "h = self.fc"),
+                                                                              "(3, 4) f32")]
+    wrong = WRAPPED.replace("np.ones((3, 16)", "np.ones((3, 12)")
+    _, err = load_refused(tmp_path, wrong)
+    (d,) = issues(analysed(wrong), "shape-mismatch")
+    assert d.line + 1 == err.loc.line == line_of(wrong, "h = self.fc(x)")
+    assert d.message.startswith("fc expects 16 input features (nn.Dense(16, 4), line 10) but receives 12 from the "
+                                f"input x (line {line_of(wrong, 'loss = step(x, y)')})")

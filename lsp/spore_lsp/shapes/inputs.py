@@ -243,6 +243,28 @@ def cell_instance(prog: Program, node: ast.AST) -> tuple[str, ast.Call] | None:
     return None
 
 
+def callee(prog: Program, node: ast.AST, depth: int = 0) -> tuple[str, ast.Call, int | None] | None:
+    """The Cell of this program a call reaches, through MindSpore's training wrappers: (class name, its
+    constructor call, how many of the call's leading arguments it gets — None: all). ``WithLossCell(net, loss)``
+    gives `net` the data (the first argument); ``TrainOneStepCell(network, opt)`` passes everything on."""
+    cell = cell_instance(prog, node)
+    if cell is not None:
+        return cell[0], cell[1], None
+    target = followed(prog, node, 1)
+    if depth > 2 or not isinstance(target, ast.Call) or not target.args or target.keywords and any(
+            k.arg in ("backbone", "network") for k in target.keywords):
+        return None
+    name = dotted(target.func)
+    qual = prog.an.resolve(name) if name else None
+    if qual not in ("nn.WithLossCell", "nn.TrainOneStepCell"):
+        return None
+    inner = callee(prog, target.args[0], depth + 1)
+    if inner is None:
+        return None
+    take = 1 if qual == "nn.WithLossCell" else None
+    return inner[0], inner[1], take if inner[2] is None else min(inner[2], take or inner[2])
+
+
 def call_sites(prog: Program) -> dict[str, Site]:
     """Per Cell class: the first call (in source order) whose every input has a literal shape."""
     from .datasets import model_sites  # noqa: PLC0415
@@ -254,11 +276,11 @@ def call_sites(prog: Program) -> dict[str, Site]:
                    key=lambda n: (n.lineno, n.col_offset))
     found: list[tuple[tuple[int, int], str, Site]] = []
     for node in calls:
-        cell = cell_instance(prog, node.func)
+        cell = callee(prog, node.func)
         if cell is None or any(isinstance(a, ast.Starred) for a in node.args) or \
-                any(k.arg is None for k in node.keywords):
+                any(k.arg is None for k in node.keywords) or cell[2] is not None and node.keywords:
             continue
-        values = [input_value(prog, a) for a in node.args]
+        values = [input_value(prog, a) for a in node.args[:cell[2]]]
         kwargs = {k.arg: input_value(prog, k.value) for k in node.keywords}
         if (values or kwargs) and all(isinstance(v, TVal) for v in [*values, *kwargs.values()]):
             found.append(((node.lineno, node.col_offset), cell[0], Site(cell[1], values, kwargs, node.lineno - 1)))
