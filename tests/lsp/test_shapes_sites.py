@@ -89,6 +89,10 @@ def test_a_dataset_feeding_model_train_gives_the_first_column_batched(tmp_path):
     lines = dict(hints(an))
     assert lines[line_of(TRAIN, "def construct")] == "(32, 3, 8, 8) f32"
     assert lines[line_of(TRAIN, "h = h * 0.5")] == "(32, 192) f32", "Model.train calls the Cell in training mode"
+    wrapped = TRAIN.replace("model = Model(net, loss, nn.Momentum(", "model = Model(nn.WithLossCell(net, loss), None, "
+                            "nn.Momentum(")
+    load(tmp_path, wrapped)
+    assert dict(hints(analysed(wrapped)))[line_of(wrapped, "def construct")] == "(32, 3, 8, 8) f32", "WithLossCell"
     wrong = TRAIN.replace("randn(100, 3, 8, 8)", "randn(100, 3, 16, 16)")
     _, err = load_refused(tmp_path, wrong)
     (d,) = issues(analysed(wrong), "shape-mismatch")

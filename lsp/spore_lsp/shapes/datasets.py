@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .consts import NotConst, const_eval, dotted
-from .inputs import MAX_FOLLOW, Site, cell_instance, followed, np_array
+from .inputs import MAX_FOLLOW, Site, callee, followed, np_array
 from .program import Program
 from .values import TVal
 
@@ -241,7 +241,8 @@ def _unpack(target: ast.AST, value: Any, name: str) -> Any:
 
 def model_sites(prog: Program) -> list[tuple[tuple[int, int], str, Site]]:
     """``Model(net, loss_fn, ...)`` then ``model.train(epochs, ds)`` / ``fit`` / ``eval``: the network is called
-    with the first column when there is a loss function (``WithLossCell``), with every column otherwise."""
+    with the first column when there is a loss function (``WithLossCell``), with every column otherwise (and
+    a network given as ``nn.WithLossCell(net, loss)`` gets the first column too)."""
     out: list[tuple[tuple[int, int], str, Site]] = []
     if not prog.mentions_training:
         return out  # no `Model` named anywhere (the program pass noted it)
@@ -259,7 +260,7 @@ def model_sites(prog: Program) -> list[tuple[tuple[int, int], str, Site]]:
         kw = {k.arg: k.value for k in model.keywords}
         net = model.args[0] if model.args else kw.get("network")
         loss = model.args[1] if len(model.args) > 1 else kw.get("loss_fn")
-        cell = cell_instance(prog, net) if net is not None else None
+        cell = callee(prog, net) if net is not None else None  # also Model(nn.WithLossCell(net, loss), ...)
         training = func.attr != "eval"
         ds_kw = {k.arg: k.value for k in call.keywords if k.arg}
         ds_node = (call.args[1] if len(call.args) > 1 else ds_kw.get("train_dataset")) if training else \
@@ -269,5 +270,6 @@ def model_sites(prog: Program) -> list[tuple[tuple[int, int], str, Site]]:
             continue
         no_loss = loss is None or isinstance(loss, ast.Constant) and loss.value is None
         inputs = list(data.values) if no_loss else [data.values[0]]
+        inputs = inputs[:cell[2]] if cell[2] is not None else inputs
         out.append(((call.lineno, call.col_offset), cell[0], Site(cell[1], inputs, {}, call.lineno - 1, training)))
     return out
