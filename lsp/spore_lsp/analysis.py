@@ -394,7 +394,8 @@ def _analyse(program: Program, previous: Analysis | None, api: Any, segmented: S
         an.nodes, an.parents, an.only_child = _walk(tree)
         marked = [n for n in an.nodes if isinstance(n, MARKED) or _is_context_call(n)]
     else:
-        module, nodes, parents, only_child, marked = merge(segments)
+        assert segmented is not None
+        module, nodes, parents, only_child, marked = merge(segmented)
         an = Analysis(program, module, nodes=nodes, parents=parents, only_child=only_child)
     an.marked = marked
     an.aliases = _aliases(an.tree, marked)

@@ -166,10 +166,25 @@ class SegmentedTree:
         self.lines: list[str] | None = None
         self.segments: list[Segment] = []
         self.reparsed = 0  # lines parsed by the last update (what the tests and the bench look at)
+        # every segment's parents and only-children in one place, kept up to date segment by segment (merging
+        # them afresh for each version costs milliseconds on a large file)
+        self.parents: dict[int, ast.AST] = {}
+        self.only_child: set[int] = set()
 
     def reset(self) -> None:
         """Forget the segments: the next update parses the whole text."""
         self.lines, self.segments = None, []
+        self.parents, self.only_child = {}, set()
+
+    def _index(self, removed: list[Segment], added: list[Segment]) -> None:
+        parents, only_child = self.parents, self.only_child
+        for seg in removed:
+            for key in seg.parents:
+                del parents[key]
+            only_child -= seg.only_child
+        for seg in added:
+            parents.update(seg.parents)
+            only_child |= seg.only_child
 
     def update(self, lines: list[str], parse_all: Any) -> tuple[list[Segment] | None, Any]:
         """The segments of the text `lines` ("\\n"-separated), or (None, what `parse_all` said).
@@ -191,7 +206,9 @@ class SegmentedTree:
         if tree is None:
             return None, error
         self.lines = list(lines)
+        self.parents, self.only_child = {}, set()
         self.segments = split(tree.body, self.lines, 0, len(self.lines))
+        self._index([], self.segments)
         return self.segments, None
 
     def _local(self, old: list[str], new: list[str]) -> list[Segment] | None:
@@ -227,15 +244,17 @@ class SegmentedTree:
             seg.shift(a)
         for seg in segs[j:]:
             seg.shift(delta)
+        self._index(segs[i:j], fresh)
         self.reparsed = len(region)
         return segs[:i] + fresh + segs[j:]
 
 
-def merge(segments: list[Segment]) -> tuple[ast.Module, list[ast.AST], dict[int, ast.AST], set[int],
-                                             list[ast.AST]]:
+def merge(tree: SegmentedTree) -> tuple[ast.Module, list[ast.AST], dict[int, ast.AST], set[int], list[ast.AST]]:
     """(module, every node in breadth-first order, parents, only-children, marked nodes in that order):
     what `analysis._walk` gives for the whole tree, put together from the segments' own walks (the whole
-    tree's breadth-first order is, depth by depth, each segment's level in turn)."""
+    tree's breadth-first order is, depth by depth, each segment's level in turn). The parents and
+    only-children are copies: an analysis keeps its own while the tree moves on to the next version."""
+    segments = tree.segments
     body = [stmt for seg in segments for stmt in seg.stmts]
     module = ast.Module(body=body, type_ignores=[])
     nodes: list[ast.AST] = [module]
@@ -249,13 +268,10 @@ def merge(segments: list[Segment]) -> tuple[ast.Module, list[ast.AST], dict[int,
         if not added:
             break
         depth += 1
-    parents: dict[int, ast.AST] = {}
-    only_child: set[int] = set()
-    for seg in segments:
-        parents.update(seg.parents)
-        only_child |= seg.only_child
+    parents = dict(tree.parents)
     for stmt in body:
         parents[id(stmt)] = module
+    only_child = set(tree.only_child)
     if len(body) == 1:
         only_child.add(id(body[0]))
     marks = sorted(((d, k, i), node) for k, seg in enumerate(segments) for d, i, node in seg.marks)
