@@ -1,0 +1,94 @@
+/**
+ * The Spore language server (`<python> -m spore_lsp`) over stdio, for Python files and for notebook
+ * cells (the server declares LSP 3.17 notebook sync, so a notebook's cells reach it as one program).
+ * A crash restarts it within a budget and always says so; a failed start names the interpreter.
+ */
+import * as vscode from "vscode";
+import {
+  CloseAction, CloseHandlerResult, ErrorAction, ErrorHandlerResult, LanguageClient, LanguageClientOptions,
+  ServerOptions, TransportKind,
+} from "vscode-languageclient/node";
+import { languageServerCommand } from "./commands";
+import { CrashBudget } from "./crashBudget";
+import { pythonFor } from "./python";
+
+export class SporeLanguageServer implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private readonly budget = new CrashBudget();
+
+  constructor(private readonly output: vscode.LogOutputChannel) {}
+
+  /** Start (or restart) according to the current settings; stops it when `spore.lsp.enabled` is off. */
+  async restart(reason: string): Promise<void> {
+    await this.stop();
+    this.budget.reset();
+    const config = vscode.workspace.getConfiguration("spore");
+    if (!config.get<boolean>("lsp.enabled", true)) {
+      this.output.appendLine(`[spore] language server disabled (spore.lsp.enabled = false)`);
+      return;
+    }
+    const python = await pythonFor(vscode.workspace.workspaceFolders?.[0]?.uri);
+    const cmd = languageServerCommand(python.command, config.get<string[]>("lsp.args", []));
+    this.output.appendLine(`[spore] ${reason}: starting ${[cmd.command, ...cmd.args].join(" ")} (python: ${python.detail})`);
+    const serverOptions: ServerOptions = { command: cmd.command, args: cmd.args, transport: TransportKind.stdio };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [
+        { scheme: "file", language: "python" },
+        { scheme: "untitled", language: "python" },
+        { scheme: "vscode-notebook-cell", language: "python" },
+      ],
+      outputChannel: this.output,
+      errorHandler: {
+        error: (_error, _message, count): ErrorHandlerResult =>
+          ({ action: (count ?? 0) <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown }),
+        closed: (): CloseHandlerResult => this.onClosed(),
+      },
+    };
+    const client = new LanguageClient("spore", "Spore Language Server", serverOptions, clientOptions);
+    this.client = client;
+    try {
+      await client.start();
+    } catch (err) {
+      const text = err instanceof Error ? err.message : String(err);
+      this.output.appendLine(`[spore] the language server did not start: ${text}`);
+      void this.showFailure(`The Spore language server did not start with ${python.command} (${python.detail}): ${text}. `
+        + "Set spore.pythonPath to an interpreter that has Spore (spore-ide) installed.");
+    }
+  }
+
+  private onClosed(): CloseHandlerResult {
+    const decision = this.budget.record(Date.now());
+    if (decision.action === "restart") {
+      const text = `The Spore language server stopped unexpectedly; restarting it (${decision.attempt} of ${decision.max}).`;
+      this.output.appendLine(`[spore] ${text}`);
+      void vscode.window.showWarningMessage(text, "Show Output").then((pick) => { if (pick) this.output.show(true); });
+      return { action: CloseAction.Restart, handled: true };
+    }
+    const text = `The Spore language server crashed ${decision.crashes} times in 3 minutes and is not restarted again.`;
+    this.output.appendLine(`[spore] ${text}`);
+    void this.showFailure(text);
+    return { action: CloseAction.DoNotRestart, handled: true };
+  }
+
+  private async showFailure(text: string): Promise<void> {
+    const pick = await vscode.window.showErrorMessage(text, "Restart", "Show Output");
+    if (pick === "Restart") await this.restart("restart requested");
+    else if (pick === "Show Output") this.output.show(true);
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client === undefined) return;
+    try {
+      if (client.isRunning()) await client.stop(5000);
+      else await client.dispose(5000);
+    } catch (err) {
+      this.output.appendLine(`[spore] stopping the language server: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  dispose(): void {
+    void this.stop();
+  }
+}

@@ -1,0 +1,25 @@
+import { strict as assert } from "node:assert";
+import { test } from "node:test";
+import { CrashBudget } from "../src/crashBudget";
+
+test("restarts up to the budget, then gives up", () => {
+  const b = new CrashBudget(2, 1000);
+  assert.deepEqual(b.record(0), { action: "restart", attempt: 1, max: 2 });
+  assert.deepEqual(b.record(10), { action: "restart", attempt: 2, max: 2 });
+  assert.deepEqual(b.record(20), { action: "give-up", crashes: 3 });
+});
+
+test("crashes older than the window are forgotten", () => {
+  const b = new CrashBudget(1, 1000);
+  assert.equal(b.record(0).action, "restart");
+  assert.equal(b.record(999).action, "give-up");
+  assert.deepEqual(b.record(2500), { action: "restart", attempt: 1, max: 1 });
+});
+
+test("reset gives a full budget again", () => {
+  const b = new CrashBudget(1, 1000);
+  b.record(0);
+  assert.equal(b.record(1).action, "give-up");
+  b.reset();
+  assert.equal(b.record(2).action, "restart");
+});
