@@ -21,6 +21,7 @@ that arrive early (a hover) are queued and answered by pygls once it has loaded.
 from __future__ import annotations
 
 import json
+import os
 import queue
 import sys
 import threading
@@ -55,7 +56,40 @@ class Frame:
         return b"Content-Length: %d\r\n\r\n" % len(self.body) + self.body
 
 
-def read_frames(stream: BinaryIO, out: queue.Queue) -> None:
+class FdReader:
+    """`readline` and `read(n)` over a file descriptor, read with `os.read`.
+
+    Not stdin's BufferedReader: the reader thread is a daemon blocked in a read when the server exits, and a
+    daemon holding the BufferedReader's lock makes the interpreter's shutdown abort ("could not acquire lock
+    for <_io.BufferedReader name='<stdin>'> at interpreter shutdown")."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._buf = b""
+
+    def _more(self) -> bool:
+        chunk = os.read(self._fd, 65536)
+        self._buf += chunk
+        return bool(chunk)
+
+    def readline(self) -> bytes:
+        while True:
+            i = self._buf.find(b"\n")
+            if i >= 0:
+                line, self._buf = self._buf[:i + 1], self._buf[i + 1:]
+                return line
+            if not self._more():
+                line, self._buf = self._buf, b""
+                return line
+
+    def read(self, n: int) -> bytes:
+        while len(self._buf) < n and self._more():
+            pass
+        out, self._buf = self._buf[:n], self._buf[n:]
+        return out
+
+
+def read_frames(stream: Any, out: queue.Queue) -> None:
     """Cut the client's byte stream into messages (Content-Length framing) until it ends."""
     try:
         while True:
@@ -289,8 +323,12 @@ def serve_stdio(stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -
     """Serve LSP over stdio, answering the first messages while the server loads (see the module doc)."""
     stdin = stdin or sys.stdin.buffer
     stdout = stdout or sys.stdout.buffer
+    try:
+        source: Any = FdReader(stdin.fileno())
+    except (AttributeError, OSError, ValueError):  # not a real file (an in-memory stream)
+        source = stdin
     frames: queue.Queue = queue.Queue()
-    threading.Thread(target=read_frames, args=(stdin, frames), name="spore-lsp-stdin", daemon=True).start()
+    threading.Thread(target=read_frames, args=(source, frames), name="spore-lsp-stdin", daemon=True).start()
     out = Output(stdout)
     analyses = AnalysisCache()
     boot = Boot(frames, out, analyses)

@@ -242,6 +242,7 @@ def test_requests_and_changes_sent_while_the_server_loads_are_answered_in_order(
     finally:
         if server.proc.poll() is None:
             server.proc.kill()
+    assert server.proc.returncode == 0, "shutdown and exit end the server cleanly"
     assert init["result"]["serverInfo"]["name"] == "spore-lsp"
     assert [d["code"] for d in first] == ["torch-module"]
     assert "error" not in hover
