@@ -24,7 +24,7 @@ LOCAL_CHECKS = ("pytorch habits", "unknown names")
 
 def run_checks(an: Analysis, api: Any, segments: list[Segment] | None) -> None:
     """Every check that applies to the program, in a fixed order (their findings are sorted afterwards)."""
-    from . import graph_rules, habits, shapes, unknown_names
+    from . import branch_shapes, graph_rules, habits, shapes, unknown_names
 
     checks: list[tuple[str, Callable[[Analysis], None]]] = []
     if an.is_spore:  # a file that does not import spore/mindspore is not Spore code: no noise there
@@ -34,6 +34,8 @@ def run_checks(an: Analysis, api: Any, segments: list[Segment] | None) -> None:
             checks.append(("unknown names", lambda a: unknown_names.check(a, api)))
             # static shapes ask the engine (spore.ide), loaded by then: the first diagnostics never wait for it
             checks.append(("static shapes", shapes.check))
+            # reads what the shape check recorded (facts["shapes"].branches): after it, on the whole program
+            checks.append(("branch shapes", branch_shapes.check))
             an.api_checked = True
     inputs = (tuple(sorted(an.aliases.items())), len(an.tree.body) == 1 if an.tree else False,
               id(api) if api is not None else None)

@@ -227,7 +227,10 @@ class Interpreter(Evaluator):
             return False, None
         self.env = {k: join(env1.get(k, MISSING), env2.get(k, MISSING), f"`{k}`", kind, at, line, sure, tag)
                     for k in {**env1, **env2}}
-        if isinstance(test, TVal) and self.record is not None and not self.session.quiet:
+        # only an `if` Graph mode certainly compiles as an If: a one-element condition (else the compiler
+        # refuses the condition itself), outside any branch on a value the check cannot compute
+        if isinstance(test, TVal) and _one_element(test) and not self.session.speculative and \
+                self.record is not None and not self.session.quiet:
             for k in self.env:
                 a, b = env1.get(k), env2.get(k)
                 if isinstance(a, TVal) and isinstance(b, TVal) and (a.shape, a.dtype) != (b.shape, b.dtype):
@@ -358,6 +361,11 @@ class Interpreter(Evaluator):
             out[k] = new if isinstance(new, Conflict) else \
                 Conflict(f"`{k}` changes on each iteration of {kind} at {at}")
         return out
+
+
+def _one_element(t: TVal) -> bool:
+    """A condition Graph mode turns into an If: every dim known and their product 1."""
+    return all(type(d) is int for d in t.shape) and all(d == 1 for d in t.shape)
 
 
 def _same_shapes(a: Any, b: Any) -> bool:
