@@ -6,6 +6,7 @@
 import * as vscode from "vscode";
 import { SporeDebugAdapterFactory, SporeDebugConfigurationProvider, debugCurrentFile } from "./debugAdapter";
 import { SporeLanguageServer } from "./languageClient";
+import { onPythonExtensionChange } from "./python";
 
 let server: SporeLanguageServer | undefined;
 
@@ -23,6 +24,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       const relevant = ["spore.pythonPath", "spore.lsp.enabled", "spore.lsp.args"].some((key) => e.affectsConfiguration(key));
       if (relevant) void server?.restart("settings changed");
     }),
+    onPythonExtensionChange(() => void server?.restartIfPythonChanged("the Python extension's interpreter changed")),
   );
   output.appendLine(`[spore] extension ${context.extension.packageJSON.version} activated`);
   await server.restart("activation");

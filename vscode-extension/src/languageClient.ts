@@ -15,6 +15,7 @@ import { pythonFor } from "./python";
 export class SporeLanguageServer implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private readonly budget = new CrashBudget();
+  private python: string | undefined;
 
   constructor(private readonly output: vscode.LogOutputChannel) {}
 
@@ -28,6 +29,7 @@ export class SporeLanguageServer implements vscode.Disposable {
       return;
     }
     const python = await pythonFor(vscode.workspace.workspaceFolders?.[0]?.uri);
+    this.python = python.command;
     const cmd = languageServerCommand(python.command, config.get<string[]>("lsp.args", []));
     this.output.appendLine(`[spore] ${reason}: starting ${[cmd.command, ...cmd.args].join(" ")} (python: ${python.detail})`);
     const serverOptions: ServerOptions = { command: cmd.command, args: cmd.args, transport: TransportKind.stdio };
@@ -54,6 +56,13 @@ export class SporeLanguageServer implements vscode.Disposable {
       void this.showFailure(`The Spore language server did not start with ${python.command} (${python.detail}): ${text}. `
         + "Set spore.pythonPath to an interpreter that has Spore (spore-ide) installed.");
     }
+  }
+
+  /** Restart only if the interpreter the rules pick now differs from the running server's. */
+  async restartIfPythonChanged(reason: string): Promise<void> {
+    if (this.client === undefined) return;
+    const python = await pythonFor(vscode.workspace.workspaceFolders?.[0]?.uri);
+    if (python.command !== this.python) await this.restart(reason);
   }
 
   private onClosed(): CloseHandlerResult {

@@ -23,6 +23,7 @@ async function pythonExtensionInterpreter(resource: vscode.Uri | undefined): Pro
     const exe: string | undefined = resolved?.executable?.uri?.fsPath ?? active?.path;
     if (exe) return exe;
   }
+  if (api?.ready) await api.ready;
   const exec: string[] | undefined = api?.settings?.getExecutionDetails?.(resource)?.execCommand;
   return exec?.[0];
 }
@@ -45,4 +46,27 @@ export async function pythonFor(resource?: vscode.Uri): Promise<ResolvedPython> 
     isFile,
     pythonExtension: installed ? () => pythonExtensionInterpreter(resource ?? folder?.uri) : undefined,
   });
+}
+
+/**
+ * Call `listener` when the Python extension's selected interpreter changes (so the language server
+ * follows it); nothing when that extension is not installed. Activating it is left to VS Code: its
+ * own activation events fire for the same Python files that activate Spore.
+ */
+export function onPythonExtensionChange(listener: () => void): vscode.Disposable {
+  const ext = vscode.extensions.getExtension(PYTHON_EXTENSION_ID);
+  if (ext === undefined) return new vscode.Disposable(() => undefined);
+  let sub: vscode.Disposable | undefined;
+  let disposed = false;
+  void (async () => {
+    try {
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      const api: any = ext.isActive ? ext.exports : await ext.activate();
+      const event = api?.environments?.onDidChangeActiveEnvironmentPath ?? api?.settings?.onDidChangeExecutionDetails;
+      if (typeof event === "function" && !disposed) sub = event(listener);
+    } catch {
+      // no events from a broken Python extension: the setting and .venv rules still work
+    }
+  })();
+  return new vscode.Disposable(() => { disposed = true; sub?.dispose(); });
 }
