@@ -267,9 +267,13 @@ class Boot:
         self.ended = False
 
     def preload(self) -> None:
-        """Import what answering needs before the main thread starts on pygls: the two threads then never
-        import the same module at once."""
-        from . import checking, graph_rules, habits, unknown_names  # noqa: F401
+        """Import what answering needs before the main thread starts on pygls, so the two threads never import
+        the same module at once: analysing a two-line Spore file imports every check module the analysis
+        uses, whatever checks are added later."""
+        from .analysis import analyse
+
+        analyse(from_text("spore-lsp:warm-up", "import spore as ms\nms.set_context(mode=ms.GRAPH_MODE)\n", None),
+                None)
 
     def run(self) -> None:
         try:

@@ -272,6 +272,20 @@ def test_positions_are_utf16_whatever_encoding_the_client_prefers(fast):
         ("torch-linear", {"line": 2, "character": len(line[:col].encode("utf-16-le")) // 2})]
 
 
+def test_after_the_preload_the_boot_thread_imports_nothing_while_pygls_loads():
+    """Two threads importing the same modules at once can deadlock on the import locks: the boot thread
+    imports what it needs before the main thread starts on pygls, and nothing after."""
+    code = ("import queue, sys\nfrom pathlib import Path\nfrom spore_lsp.boot import Boot, publish_json, Output\n"
+            "from spore_lsp.analysis import AnalysisCache\nfrom spore_lsp.documents import from_text\n"
+            "import io\nBoot(queue.Queue(), None, None).preload()\nbefore = set(sys.modules)\n"
+            f"text = Path({str(ROOT / 'examples' / 'simple_cnn_migration.py')!r}).read_text()\n"
+            "p = from_text('file:///a.py', text + 'import torch\\n', 1)\n"
+            "publish_json(Output(io.BytesIO()), p, AnalysisCache().get(p, None))\n"
+            "print(sorted(set(sys.modules) - before))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
+
+
 def test_the_end_of_input_while_the_server_loads_ends_it():
     server = Server()
     server.send(id=1, method="initialize", params={"processId": None, "rootUri": None, "capabilities": {}})
