@@ -16,11 +16,20 @@ export class SporeLanguageServer implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private readonly budget = new CrashBudget();
   private python: string | undefined;
+  /** Restarts run one after another: a settings change during activation must not start two servers. */
+  private queue: Promise<void> = Promise.resolve();
 
   constructor(private readonly output: vscode.LogOutputChannel) {}
 
   /** Start (or restart) according to the current settings; stops it when `spore.lsp.enabled` is off. */
-  async restart(reason: string): Promise<void> {
+  restart(reason: string): Promise<void> {
+    this.queue = this.queue.then(() => this.startFresh(reason)).catch((err) => {
+      this.output.appendLine(`[spore] ${reason}: ${err instanceof Error ? err.message : String(err)}`);
+    });
+    return this.queue;
+  }
+
+  private async startFresh(reason: string): Promise<void> {
     await this.stop();
     this.budget.reset();
     const config = vscode.workspace.getConfiguration("spore");
