@@ -29,7 +29,7 @@ import re
 
 from . import graph_rules
 from .analysis import Analysis, FunctionFacts
-from .deep_rules import _has, _store_names, rule_text
+from .deep_rules import rule_text
 from .shapes import ConstructShapes
 from .shapes.inputs import INPUT_SHAPE
 from .shapes.values import BranchShapes
@@ -45,6 +45,7 @@ def check(an: Analysis) -> None:
     code = graph_rules.code_for(RULE)
     taken = {i.line for i in an.issues if i.code == code}
     assumed: list[bool] = []  # computed once, only if a dtype-only difference needs it
+    ifs: dict[int, ast.If] = {}  # the `if` statements by 0-based line, from the walk every check shares
     for fn in an.functions:
         rec = fn.facts.get("shapes")
         if not isinstance(rec, ConstructShapes) or not rec.branches:
@@ -52,11 +53,17 @@ def check(an: Analysis) -> None:
         by_line: dict[int, dict[str, BranchShapes]] = {}
         for b in rec.branches:  # an unrolled loop records the same `if` once per iteration: the first counts
             by_line.setdefault(b.line, {}).setdefault(b.name, b)
+        if not ifs:
+            for n in an.nodes:
+                if n.__class__ is ast.If:
+                    ifs.setdefault(n.lineno - 1, n)
         for line, found in sorted(by_line.items()):
-            node = _if_at(fn, line)
-            if node is None or line in taken or _has(node.body + node.orelse, (ast.Return, ast.Break, ast.Continue)):
+            node = ifs.get(line)
+            if node is None or line in taken or not fn.lineno <= node.lineno <= fn.end_lineno:
                 continue
-            order = _store_names(node.body + node.orelse)  # the order the compiler compares them in
+            order, exits = _branch_names(node)  # the order the compiler compares them in
+            if exits:
+                continue
             sure = [b for name, b in found.items() if name in order and _differs(b, an, assumed)]
             if not sure:
                 continue
@@ -65,12 +72,18 @@ def check(an: Analysis) -> None:
             taken.add(line)
 
 
-def _if_at(fn: FunctionFacts, line: int) -> ast.If | None:
-    """The `if` statement of `fn` that starts on a 0-based program line."""
-    for node in ast.walk(fn.node):
-        if isinstance(node, ast.If) and node.lineno - 1 == line:
-            return node
-    return None
+def _branch_names(node: ast.If) -> tuple[list[str], bool]:
+    """What the compiler reads of an `if`'s branches (control_flow.tensor_if), in one walk: the names stored
+    anywhere in them, in its order, and whether a return, break or continue is anywhere in them."""
+    names: list[str] = []
+    exits = False
+    for stmt in node.body + node.orelse:
+        for n in ast.walk(stmt):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id not in names:
+                names.append(n.id)
+            elif isinstance(n, (ast.Return, ast.Break, ast.Continue)):
+                exits = True
+    return names, exits
 
 
 def _parse(label: str) -> tuple[tuple[str, ...], str] | None:
@@ -101,10 +114,14 @@ def _differs(b: BranchShapes, an: Analysis, assumed: list[bool]) -> bool:
 
 def _report(an: Analysis, fn: FunctionFacts, node: ast.If, found: list[BranchShapes]) -> None:
     first = found[0]
-    try:
-        test = ast.unparse(node.test)
-    except (ValueError, RecursionError):
-        test = "..."
+    t_line, t_col, t_end_line, t_end = an.span(node.test)
+    if t_line == t_end_line:  # as written (unparsing costs more than the rest of the report)
+        test = an.program.line_text(t_line)[t_col:t_end]
+    else:
+        try:
+            test = ast.unparse(node.test)
+        except (ValueError, RecursionError):
+            test = "..."
     test = test if len(test) <= 60 else test[:57] + "..."
     other = "the else branch" if node.orelse else "the else branch (its value before the if: there is no else)"
     detail = f"'{first.name}' is {first.then} in the if branch but {first.orelse} in {other} of `if {test}:`"
@@ -121,7 +138,6 @@ def _report(an: Analysis, fn: FunctionFacts, node: ast.If, found: list[BranchSha
     line = node.lineno - 1
     text = an.program.line_text(line)
     _, col, _, _ = an.span(node)
-    _, _, t_end_line, t_end = an.span(node.test)
     end = len(text.rstrip())
     if t_end_line == line:  # the header `if <test>:` (a comment after it is not underlined)
         colon = text.find(":", t_end)
