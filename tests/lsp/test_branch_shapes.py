@@ -97,16 +97,18 @@ def found(an: Analysis) -> list[tuple[int, str]]:
     return [(i.line + 1, i.severity) for i in an.issues if i.code == "graph-tensor_if"]
 
 
-def engine(tmp_path, text: str, level: int, *args, cls: str = "Net", ctor: tuple = ()) -> tuple[str, int] | None:
-    """Compile `cls(*ctor)(*args)` in GRAPH_MODE at `level` with the real engine, from a file holding `text`
+def engine(tmp_path, text: str, level: int, *args, cls: str = "Net", ctor: tuple = (),
+           mode: int = ms.GRAPH_MODE) -> tuple[str, int] | None:
+    """Compile `cls(*ctor)(*args)` in `mode` at `level` with the real engine, from a file holding `text`
     (its own call site and set_context left out, the lines kept): (rule, line) of the refusal (STRICT) or of
-    the graph break (LAX), None when it compiles whole."""
+    the graph break (LAX), ("fallback", 0) when a @ms.jit function runs in PyNative instead, None when it
+    compiles whole."""
     path = tmp_path / f"branch_oracle_{next(_mods)}.py"
     path.write_text(text.split("\n\nnet = ")[0].replace("ms.set_context(", "dict(") + "\n")
     spec = importlib.util.spec_from_file_location(path.stem, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    ms.set_context(mode=ms.GRAPH_MODE, jit_syntax_level=level)
+    ms.set_context(mode=mode, jit_syntax_level=level)
     try:
         with warnings.catch_warnings(record=True) as seen:
             warnings.simplefilter("always")
@@ -118,6 +120,8 @@ def engine(tmp_path, text: str, level: int, *args, cls: str = "Net", ctor: tuple
             if issubclass(w.category, ms.errors.GraphBreakWarning):
                 m = re.search(r"\((\w+)\); the statement at", str(w.message))
                 return (m.group(1) if m else "?"), w.lineno
+            if issubclass(w.category, ms.errors.GraphFallbackWarning) and "in the if branch but" in str(w.message):
+                return "fallback", 0
         return None
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE, jit_syntax_level=ms.LAX)
@@ -174,8 +178,10 @@ def test_a_jit_construct_under_strict_falls_back_to_pynative_and_fullgraph_refus
     text = program(body, "ms.set_context(jit_syntax_level=ms.STRICT)").replace(
         "    def construct(self, x):", "    @ms.jit\n    def construct(self, x):")
     assert found(analysed(text)) == [(line_of(text, "# here"), "warning")]
+    assert engine(tmp_path, text, ms.STRICT, x24(), mode=ms.PYNATIVE_MODE) == ("fallback", 0)
     full = text.replace("@ms.jit\n", "@ms.jit(fullgraph=True)\n")
     assert found(analysed(full)) == [(line_of(full, "# here"), "error")]
+    assert engine(tmp_path, full, ms.STRICT, x24(), mode=ms.PYNATIVE_MODE) == ("tensor_if", line_of(full, "# here"))
 
 
 def test_a_name_bound_in_one_branch_only_is_the_first_refusal_and_is_not_reported_twice(tmp_path):
