@@ -36,6 +36,14 @@ export class SporeDebugConfigurationProvider implements vscode.DebugConfiguratio
   }
 }
 
+/** Offers "Spore: current file" in the Run and Debug view's list even without a launch.json. */
+export class SporeDynamicConfigurationProvider implements vscode.DebugConfigurationProvider {
+  provideDebugConfigurations(): vscode.ProviderResult<vscode.DebugConfiguration[]> {
+    const file = activePythonFile();
+    return file === undefined ? [] : [currentFileConfiguration(file) as vscode.DebugConfiguration];
+  }
+}
+
 export async function debugCurrentFile(): Promise<boolean> {
   const editor = vscode.window.activeTextEditor;
   const doc = editor?.document;

@@ -4,7 +4,9 @@
  * `vscode` import and are unit-tested under node.
  */
 import * as vscode from "vscode";
-import { SporeDebugAdapterFactory, SporeDebugConfigurationProvider, debugCurrentFile } from "./debugAdapter";
+import {
+  SporeDebugAdapterFactory, SporeDebugConfigurationProvider, SporeDynamicConfigurationProvider, debugCurrentFile,
+} from "./debugAdapter";
 import { SporeLanguageServer } from "./languageClient";
 import { onPythonExtensionChange } from "./python";
 
@@ -20,6 +22,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("spore.debugCurrentFile", debugCurrentFile),
     vscode.debug.registerDebugAdapterDescriptorFactory("spore", new SporeDebugAdapterFactory(output)),
     vscode.debug.registerDebugConfigurationProvider("spore", new SporeDebugConfigurationProvider()),
+    vscode.debug.registerDebugConfigurationProvider("spore", new SporeDynamicConfigurationProvider(),
+                                                    vscode.DebugConfigurationProviderTriggerKind.Dynamic),
     vscode.workspace.onDidChangeConfiguration((e) => {
       const relevant = ["spore.pythonPath", "spore.lsp.enabled", "spore.lsp.args"].some((key) => e.affectsConfiguration(key));
       if (relevant) void server?.restart("settings changed");
