@@ -7,8 +7,9 @@
 // It installs the .vsix into a throw-away user-data/extensions dir, opens a workspace whose .venv is
 // the repository's, and checks: the extension activates on a .py file, spore-lsp's diagnostic on a
 // `try` in a GRAPH_MODE construct is shown as a squiggle with its hover, both Spore commands are in the
-// palette, "Spore: Restart Language Server" starts a new server, and a killed server is restarted
-// with a visible message. Screenshots: ../build/e2e/.
+// palette, "Spore: Restart Language Server" starts a new server, a killed server is restarted with a
+// visible message, and "Spore: Debug Current File" on a STRICT construct with a `try` starts
+// `python -m spore_debug` and shows the exception widget with the hint on that line. Screenshots: ../build/e2e/.
 import { chromium } from "playwright-core";
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
@@ -43,6 +44,29 @@ class Net(nn.Cell):
         except ValueError:
             y = x
         return y
+`);
+fs.writeFileSync(path.join(ws, "strict.py"), `import numpy as np
+import spore as ms
+from spore import nn
+
+ms.set_context(mode=ms.GRAPH_MODE, jit_syntax_level=ms.STRICT)
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(4, 2)
+
+    def construct(self, x):
+        try:
+            y = self.fc(x)
+        except ValueError:
+            y = x
+        return y
+
+
+net = Net()
+print(net(ms.Tensor(np.ones((1, 4), np.float32))))
 `);
 fs.mkdirSync(path.join(ud, "User"), { recursive: true });
 fs.writeFileSync(path.join(ud, "User", "settings.json"), JSON.stringify({
@@ -129,6 +153,23 @@ try {
   console.log("crash: toast says:", await toast.locator(".notification-list-item-message").first().innerText());
   await until("a server started after the crash", () => serverPids().length === 1 && serverPids()[0] !== pid, 30000);
   await page.screenshot({ path: path.join(shots, "smoke-3-crash-message.png") });
+
+  // Debugger: "Spore: Debug Current File" on a STRICT construct with a try stops on that line.
+  await page.keyboard.press("Control+P");
+  await page.waitForSelector(".quick-input-widget input");
+  await page.keyboard.type("strict.py");
+  await page.locator(".quick-input-list .monaco-list-row").filter({ hasText: "strict.py" }).first().waitFor();
+  await page.keyboard.press("Enter");
+  await page.locator(".monaco-editor .view-line").filter({ hasText: "jit_syntax_level" }).first().waitFor();
+  await palette(page, ">Spore: Debug Current File");
+  await page.locator(".quick-input-list .monaco-list-row").filter({ hasText: "Debug Current File" }).first().waitFor();
+  await page.keyboard.press("Enter");
+  const widget = page.locator(".exception-widget").first();
+  await widget.waitFor({ timeout: 90000 });
+  console.log("debug: exception widget:", (await widget.innerText()).replace(/\n/g, " | ").slice(0, 300));
+  const current = await page.locator(".debug-top-stack-frame-line, .debug-focused-stack-frame-line").count();
+  console.log("debug: stopped-line decorations:", current);
+  await page.screenshot({ path: path.join(shots, "smoke-4-compile-error-stop.png") });
 } catch (err) {
   failed = true;
   console.error("SMOKE FAILED:", err.message.split("\n")[0]);
