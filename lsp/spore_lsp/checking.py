@@ -33,7 +33,7 @@ def run_checks(an: Analysis, api: Any, segments: list[Segment] | None) -> None:
         if api is not None:
             checks.append(("unknown names", lambda a: unknown_names.check(a, api)))
             # static shapes ask the engine (spore.ide), loaded by then: the first diagnostics never wait for it
-            checks.append(("static shapes", shapes.check))
+            checks.append(("static shapes", lambda a: shapes.check(a, segments)))
             # reads what the shape check recorded (facts["shapes"].branches): after it, on the whole program
             checks.append(("branch shapes", branch_shapes.check))
             an.api_checked = True

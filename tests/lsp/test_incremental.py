@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from spore_lsp import graph_rules, tensor_facts
 from spore_lsp.analysis import Analysis, AnalysisCache, analyse
 from spore_lsp.api import ApiIndex
 from spore_lsp.documents import Program, from_cells, from_text
@@ -129,6 +130,13 @@ def hovers(an: Analysis, rng: random.Random) -> list:
     return [(s.name, s.line, label(value_of(an, s.name, s.line + 1, 0))) for s in sample]
 
 
+def cold_caches() -> None:
+    """Empty the checks' module-level caches (findings per function text, per helper, per statement), which
+    the incremental and the fresh analysis share: the fresh one then computes everything from the text."""
+    for cache in (graph_rules._CACHE, graph_rules._DEEP_CACHE, graph_rules._HELPER_CACHE, tensor_facts._PART_CACHE):
+        cache.clear()
+
+
 class Pair:
     """The same program analysed two ways, version after version: incrementally and from scratch."""
 
@@ -138,6 +146,7 @@ class Pair:
 
     def check(self, program: Program, rng: random.Random) -> None:
         inc = self.cache.get(program, self.api)
+        cold_caches()  # else a cache keyed on too little gives both analyses the same stale answer
         fresh = analyse(program, self.fresh_good, self.api)
         if fresh.tree is not None and not fresh.stale:
             self.fresh_good = fresh
@@ -263,3 +272,90 @@ def test_tokens_typed_one_character_at_a_time_analyse_as_from_scratch(api):
         for k in range(len(token), -1, -1):
             version += 1
             pair.check(from_text("file:///t.py", SHAPED[:at] + token[:k] + SHAPED[at:], version), rng)
+
+
+# Edits of what the whole-program checks' caches read besides a construct's own text (graph_rules' per-function
+# caches, the shape check's per-segment pass in `shapes.program`): a helper a construct calls (and the helper it
+# calls), an import (one naming a training wrapper changes what `mentions_training` looks for), a module
+# constant, a call site, set_context, a training call, a `global`. Each is an (anchor, replacement) toggled on
+# and off; a version is the base text with the edits that are on, in this order.
+FACT_EDITS = [
+    ("    return x * 2\n", "    print(x)\n    return x * 2\n"),                       # the helper construct calls
+    ("def scale(x):\n", "def scale(x):\n    x = x.asnumpy()\n"),
+    ("def scale(x):\n", "def twice(x):\n    return ops.relu(x)\n\n\ndef scale(x):\n    x = twice(x)\n"),
+    ("    return ops.relu(x)\n", "    print(x)\n    return ops.relu(x)\n"),           # the helper's helper
+    ("def scale(x):\n", "def scale(x):\n    global HIDDEN\n"),
+    ("from spore import nn, ops\n", "from spore import nn, ops\nfrom spore.train import Model as Fit\n"),
+    ("import numpy as np\n", "import numpy as np\nimport time as t0\n"),
+    ("import spore as ms\n", "import spore as ms\nfrom spore import ops as nn\n"),
+    ("HIDDEN = 16\n", "HIDDEN = 16\nHIDDEN = 3\n"),                                   # a module constant
+    ("HIDDEN = 16\n", "HIDDEN = 12\n"),
+    ("np.ones((2, 8), np.float32)", "np.ones((2, 9), np.float32)"),                   # the call sites
+    ("np.ones((3, HIDDEN), np.float32)", "np.ones((3, 5), np.float32)"),
+    ("out = net(", "Fit(net)\nout = net("),                                            # a (renamed) training wrapper
+    ("t = Trained()\n", "t = Trained()\nt.set_train()\n"),
+    ("ms.set_context(mode=ms.GRAPH_MODE)\n", "ms.set_context(mode=ms.PYNATIVE_MODE)\n"),
+    ("ms.set_context(mode=ms.GRAPH_MODE)\n", "ms.set_context(mode=ms.GRAPH_MODE, jit_syntax_level=ms.STRICT)\n"),
+    ("        y = scale(x)\n", "        y = scale(x)\n        y = scale(y)\n"),          # a second call of the helper
+    ("        x = self.relu(x)\n", "        x = self.relu(x).view(-1, HIDDEN)\n"),
+    ("import numpy as np\n", "import numpy as np\nimport time as tm\n"),           # tm.sleep: time's, or not
+    ("step(3)\n", "step(ms.Tensor(np.ones((2,), np.float32)))\n"),                  # x: a tensor, or not
+    ("    return x * 2\n", "    tm.sleep(0)\n    return x * 2\n"),                    # in the helper construct calls
+]
+FACTS_BASE = SHAPED + """
+
+class Trained(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(HIDDEN, 2)
+
+    def construct(self, x):
+        if self.training:
+            x = ops.concat((x, x), 1)
+        return self.fc(scale(x))
+
+
+t = Trained()
+t(ms.Tensor(np.ones((3, HIDDEN), np.float32)))
+
+
+@ms.jit
+def step(x):
+    tm.sleep(0)
+    return int(x) + 1
+
+
+step(3)
+"""
+
+
+def _with_edits(on: set[int]) -> str:
+    text = FACTS_BASE
+    for k in sorted(on):
+        old, new = FACT_EDITS[k]
+        text = text.replace(old, new, 1)
+    return text
+
+
+def test_edits_of_helpers_imports_constants_call_sites_and_context_analyse_as_from_scratch(api):
+    rng = random.Random("facts")
+    pair = Pair(api)
+    on: set[int] = set()
+    pair.check(from_text("file:///f.py", FACTS_BASE, 1), rng)
+    for version in range(2, 400):
+        on ^= {rng.randrange(len(FACT_EDITS))}
+        pair.check(from_text("file:///f.py", _with_edits(on), version), rng)
+    assert pair.local > 350
+
+
+@pytest.mark.parametrize("first, then", [(12, 5), (13, 5), (2, 3), (11, 8), (16, 4), (6, 7), (19, 18), (20, 18)])
+def test_a_use_then_what_gives_it_meaning_analyse_as_from_scratch(api, first, then):
+    """The order the random toggles may miss: a statement whose meaning an edit elsewhere changes is kept
+    from an earlier version (a training wrapper's call, then the import naming it; a helper's call, then the
+    helper's body; a call site, then a constant's second binding; a jit function's call with a tensor, then
+    the import that makes a call in it time's)."""
+    pair = Pair(api)
+    rng = random.Random(first * 100 + then)
+    for version, on in enumerate([set(), {first}, {first, then}, {then}, set()], start=1):
+        pair.check(from_text("file:///u.py", _with_edits(on), version), rng)
+    assert pair.local == 4

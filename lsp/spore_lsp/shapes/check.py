@@ -15,15 +15,18 @@ from .program import Program
 from .values import ConstructShapes, Step, TVal
 
 
-def check(an: Analysis) -> None:
-    """Infer the shapes of every construct with known inputs; record issues and `facts["shapes"]`."""
+def check(an: Analysis, segments: list[Any] | None = None) -> None:
+    """Infer the shapes of every construct with known inputs; record issues and `facts["shapes"]`.
+
+    `segments`: the analysis's `incremental.Segment`s when it was made incrementally (`Program` then keeps
+    its pass over each unchanged segment's nodes; the result is the same)."""
     if an.tree is None:
         return
     if not any(f.node.name == "construct" for f in an.functions):
         return  # no Cell: nothing to infer, and no pass over the file
     from spore import ide
 
-    prog = Program(an, ide)
+    prog = Program(an, ide, segments)
     if not prog.classes:
         return
     facts_by_node: dict[int, FunctionFacts] = {id(f.node): f for f in an.functions}

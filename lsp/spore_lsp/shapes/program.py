@@ -18,7 +18,10 @@ SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.M
 class Program:
     """The Cell classes, module constants and call sites of one analysis."""
 
-    def __init__(self, an: Analysis, ide: Any) -> None:
+    def __init__(self, an: Analysis, ide: Any, segments: list[Any] | None = None) -> None:
+        """`segments` (the analysis's `incremental.Segment`s, when it was made incrementally): the pass over
+        the nodes is made per segment and kept in the segment while it and the file's aliases are unchanged,
+        then put together depth by depth — the order of the whole node list (`incremental.merge`)."""
         self.an, self.ide = an, ide
         tree = an.tree
         assert tree is not None
@@ -30,46 +33,21 @@ class Program:
         self.self_stores: dict[int, list[ast.Attribute]] = {}  # per class: its `self.<x> = ...` targets
         self.calls: list[ast.Call] = []
         self.assigns: list[ast.Assign] = []
-        self.stores: dict[str, list[ast.Name]] = {}  # a name's store nodes, anywhere
+        self.stores: dict[str, list[ast.AST]] = {}  # a name's store nodes, anywhere
         self.mentions_training = False  # set_train / Model / TrainOneStepCell somewhere: `self.training` unknown
-        training_names = TRAINING_NAMES | {name for name, target in an.aliases.items()
-                                            if target.rsplit(".", 1)[-1] in TRAINING_NAMES}
-        classdefs: list[ast.ClassDef] = []
+        training_names = frozenset(TRAINING_NAMES | {name for name, target in an.aliases.items()
+                                                     if target.rsplit(".", 1)[-1] in TRAINING_NAMES})
+        if segments is None:
+            parts = [_scan([an.nodes], an.parents, training_names)]
+        else:
+            parts = []
+            for seg in segments:
+                hit = seg.results.get(_PART)
+                if hit is None or hit[0] != training_names:
+                    hit = seg.results[_PART] = (training_names, _scan(seg.levels, an.parents, training_names))
+                parts.append(hit[1])
+        classdefs = self._merge(parts)
         bound = self.bound
-        load, name_t, attr_t, call_t, assign_t = ast.Load, ast.Name, ast.Attribute, ast.Call, ast.Assign
-        parents = an.parents
-        for node in an.nodes:  # one pass over the analysis's node list
-            t = type(node)
-            if t is name_t:
-                if type(node.ctx) is not load:
-                    bound[node.id] = bound.get(node.id, 0) + 1
-                    self.stores.setdefault(node.id, []).append(node)
-                elif node.id in training_names:
-                    self.mentions_training = True
-            elif t is attr_t:
-                if type(node.ctx) is not load:
-                    if type(node.value) is name_t and node.value.id == "self":
-                        owner = parents.get(id(node))
-                        while owner is not None and type(owner) is not ast.ClassDef:
-                            owner = parents.get(id(owner))
-                        if owner is not None:
-                            self.self_stores.setdefault(id(owner), []).append(node)
-                    else:
-                        self.outside.add(node.attr)
-                elif node.attr in TRAINING_NAMES:
-                    self.mentions_training = True
-            elif t is call_t:
-                self.calls.append(node)
-                if type(node.func) is name_t and node.func.id in ("setattr", "delattr"):
-                    self.outside.add("*")
-            elif t is assign_t:
-                self.assigns.append(node)
-            elif t is ast.ClassDef:
-                classdefs.append(node)
-            elif t is ast.Global or t is ast.Nonlocal:
-                for name in node.names:
-                    bound[name] = bound.get(name, 0) + 2
-                    self.stores.setdefault(name, []).extend([node, node])  # never "bound once"
         for stmt in tree.body:
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
                     and bound.get(stmt.targets[0].id) == 1:
@@ -85,6 +63,38 @@ class Program:
         names = [d.name for d in defs]
         self.functions = {d.name: d for d in defs if names.count(d.name) == 1}  # one definition: no doubt which
         self.record_for: Any = lambda fn: None  # set by `check`: the record a construct's first interpretation fills
+
+    def _merge(self, parts: list[_Part]) -> list[ast.ClassDef]:
+        """Put the parts' findings together in the order one pass over the whole node list gives (depth by
+        depth, part by part); the class definitions, in that order."""
+        bound, stores, classdefs = self.bound, self.stores, []
+        by_depth: list[list[tuple[list, list, list, list]]] = []
+        for part in parts:
+            for depth, found in part.levels:
+                while len(by_depth) <= depth:
+                    by_depth.append([])
+                by_depth[depth].append(found)
+        calls, assigns = self.calls, self.assigns
+        for level in by_depth:
+            for c, a, k, st in level:
+                calls.extend(c)
+                assigns.extend(a)
+                classdefs.extend(k)
+                for name, node in st:
+                    got = stores.get(name)
+                    if got is None:
+                        stores[name] = [node]
+                    else:
+                        got.append(node)
+        for part in parts:
+            for name, n in part.bound.items():
+                bound[name] = bound.get(name, 0) + n
+            if part.outside:
+                self.outside |= part.outside
+            if part.self_stores:
+                self.self_stores.update(part.self_stores)
+            self.mentions_training = self.mentions_training or part.mentions_training
+        return classdefs
 
     def _is_cell(self, cls: ast.ClassDef) -> bool:
         for base in cls.bases:
@@ -184,3 +194,69 @@ class Program:
                 return None
             target, value = target.elts[i], value.elts[i]
         return value
+
+
+_PART = "shapes program"  # the key of a segment's `_Part` in `Segment.results`
+
+
+class _Part:
+    """What one pass over some nodes finds for `Program`, the ordered lists kept per walk depth."""
+
+    def __init__(self) -> None:
+        self.bound: dict[str, int] = {}
+        self.outside: set[str] = set()
+        self.self_stores: dict[int, list[ast.Attribute]] = {}
+        self.mentions_training = False
+        # (depth, (calls, assignments, class definitions, (name, store node)s)) for each depth finding any
+        self.levels: list[tuple[int, tuple[list, list, list, list]]] = []
+
+
+def _scan(levels: list[list[ast.AST]], parents: dict[int, ast.AST], training_names: frozenset[str]) -> _Part:
+    """One pass over nodes given level by level (a segment's breadth-first levels, or the whole node list
+    as one level): everything `Program` collects. A part reads nothing outside its nodes but their parents
+    up to their class (a `self.x` store's class is in the same top-level statement) and the aliases
+    (`training_names`), so a segment's part stays valid while the segment and the aliases are unchanged."""
+    part = _Part()
+    bound, outside, self_stores = part.bound, part.outside, part.self_stores
+    load, name_t, attr_t, call_t, assign_t, class_t = ast.Load, ast.Name, ast.Attribute, ast.Call, ast.Assign, \
+        ast.ClassDef
+    for depth, level in enumerate(levels):
+        calls: list[ast.Call] = []
+        assigns: list[ast.Assign] = []
+        classdefs: list[ast.ClassDef] = []
+        stores: list[tuple[str, ast.AST]] = []
+        for node in level:
+            t = type(node)
+            if t is name_t:
+                if type(node.ctx) is not load:
+                    bound[node.id] = bound.get(node.id, 0) + 1
+                    stores.append((node.id, node))
+                elif node.id in training_names:
+                    part.mentions_training = True
+            elif t is attr_t:
+                if type(node.ctx) is not load:
+                    if type(node.value) is name_t and node.value.id == "self":
+                        owner = parents.get(id(node))
+                        while owner is not None and type(owner) is not class_t:
+                            owner = parents.get(id(owner))
+                        if owner is not None:
+                            self_stores.setdefault(id(owner), []).append(node)
+                    else:
+                        outside.add(node.attr)
+                elif node.attr in TRAINING_NAMES:
+                    part.mentions_training = True
+            elif t is call_t:
+                calls.append(node)
+                if type(node.func) is name_t and node.func.id in ("setattr", "delattr"):
+                    outside.add("*")
+            elif t is assign_t:
+                assigns.append(node)
+            elif t is class_t:
+                classdefs.append(node)
+            elif t is ast.Global or t is ast.Nonlocal:
+                for name in node.names:
+                    bound[name] = bound.get(name, 0) + 2
+                    stores.extend([(name, node), (name, node)])  # never "bound once"
+        if calls or assigns or classdefs or stores:
+            part.levels.append((depth, (calls, assigns, classdefs, stores)))
+    return part
