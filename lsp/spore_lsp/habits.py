@@ -26,10 +26,44 @@ TRAINING_PATTERN = ("in Spore, gradients come from a function: grad_fn = ms.valu
 
 
 def _is_spore_nn(an: Analysis, node: ast.expr) -> bool:
-    if isinstance(node, ast.Name) or isinstance(node, ast.Attribute):
-        dotted = ast.unparse(node)
-        return an.resolve(dotted) == "spore.nn"
-    return False
+    """Whether a name or attribute chain is Spore's `nn` module (``nn``, ``ms.nn``, ``mindspore.nn``).
+
+    Asked of every attribute's value in the file, so it avoids `ast.unparse`: a chain of attributes on a
+    name prints as the names joined by dots, and `an.resolve` gives nothing unless the first name is an
+    import alias (most chains start with ``self``). Anything else is printed as before."""
+    if node.__class__ is ast.Name:
+        return node.id in an.aliases and an.resolve(node.id) == "spore.nn"
+    if node.__class__ is not ast.Attribute:
+        return False
+    parts = []
+    root: ast.expr = node
+    while root.__class__ is ast.Attribute:
+        parts.append(root.attr)  # type: ignore[attr-defined]
+        root = root.value  # type: ignore[attr-defined]
+    if root.__class__ is not ast.Name:
+        return an.resolve(ast.unparse(node)) == "spore.nn"
+    if root.id not in an.aliases:  # type: ignore[attr-defined]
+        return False
+    parts.append(root.id)  # type: ignore[attr-defined]
+    return an.resolve(".".join(reversed(parts))) == "spore.nn"
+
+
+def _may_resolve(an: Analysis, node: ast.expr) -> bool:
+    """False when `an.resolve(ast.unparse(node))` is certainly None, decided without printing the node: the
+    printed text starts with its leftmost name (through attributes, calls and subscripts, which print no
+    bracket before it), and `resolve` reads the text up to the first dot as an import alias — a name that is
+    not one, or a name followed by a bracket, resolves to nothing. Otherwise (the leftmost name is an
+    alias, or the leftmost node is not a name) the caller prints the node and asks `resolve`, as before."""
+    left = node
+    while True:
+        cls = left.__class__
+        if cls is ast.Attribute or cls is ast.Subscript:
+            left = left.value  # type: ignore[attr-defined]
+        elif cls is ast.Call:
+            left = left.func  # type: ignore[attr-defined]
+        else:
+            break
+    return left.__class__ is not ast.Name or left.id in an.aliases  # type: ignore[attr-defined]
 
 
 def _torch_root(an: Analysis, node: ast.expr) -> bool:
@@ -51,15 +85,18 @@ def check(an: Analysis, api: Any) -> None:
     ops_prefix = ops_alias or (f"{spore_alias}.ops" if spore_alias else "ops")
     ops_names = set(api.names("ops")) if api is not None else None
     parents, only_child = an.parents, an.only_child
+    # dispatch on the node's class (parsed nodes are never subclasses): the loop sees every node of the file
+    import_t, from_t, attr_t, class_t, call_t = ast.Import, ast.ImportFrom, ast.Attribute, ast.ClassDef, ast.Call
     for node in an.nodes:
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+        cls = node.__class__
+        if cls is import_t or cls is from_t:
+            names = [a.name for a in node.names] if cls is import_t else [node.module or ""]
             if any(n == "torch" or n.startswith("torch.") for n in names) and node.col_offset == 0:
                 fix = Fix("Remove the PyTorch import", (_statement_removal(an, node),))
                 an.issue("torch-import", "`import torch` in Spore code: Spore does not need PyTorch, and mixing the "
                          "two moves tensors between frameworks; use spore (ms), spore.ops and spore.nn",
                          "warning", node, [fix])
-        elif isinstance(node, ast.Attribute) and _is_spore_nn(an, node.value):
+        elif cls is attr_t and _is_spore_nn(an, node.value):
             fixes = {"Module": ("Cell", "nn.Module is PyTorch's; Spore's layers derive from nn.Cell"),
                      "Linear": ("Dense", "nn.Linear is PyTorch's; Spore's fully connected layer is "
                                 "nn.Dense(in_channels, out_channels)")}
@@ -68,7 +105,7 @@ def check(an: Analysis, api: Any) -> None:
                 span = an.attr_span(node)
                 an.issue(f"torch-{node.attr.lower()}", why, "error", span,
                          [Fix(f"Replace with nn.{new}", (Edit(*span, new),))], replacement=new)
-        elif isinstance(node, ast.ClassDef):
+        elif cls is class_t:
             methods = {i.name: i for i in node.body if isinstance(i, (ast.FunctionDef, ast.AsyncFunctionDef))}
             cellish = any(isinstance(b, ast.Attribute) and b.attr in ("Cell", "Module") or
                           isinstance(b, ast.Name) and b.id in ("Cell", "Module") for b in node.bases)
@@ -81,7 +118,7 @@ def check(an: Analysis, api: Any) -> None:
                 an.issue("torch-forward", "a Cell runs `construct`, not `forward`: this method is never called "
                          "when the Cell is called", "warning", span,
                          [Fix("Rename forward to construct", (Edit(*span, "construct"),))])
-        elif isinstance(node, ast.Call):
+        elif cls is call_t:
             _check_call(an, node, parents, only_child, ops_prefix, ops_names)
 
 
@@ -110,7 +147,9 @@ def _check_call(an: Analysis, node: ast.Call, parents: dict[int, ast.AST], only_
             an.issue("torch-function", f"torch.{func.attr} is PyTorch's; Spore's is {ops_prefix}.{target}", "warning",
                      span, [Fix(f"Replace with {ops_prefix}.{target}", (Edit(*span, f"{ops_prefix}.{target}"),))])
         return
-    if an.resolve(ast.unparse(func.value)) is not None:
+    if func.attr not in _METHOD_HABITS:
+        return  # none of the habits below (most calls in a file): nothing to print or measure
+    if _may_resolve(an, func.value) and an.resolve(ast.unparse(func.value)) is not None:
         return  # a Spore API call itself (ops.reshape, ms.Tensor...): not a method on a value
     _, _, end_line, end_col = an.span(node)
     value_line, value_col, value_end_line, value_end_col = an.span(func.value)
@@ -152,6 +191,10 @@ def _check_call(an: Analysis, node: ast.Call, parents: dict[int, ast.AST], only_
             fixes.append(rewrite)
         an.issue("torch-training-loop", f".{func.attr}() is PyTorch's training loop; {TRAINING_PATTERN}",
                  "information", an.span(node), fixes)
+
+
+# the method names `_check_call` reports on (x.view, x.size, x.cuda, x.to, optimizer.zero_grad, ...)
+_METHOD_HABITS = frozenset({"view", "size", "cuda", "to", "zero_grad", "backward", "step"})
 
 
 def _literal_nonzero(node: ast.expr) -> bool:
