@@ -3,7 +3,10 @@
  * then the extension stops trying and says so. Without a budget a server that dies at start-up (an
  * interpreter without Spore, say) would be restarted forever and flood the output channel.
  */
-export type CrashDecision = { action: "restart"; attempt: number; max: number } | { action: "give-up"; crashes: number };
+export type CrashDecision =
+  | { action: "restart"; attempt: number; max: number }
+  | { action: "give-up"; crashes: number }
+  | { action: "start-failed" };
 
 export class CrashBudget {
   private crashes: number[] = [];
@@ -22,4 +25,13 @@ export class CrashBudget {
   reset(): void {
     this.crashes = [];
   }
+}
+
+/**
+ * What to do when the server's connection closes. A server that never finished starting (an
+ * interpreter without Spore: `No module named spore_lsp`) is a set-up problem, not a crash:
+ * restarting it would only repeat the failure, so it is reported once and left stopped.
+ */
+export function onServerClosed(startedOnce: boolean, budget: CrashBudget, now: number): CrashDecision {
+  return startedOnce ? budget.record(now) : { action: "start-failed" };
 }

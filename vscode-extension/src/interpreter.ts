@@ -53,8 +53,8 @@ export function expandSetting(value: string, workspaceFolder: string | undefined
     if (out === "~") out = home;
     else if (out.startsWith("~/") || (platform === "win32" && out.startsWith("~\\"))) out = p.join(home, out.slice(2));
   }
-  const looksLikePath = out.includes("/") || (platform === "win32" && out.includes("\\"));
-  if (looksLikePath && !p.isAbsolute(out) && workspaceFolder !== undefined) out = p.join(workspaceFolder, out);
+  const isPath = out.includes("/") || (platform === "win32" && out.includes("\\"));
+  if (isPath && !p.isAbsolute(out) && workspaceFolder !== undefined) out = p.join(workspaceFolder, out);
   return out;
 }
 

@@ -9,13 +9,16 @@ import {
   ServerOptions, TransportKind,
 } from "vscode-languageclient/node";
 import { languageServerCommand } from "./commands";
-import { CrashBudget } from "./crashBudget";
+import { CrashBudget, onServerClosed } from "./crashBudget";
+import { probeModule } from "./probe";
 import { pythonFor } from "./python";
 
 export class SporeLanguageServer implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private readonly budget = new CrashBudget();
   private python: string | undefined;
+  /** Whether the current client's server ever finished initializing (see onServerClosed). */
+  private startedOnce = false;
   /** Restarts run one after another: a settings change during activation must not start two servers. */
   private queue: Promise<void> = Promise.resolve();
 
@@ -39,6 +42,14 @@ export class SporeLanguageServer implements vscode.Disposable {
     }
     const python = await pythonFor(vscode.workspace.workspaceFolders?.[0]?.uri);
     this.python = python.command;
+    const probe = await probeModule(python.command, "spore_lsp");
+    if (!probe.ok) {
+      // One message that names the interpreter and where it came from, instead of the client's connection errors.
+      this.output.appendLine(`[spore] not starting the language server: ${probe.reason} (python: ${python.detail})`);
+      void this.showFailure(`Spore: ${probe.reason} (chosen from ${python.detail}). `
+        + "Set spore.pythonPath to an interpreter that has Spore (spore-ide) installed.");
+      return;
+    }
     const cmd = languageServerCommand(python.command, config.get<string[]>("lsp.args", []));
     this.output.appendLine(`[spore] ${reason}: starting ${[cmd.command, ...cmd.args].join(" ")} (python: ${python.detail})`);
     const serverOptions: ServerOptions = { command: cmd.command, args: cmd.args, transport: TransportKind.stdio };
@@ -57,13 +68,15 @@ export class SporeLanguageServer implements vscode.Disposable {
     };
     const client = new LanguageClient("spore", "Spore Language Server", serverOptions, clientOptions);
     this.client = client;
+    this.startedOnce = false;
     try {
       await client.start();
+      this.startedOnce = true;
     } catch (err) {
       const text = err instanceof Error ? err.message : String(err);
       this.output.appendLine(`[spore] the language server did not start: ${text}`);
-      void this.showFailure(`The Spore language server did not start with ${python.command} (${python.detail}): ${text}. `
-        + "Set spore.pythonPath to an interpreter that has Spore (spore-ide) installed.");
+      void this.showFailure(`The Spore language server did not start with ${python.command} (${python.detail}); `
+        + "its error is in the 'Spore Language Server' output. Set spore.pythonPath to an interpreter that has Spore (spore-ide) installed.");
     }
   }
 
@@ -75,7 +88,8 @@ export class SporeLanguageServer implements vscode.Disposable {
   }
 
   private onClosed(): CloseHandlerResult {
-    const decision = this.budget.record(Date.now());
+    const decision = onServerClosed(this.startedOnce, this.budget, Date.now());
+    if (decision.action === "start-failed") return { action: CloseAction.DoNotRestart, handled: true };
     if (decision.action === "restart") {
       const text = `The Spore language server stopped unexpectedly; restarting it (${decision.attempt} of ${decision.max}).`;
       this.output.appendLine(`[spore] ${text}`);

@@ -1,6 +1,6 @@
 import { strict as assert } from "node:assert";
 import { test } from "node:test";
-import { CrashBudget } from "../src/crashBudget";
+import { CrashBudget, onServerClosed } from "../src/crashBudget";
 
 test("restarts up to the budget, then gives up", () => {
   const b = new CrashBudget(2, 1000);
@@ -22,4 +22,11 @@ test("reset gives a full budget again", () => {
   assert.equal(b.record(1).action, "give-up");
   b.reset();
   assert.equal(b.record(2).action, "restart");
+});
+
+test("a server that never started is not restarted and spends no budget", () => {
+  const b = new CrashBudget(1, 1000);
+  assert.deepEqual(onServerClosed(false, b, 0), { action: "start-failed" });
+  assert.deepEqual(onServerClosed(true, b, 1), { action: "restart", attempt: 1, max: 1 });
+  assert.equal(onServerClosed(true, b, 2).action, "give-up");
 });

@@ -82,3 +82,4 @@ test("the real probe finds a venv interpreter that is a symlink, and not a folde
     fs.rmSync(ws, { recursive: true, force: true });
   }
 });
+
