@@ -6,6 +6,7 @@
 import * as vscode from "vscode";
 import { debugAdapterCommand } from "./commands";
 import { currentFileConfiguration, resolveLaunch } from "./debugConfig";
+import { probeModule } from "./probe";
 import { pythonFor } from "./python";
 
 export class SporeDebugAdapterFactory implements vscode.DebugAdapterDescriptorFactory {
@@ -13,6 +14,11 @@ export class SporeDebugAdapterFactory implements vscode.DebugAdapterDescriptorFa
 
   async createDebugAdapterDescriptor(session: vscode.DebugSession): Promise<vscode.DebugAdapterDescriptor> {
     const python = await pythonFor(session.workspaceFolder?.uri);
+    const probe = await probeModule(python.command, "spore_debug");
+    if (!probe.ok) {
+      // VS Code shows a factory's error as the launch failure: make it say what to fix.
+      throw new Error(`Spore debugger: ${probe.reason} (chosen from ${python.detail}). Set spore.pythonPath to an interpreter that has Spore (spore-ide) installed.`);
+    }
     const cmd = debugAdapterCommand(python.command);
     this.output.appendLine(`[spore] debug session "${session.name}": ${[cmd.command, ...cmd.args].join(" ")} (python: ${python.detail})`);
     return new vscode.DebugAdapterExecutable(cmd.command, cmd.args);
