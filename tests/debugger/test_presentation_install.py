@@ -65,7 +65,13 @@ def editable_env(tmp: Path, regular_package: bool) -> Path:
     site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                           check=True, capture_output=True, text=True).stdout.strip()
     ours = sysconfig.get_paths()["purelib"]
-    Path(site, "zz_project_env.pth").write_text(f"import site; site.addsitedir({ours!r})\n")
+    # the project's packages, but not the project's own pydevd_plugins: its editable finder would serve
+    # that portion too, and pydevd would find the plugin whatever the scratch project holds
+    Path(site, "zz_project_env.pth").write_text(
+        f"import site, sys; site.addsitedir({ours!r}); "
+        "[(getattr(m, 'MAPPING', {}).pop(k, None), getattr(m, 'NAMESPACES', {}).pop(k, None)) "
+        "for n, m in list(sys.modules.items()) if n.startswith('__editable___spore_ide') "
+        "for k in ('pydevd_plugins', 'pydevd_plugins.extensions')]\n")
     subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-index",
                     "--no-build-isolation", "--no-deps", "-e", str(project)], check=True, capture_output=True,
                    text=True)
