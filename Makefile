@@ -12,20 +12,24 @@ SO := engine/spore/_kernels$(shell $(PYTHON) -c "import sysconfig; print(sysconf
 THREADS1 := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 APT_PKGS := libdnnl-dev ccache chromium nodejs neovim
 
-.PHONY: demo test bench lint sysdeps install clean kernels
+.PHONY: demo test bench lint sysdeps install clean kernels vsix
 
-demo: $(SO)
+demo: $(SO) vsix
 	$(PY) -m spore_kernel install --sys-prefix
 	$(THREADS1) $(PY) examples/train_digits.py
 	$(THREADS1) $(PY) examples/run_quickstart.py
 
-test: $(SO)
+test: $(SO) vsix
 	$(PY) -m ruff check .
 	$(THREADS1) $(PY) -m pytest -n 2 tests
 
 bench: $(SO)
 	$(PIP) install -q 'torch==2.13.0' || echo "torch not installable here: the bench runs without PyTorch"
 	$(PY) bench/run.py
+
+# The VS Code extension: npm ci (once), esbuild bundle, its unit tests (node --test), build/spore-<v>.vsix
+vsix:
+	$(MAKE) -C vscode-extension all
 
 lint: $(SO)
 	$(PY) -m ruff check .
