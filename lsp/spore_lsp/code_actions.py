@@ -88,4 +88,20 @@ def code_actions(ls: SporeLanguageServer, params: types.CodeActionParams) -> lis
             where = "this notebook" if an.program.is_notebook else "this file"
             out.append(types.CodeAction(title=f"Switch {where} to {target}", kind=types.CodeActionKind.RefactorRewrite,
                                         edit=workspace_edit(an.program, [edit])))
-    return out
+    return only_kinds(out, params.context.only)
+
+
+def only_kinds(actions: list[types.CodeAction], only: list[str] | None) -> list[types.CodeAction]:
+    """The actions of the kinds the client asked for (`context.only`; LSP: a kind matches its own
+    sub-kinds, `refactor` takes `refactor.rewrite`). VS Code asks for `quickfix` alone on the light
+    bulb and logs a warning for every action of another kind it is sent."""
+    if not only:
+        return actions
+    wanted = [_kind(k) for k in only]
+    return [a for a in actions if a.kind is not None
+            and any(_kind(a.kind) == w or _kind(a.kind).startswith(w + ".") for w in wanted)]
+
+
+def _kind(kind: object) -> str:
+    """A code action kind as its protocol string (lsprotocol's enum or the client's plain string)."""
+    return str(getattr(kind, "value", kind))

@@ -323,3 +323,22 @@ async def test_in_a_notebook_the_jit_and_print_fixes_edit_the_cell_they_belong_t
     assert applied(cell, c2, fix) == cell.replace("print(z)", "ops.print_(z)")
     move = next(a for a in actions if a.title.startswith("Move lines") and "before it" in a.title)
     assert applied(cell, c2, move) == HEAD_MOVED.split("\n\n\n", 1)[1]
+
+
+async def test_context_only_limits_the_actions_to_the_kinds_asked_for(client: LanguageClient):
+    """VS Code's light bulb asks for `quickfix` only and warns about every other kind it is sent;
+    `refactor` takes its sub-kind `refactor.rewrite`."""
+    uri, diags = await open_and_diagnose(client, "only.py", NET, lambda ds: bool(by_code(ds, "graph-print")))
+    diag = by_code(diags, "graph-print")[0]
+
+    async def kinds(only):
+        actions = await client.text_document_code_action_async(types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), range=diag.range,
+            context=types.CodeActionContext(diagnostics=[diag], only=only)))
+        return {a.kind for a in actions}
+
+    every = await kinds(None)
+    assert {types.CodeActionKind.QuickFix, types.CodeActionKind.RefactorRewrite} <= every
+    assert await kinds([types.CodeActionKind.QuickFix]) == {types.CodeActionKind.QuickFix}
+    assert await kinds([types.CodeActionKind.Refactor]) == {types.CodeActionKind.RefactorRewrite}
+    assert await kinds([types.CodeActionKind.Source]) == set()
