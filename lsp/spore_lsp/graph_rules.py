@@ -128,12 +128,13 @@ _CACHE: OrderedDict[tuple[str, str | None, str], list[dict[str, Any]]] = Ordered
 _CACHE_SIZE = 4096
 
 
-def findings(an: Analysis) -> list[dict[str, Any]]:
-    """`spore.ide.check`'s findings for the file, re-using those of functions whose text has not changed."""
+def findings(an: Analysis, units: list[tuple[ast.FunctionDef, str | None]] | None = None) -> list[dict[str, Any]]:
+    """`spore.ide.check`'s findings for the file, re-using those of functions whose text has not changed
+    (`units`: `_units(an)` when the caller has it; each walks every function's parents)."""
     imports = _imports(an)
     imports_key = _imports_key(imports)
     out: list[dict[str, Any]] = []
-    for node, owner in _units(an):
+    for node, owner in units if units is not None else _units(an):
         first = min([node.lineno] + [d.lineno for d in node.decorator_list])
         last = node.end_lineno or node.lineno
         key = ("\n".join(an.program.lines[first - 1:last]), owner, imports_key)
@@ -207,7 +208,8 @@ def _called_helpers(an: Analysis, unit_text: str, functions: dict[str, ast.Funct
     return tuple(sorted(found.items()))
 
 
-def deep_findings(an: Analysis, doc: tensor_facts.DocumentFacts | None = None) -> list[dict[str, Any]]:
+def deep_findings(an: Analysis, doc: tensor_facts.DocumentFacts | None = None,
+                  units: list[tuple[ast.FunctionDef, str | None]] | None = None) -> list[dict[str, Any]]:
     """What the compiler refuses while tracing (`deep_rules`), for each compiled function and the helpers it
     calls (the compiler inlines them: a finding there is on the helper's line), in the same form as
     `findings`; cached per function on its text, its helpers' texts and the document facts it reads.
@@ -220,7 +222,7 @@ def deep_findings(an: Analysis, doc: tensor_facts.DocumentFacts | None = None) -
     functions, methods = _helpers(an, doc)
     imports = _imports(an)
     imports_key = _imports_key(imports)
-    for node, owner in _units(an):
+    for node, owner in units if units is not None else _units(an):
         first = min([node.lineno] + [d.lineno for d in node.decorator_list])
         last = node.end_lineno or node.lineno
         ctx = tensor_facts.function_context(an, doc, node, owner)
@@ -291,11 +293,12 @@ def check(an: Analysis) -> None:
     compiler refuses while tracing) that the source proves."""
     if an.tree is None or not an.functions:
         return
-    shallow = findings(an)
+    units = _units(an)
+    shallow = findings(an, units)
     seen = {(f["rule"], f["line"]) for f in shallow}
     try:
         doc = tensor_facts.document_facts(an)
-        deep = [f for f in deep_findings(an, doc) if (f["rule"], f["line"]) not in seen]
+        deep = [f for f in deep_findings(an, doc, units) if (f["rule"], f["line"]) not in seen]
     except (Exception, RecursionError) as err:  # noqa: BLE001 - the support table's findings stand alone
         an.errors.append(f"deeper Graph-mode check failed: {type(err).__name__}: {err}")
         doc, deep = tensor_facts.DocumentFacts({}, {}, {}, set(), {}, {}, frozenset()), []

@@ -272,8 +272,11 @@ def call_sites(prog: Program) -> dict[str, Site]:
     out: dict[str, Site] = {}
     if not prog.classes:
         return out
-    calls = sorted((n for n in prog.calls if isinstance(n.func, (ast.Name, ast.Call))),
-                   key=lambda n: (n.lineno, n.col_offset))
+    # a called name never assigned anywhere (print, a class's own name) reaches no Cell instance: `callee` follows
+    # a name only through its one binding, so those calls (most of a file's) are skipped without following
+    stores = prog.stores
+    calls = sorted((n for n in prog.calls if type(n.func) is ast.Call or type(n.func) is ast.Name
+                    and n.func.id in stores), key=lambda n: (n.lineno, n.col_offset))
     found: list[tuple[tuple[int, int], str, Site]] = []
     for node in calls:
         cell = callee(prog, node.func)
