@@ -1,14 +1,21 @@
 /**
- * Entry point: wires the language server, the debugger and the commands. Each piece lives in its
- * own module; the pure rules (interpreter choice, debugger contribution, crash budget) have no
- * `vscode` import and are unit-tested under node.
+ * Entry point: wires the language server, the debugger, the notebook controller and the views.
+ * Each feature lives in its own folder and exposes `register(env)`; the pure rules (interpreter
+ * choice, debugger contribution, crash budget, output mapping, ...) have no `vscode` import and are
+ * unit-tested under node.
  */
 import * as vscode from "vscode";
 import {
   SporeDebugAdapterFactory, SporeDebugConfigurationProvider, SporeDynamicConfigurationProvider, debugCurrentFile,
 } from "./debugAdapter";
+import type { FeatureEnv } from "./features";
+import { register as registerGraphView } from "./graphView/register";
 import { SporeLanguageServer } from "./languageClient";
+import { register as registerMode } from "./mode/register";
+import { register as registerNotebook } from "./notebook/register";
+import { register as registerProfile } from "./profile/register";
 import { onPythonExtensionChange } from "./python";
+import { register as registerTensorView } from "./tensorView/register";
 
 let server: SporeLanguageServer | undefined;
 
@@ -30,6 +37,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     onPythonExtensionChange(() => void server?.restartIfPythonChanged("the Python extension's interpreter changed")),
   );
+  const env: FeatureEnv = { context, output, server };
+  for (const register of [registerNotebook, registerGraphView, registerTensorView, registerMode, registerProfile]) {
+    try {
+      register(env);
+    } catch (err) {
+      // one broken feature must not take the language server and the debugger down with it
+      output.appendLine(`[spore] a feature failed to start: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+    }
+  }
   output.appendLine(`[spore] extension ${context.extension.packageJSON.version} activated`);
   await server.restart("activation");
 }

@@ -22,7 +22,16 @@ export class SporeLanguageServer implements vscode.Disposable {
   /** Restarts run one after another: a settings change during activation must not start two servers. */
   private queue: Promise<void> = Promise.resolve();
 
+  private readonly started = new vscode.EventEmitter<LanguageClient>();
+  /** Fires each time a server has started and initialized (features that send it requests re-ask then). */
+  readonly onDidStart: vscode.Event<LanguageClient> = this.started.event;
+
   constructor(private readonly output: vscode.LogOutputChannel) {}
+
+  /** The running client, for features that send the server their own requests; undefined while it is down. */
+  get runningClient(): LanguageClient | undefined {
+    return this.client?.isRunning() ? this.client : undefined;
+  }
 
   /** Start (or restart) according to the current settings; stops it when `spore.lsp.enabled` is off. */
   restart(reason: string): Promise<void> {
@@ -72,6 +81,7 @@ export class SporeLanguageServer implements vscode.Disposable {
     try {
       await client.start();
       this.startedOnce = true;
+      this.started.fire(client);
     } catch (err) {
       const text = err instanceof Error ? err.message : String(err);
       this.output.appendLine(`[spore] the language server did not start: ${text}`);

@@ -22,8 +22,15 @@ test("the bundle requires only vscode and node's built-ins (the .vsix ships no n
   assert.deepEqual(foreign, []);
 });
 
-test("the vsix file list ships the bundle and the manifest only", () => {
+test("the vsix file list ships the bundles and the manifest only", () => {
   const ignore = fs.readFileSync(path.join(extensionRoot, ".vscodeignore"), "utf8").split("\n").filter(Boolean);
   assert.equal(ignore[0], "**");
   assert.ok(ignore.includes(`!${pkg.main.replace(/^\.\//, "")}`));
+  assert.ok(ignore.includes("!dist/renderers/*.js") && ignore.includes("!dist/webviews/*.js"));
+});
+
+test("every notebook renderer's entrypoint is built", () => {
+  for (const r of pkg.contributes.notebookRenderer) {
+    assert.ok(fs.existsSync(path.resolve(extensionRoot, r.entrypoint)), `${r.id}: ${r.entrypoint} was not bundled`);
+  }
 });

@@ -35,18 +35,22 @@ test("activates on Python files, notebooks and spore debug sessions", () => {
   }
 });
 
-test("contributes the four settings and the two commands", () => {
+test("contributes the four settings and the commands", () => {
   const props = pkg.contributes.configuration.properties;
   assert.deepEqual(Object.keys(props).sort(), ["spore.lsp.args", "spore.lsp.enabled", "spore.pythonPath", "spore.trace.server"]);
   assert.equal(props["spore.lsp.enabled"].default, true);
   assert.deepEqual(props["spore.trace.server"].enum, ["off", "messages", "verbose"]);
   const titles = pkg.contributes.commands.map((c: { category: string; title: string }) => `${c.category}: ${c.title}`);
-  assert.deepEqual(titles.sort(), ["Spore: Debug Current File", "Spore: Restart Language Server"]);
+  assert.deepEqual(titles.sort(), [
+    "Spore: Debug Current File", "Spore: Inspect Tensor", "Spore: Interrupt Kernel", "Spore: Open Profile",
+    "Spore: Restart Kernel", "Spore: Restart Language Server", "Spore: Show Graph", "Spore: Switch Mode",
+  ]);
 });
 
 test("every command the code registers is declared, and the reverse", () => {
-  const source = fs.readFileSync(path.join(extensionRoot, "src", "extension.ts"), "utf8");
-  const registered = [...source.matchAll(/registerCommand\("([^"]+)"/g)].map((m) => m[1]).sort();
+  const sources = fs.readdirSync(path.join(extensionRoot, "src"), { recursive: true, encoding: "utf8" })
+    .filter((f) => f.endsWith(".ts")).map((f) => fs.readFileSync(path.join(extensionRoot, "src", f), "utf8"));
+  const registered = [...new Set(sources.flatMap((source) => [...source.matchAll(/registerCommand\("([^"]+)"/g)].map((m) => m[1])))].sort();
   const declared = pkg.contributes.commands.map((c: { command: string }) => c.command).sort();
   assert.deepEqual(registered, declared);
   for (const menu of Object.values(pkg.contributes.menus) as { command: string }[][]) {

@@ -1,0 +1,2 @@
+/** SCAFFOLD: replaced by the profile webview (issue 13). */
+document.body.dataset.sporeView = "profile";
