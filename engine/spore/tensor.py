@@ -56,9 +56,40 @@ def _infer_np(data: Any, dtype: DType | None) -> np.ndarray:
     return arr
 
 
+PRINT_THRESHOLD = 1000  # NumPy's defaults (and MindSpore's print): above this many elements ...
+PRINT_EDGEITEMS = 3     # ... each long axis shows this many entries at each end
+
+
 def _printable(arr: np.ndarray) -> np.ndarray:
     """bfloat16 prints through float32 (NumPy would show it without a decimal point)."""
     return arr.astype(np.float32) if arr.dtype.kind == "V" else arr
+
+
+def _shown(arr: np.ndarray, threshold: int, edgeitems: int) -> tuple[np.ndarray, int]:
+    """The part of `arr` NumPy's summarisation prints, and the threshold that prints it so.
+
+    Printing a 2.5e8-element bfloat16 tensor must not cast (copy) all of it to float32 when only
+    the corners are shown. Above `threshold` elements NumPy shows `edgeitems` entries at each end
+    of every axis longer than 2*edgeitems; so each such axis is cut to those ends plus one middle
+    entry, and the small result is printed with threshold 0: its long axes (2*edgeitems+1 > 2*edgeitems)
+    are summarised again, the middle entry dropped, and the text (values, widths, precision, "...")
+    is the text of the whole array. What is copied is at most (2*edgeitems+1) entries per long axis.
+    """
+    if arr.size <= threshold:
+        return arr, threshold
+    keep = []
+    for n in arr.shape:
+        if n > 2 * edgeitems:
+            keep.append(np.r_[0:edgeitems, edgeitems, n - edgeitems:n])
+        else:
+            keep.append(np.arange(n))
+    return arr[np.ix_(*keep)], 0
+
+
+def _array_text(arr: np.ndarray, separator: str) -> str:
+    shown, threshold = _shown(arr, PRINT_THRESHOLD, PRINT_EDGEITEMS)
+    return np.array2string(_printable(shown), separator=separator, threshold=threshold,
+                           edgeitems=PRINT_EDGEITEMS)
 
 
 def _flatten(seq: Any) -> Iterator[Any]:
@@ -204,13 +235,13 @@ class Tensor:
 
     def __repr__(self) -> str:
         """MindSpore's layout: scalars and vectors inline, matrices from the next line."""
-        body = np.array2string(_printable(self._data), separator=", ", threshold=1000, edgeitems=3)
+        body = _array_text(self._data, ", ")
         if self._data.ndim <= 1:
             return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value= {body})"
         return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value=\n{body})"
 
     def __str__(self) -> str:
-        return np.array2string(_printable(self._data), separator=" ", threshold=1000, edgeitems=3)
+        return _array_text(self._data, " ")
 
     def __format__(self, spec: str) -> str:
         if self._data.size == 1 and spec:
