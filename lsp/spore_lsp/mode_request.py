@@ -4,14 +4,15 @@ The status bar must say the same thing the diagnostics assume, so this answers f
 checks use (`Analysis.context_before`: in a file, the file's last `set_context`; in a notebook, the last one
 in this cell or an earlier one), and names the call that decided it so the tooltip can say where the mode
 comes from. `switchTo` is the mode the "Switch this file to ..." code action (`code_actions.py`) would set,
-so a client can pick that action by title.
+so a client can pick that action by title; `spore` says whether the program uses Spore at all (the server
+offers that action only then).
 
 Request params: ``{textDocument: {uri}, position?: {line, character}}`` (a cell URI or a text document URI;
 the notebook's own URI means "after its last cell"). Result::
 
     {mode: "GRAPH_MODE" | "PYNATIVE_MODE" | "UNKNOWN", source: "set_context at line 4",
      sourceLocation: {uri, line} | null, compiled: bool, compiledScope: "Net.construct" | null,
-     switchTo: "PYNATIVE_MODE" | "GRAPH_MODE"}
+     switchTo: "PYNATIVE_MODE" | "GRAPH_MODE", spore: bool}
 
 "UNKNOWN" is a `set_context(mode=some_variable)`: the server cannot know its value without running the code.
 A malformed request is answered with an InvalidParams error that names the missing field; a document the
@@ -101,7 +102,7 @@ def mode_at(an: Analysis, uri: str, line: int | None) -> dict[str, Any]:
     compiled = fn is not None and (fn.jit or mode == "GRAPH_MODE")
     return {"mode": mode, "source": source, "sourceLocation": location, "compiled": compiled,
             "compiledScope": fn.scope if compiled and fn is not None else None,
-            "switchTo": "PYNATIVE_MODE" if mode == "GRAPH_MODE" else "GRAPH_MODE"}
+            "switchTo": "PYNATIVE_MODE" if mode == "GRAPH_MODE" else "GRAPH_MODE", "spore": an.is_spore}
 
 
 @server.feature(METHOD)

@@ -49,7 +49,7 @@ async def test_default_mode_without_set_context(client: LanguageClient):
     assert at_construct["mode"] == "PYNATIVE_MODE" and at_construct["source"] == "default (PYNATIVE_MODE)"
     assert at_construct["sourceLocation"] is None
     assert at_construct["compiled"] is False, "a construct under PYNATIVE_MODE runs op by op"
-    assert at_construct["switchTo"] == "GRAPH_MODE"
+    assert at_construct["switchTo"] == "GRAPH_MODE" and at_construct["spore"] is True
     at_jit = await mode(client, uri, line_of(text, "return x + 1"))
     assert at_jit["compiled"] is True and at_jit["compiledScope"] == "step", "@jit compiles in either mode"
 
@@ -67,6 +67,12 @@ async def test_graph_mode_names_its_line_and_compiled_code(client: LanguageClien
     assert plain["mode"] == "GRAPH_MODE" and plain["compiled"] is False, "a plain function is not compiled"
     top = await mode(client, uri, None)
     assert top["mode"] == "GRAPH_MODE" and top["compiled"] is False
+
+
+async def test_a_file_without_spore_says_so(client: LanguageClient):
+    uri, _ = await open_and_diagnose(client, "plain.py", "x = 1\n")
+    got = await mode(client, uri, 0)
+    assert got["spore"] is False and got["mode"] == "PYNATIVE_MODE"
 
 
 async def test_mode_from_a_variable_is_unknown(client: LanguageClient):
