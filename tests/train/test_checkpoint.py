@@ -17,7 +17,7 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 import pytest
-from google.protobuf import descriptor_pb2
+from google.protobuf import descriptor_pb2, unknown_fields
 
 from spore import Parameter, Tensor, nn, ops
 from spore.train import CheckpointError, load_checkpoint, save_checkpoint
@@ -43,6 +43,25 @@ def record(tag: str, dims: list[int], tname: str, content: bytes) -> bytes:
     value.tensor.tensor_type = tname
     value.tensor.tensor_content = content
     return msg.SerializeToString()
+
+
+def mindspore_parse(data: bytes, crc_check: bool = True) -> schema.Checkpoint:
+    """What MindSpore 2.10's `_parse_ckpt_proto` does with a file's bytes: strip the CRC trailer
+    when ``data[-17:-10] == b"crc_num"`` (verifying it under ``crc_check``), then one protobuf
+    ``Checkpoint.ParseFromString``; its loader then walks only ``Checkpoint.value``."""
+    if data[-17:-10] == b"crc_num":
+        stored, data = int.from_bytes(data[-10:], "big"), data[:-17]
+        if crc_check:
+            assert zlib.crc32(data, 0) == stored, "MindSpore would refuse: the crc check is failed"
+    msg = schema.Checkpoint()
+    msg.ParseFromString(data)
+    return msg
+
+
+def spore_file(records: bytes) -> bytes:
+    """The bytes Spore writes for these records: its header, the records, MindSpore's CRC trailer."""
+    body = schema.SPORE_HEADER + records
+    return body + b"crc_num" + zlib.crc32(body).to_bytes(10, "big")
 
 
 def refused(path: Path, *patterns: str, **kwargs) -> CheckpointError:
@@ -82,14 +101,22 @@ def test_mindspore_checkpoint_loads_every_tensor_exactly():
         assert_exact(loaded[name].asnumpy(), arr, name)
 
 
-def test_spore_writes_the_mindspore_file_byte_for_byte(tmp_path):
+def test_spore_writes_mindspores_records_byte_for_byte_between_its_header_and_crc_trailer(tmp_path):
     out = tmp_path / "params.ckpt"
     save_checkpoint([{"name": k, "data": Tensor(v)} for k, v in expected_params().items()], str(out))
-    ours, theirs = schema.Checkpoint(), schema.Checkpoint()
-    ours.ParseFromString(out.read_bytes())
-    theirs.ParseFromString(PARAMS_CKPT.read_bytes())
-    assert ours == theirs  # same message structure, field by field
-    assert out.read_bytes() == PARAMS_CKPT.read_bytes()  # and the very same bytes
+    data = out.read_bytes()
+    theirs = PARAMS_CKPT.read_bytes()
+    assert data == spore_file(theirs)  # MindSpore's very records, framed by the header and the trailer
+    # MindSpore's reader, with and without crc_check, sees exactly MindSpore's own file ...
+    for crc_check in (True, False):
+        ours = mindspore_parse(data, crc_check)
+        assert list(ours.value) == list(mindspore_parse(theirs).value)
+    # ... because the header is one field the schema does not define, which protobuf keeps aside.
+    unknown = [(f.field_number, f.wire_type, f.data) for f in unknown_fields.UnknownFieldSet(mindspore_parse(data))]
+    assert unknown == [(schema.SPORE_FIELD, 2, b"spore.ckpt/1")]
+    # crc_check=True on save (MindSpore's way to ask for the trailer) writes the same bytes.
+    save_checkpoint([{"name": k, "data": Tensor(v)} for k, v in expected_params().items()], str(out), crc_check=True)
+    assert out.read_bytes() == data
 
 
 def test_mindspore_cnn_checkpoint_reproduces_mindspore_output():
@@ -171,8 +198,7 @@ def test_append_dict_adds_scalars_strings_and_tensors_with_mindspore_dtypes(tmp_
     assert loaded["note"] == "ünïcode €" and loaded["empty"] == ""
     assert_exact(loaded["extra"].asnumpy(), np.array([1, 2], dtype=np.int64))
     # On disk: a scalar has no dims (MindSpore 2.x), a string is dims [0] of type "str".
-    msg = schema.Checkpoint()
-    msg.ParseFromString(path.read_bytes())
+    msg = mindspore_parse(path.read_bytes())
     by_tag = {v.tag: v.tensor for v in msg.value}
     assert list(by_tag["epoch_num"].dims) == [] and by_tag["epoch_num"].tensor_type == "Int64"
     assert list(by_tag["note"].dims) == [0] and by_tag["note"].tensor_type == "str"
@@ -191,8 +217,7 @@ def test_large_tensors_are_written_in_slices_and_reassembled(tmp_path, monkeypat
     arr = np.arange(100, dtype=np.float32).reshape(10, 10)  # 400 bytes -> 7 slices
     path = tmp_path / "sliced.ckpt"
     save_checkpoint({"big": Tensor(arr), "small": Tensor(np.ones(2, np.float32))}, str(path))
-    msg = schema.Checkpoint()
-    msg.ParseFromString(path.read_bytes())
+    msg = mindspore_parse(path.read_bytes())
     assert [v.tag for v in msg.value] == ["big"] * 7 + ["small"]
     assert all(list(v.tensor.dims) == [10, 10] for v in msg.value[:7])
     loaded = load_checkpoint(str(path))
@@ -278,23 +303,34 @@ def test_every_truncation_is_refused_except_whole_records_without_crc(tmp_path):
     assert len(boundaries) == len(want)
 
 
-def test_every_truncation_of_a_crc_checkpoint_is_refused_under_crc_check(tmp_path):
-    src = tmp_path / "crc.ckpt"
-    save_checkpoint([{"name": k, "data": Tensor(v)} for k, v in expected_params().items()], str(src), crc_check=True)
+def test_every_truncation_of_a_spore_checkpoint_is_refused_whatever_crc_check_says(tmp_path):
+    src = tmp_path / "spore.ckpt"
+    save_checkpoint([{"name": k, "data": Tensor(v)} for k, v in expected_params().items()], str(src))
     data = src.read_bytes()
-    body = PARAMS_CKPT.read_bytes()
-    assert data[:len(body)] == body  # the same records, then MindSpore's trailer
-    assert data[len(body):] == b"crc_num" + zlib.crc32(body).to_bytes(10, "big")
     assert list(load_checkpoint(str(src), crc_check=True)) == list(expected_params())
+    boundaries = {len(schema.SPORE_HEADER) + end for _, end, _ in record_spans(PARAMS_CKPT.read_bytes())}
     path = tmp_path / "cut.ckpt"
     for n in range(1, len(data)):
         write(path, data[:n])
-        refused(path, "no CRC trailer|truncated", crc_check=True)
+        # A cut between records used to load fewer tensors; the header says a trailer must follow.
+        err = refused(path, "written by Spore.* has none: the file is truncated" if n in boundaries else
+                      "truncated|corrupted")
+        assert err.file == os.path.realpath(path)
+        refused(path, "truncated|corrupted", crc_check=True)
 
 
-def test_every_flipped_byte_of_a_crc_checkpoint_is_refused(tmp_path):
-    src = tmp_path / "crc.ckpt"
-    save_checkpoint([{"name": k, "data": Tensor(v)} for k, v in expected_params().items()], str(src), crc_check=True)
+def test_a_mindspore_crc_checkpoint_is_verified_without_crc_check(tmp_path):
+    body = PARAMS_CKPT.read_bytes()  # MindSpore's records with MindSpore's crc_check=True trailer
+    path = write(tmp_path / "ms_crc.ckpt", body + b"crc_num" + zlib.crc32(body).to_bytes(10, "big"))
+    assert list(load_checkpoint(str(path))) == list(expected_params())
+    damaged = bytearray(path.read_bytes())
+    damaged[len(body) // 2] ^= 0x01  # one bit of a tensor's bytes
+    refused(write(tmp_path / "flip.ckpt", bytes(damaged)), "fails its CRC-32 check")
+
+
+def test_every_flipped_byte_of_a_spore_checkpoint_is_refused(tmp_path):
+    src = tmp_path / "spore.ckpt"
+    save_checkpoint([{"name": k, "data": Tensor(v)} for k, v in expected_params().items()], str(src))
     data = src.read_bytes()
     path = tmp_path / "flipped.ckpt"
     for i in range(len(data)):
@@ -494,9 +530,17 @@ def test_a_writer_killed_mid_save_leaves_the_previous_checkpoint_intact(tmp_path
     assert list(loaded) == [d["name"] for d in want]
     for d in want:
         assert_exact(loaded[d["name"]].asnumpy(), d["data"].asnumpy(), d["name"])
-    # The killed write got exactly its first records into the temp file: the target never saw them.
-    partial = load_checkpoint(shutil.copy(temps[0], tmp_path / "partial.ckpt"))
+    # The killed write got exactly its first records into the temp file: the target never saw them,
+    # and as a checkpoint the temp file is refused (Spore's header, no trailer) rather than half-loaded.
+    assert temps[0].name.startswith(f".big.ckpt.{proc.pid}.")
+    partial = shutil.copy(temps[0], tmp_path / "partial.ckpt")
+    refused(Path(partial), "written by Spore.* has none: the file is truncated")
     doomed = writer.payload(2)[:writer.STOP_AFTER_RECORDS]
-    assert list(partial) == [d["name"] for d in doomed]
-    for d in doomed:
-        assert_exact(partial[d["name"]].asnumpy(), d["data"].asnumpy(), d["name"])
+    records = schema.decode(memoryview(Path(partial).read_bytes()))
+    assert [name for name, _ in records] == [d["name"] for d in doomed]
+    for (name, arr), d in zip(records, doomed):
+        assert_exact(arr, d["data"].asnumpy(), name)
+    # The next save to that path removes the dead writer's temp file, and leaves nothing of its own.
+    save_checkpoint(writer.payload(3), str(path))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.ckpt", "partial.ckpt"]
+    assert_exact(load_checkpoint(str(path))["layer5.weight"].asnumpy(), writer.payload(3)[5]["data"].asnumpy())

@@ -4,11 +4,22 @@ Files are MindSpore's `.ckpt` protobuf (see checkpoint_schema.py): MindSpore 2.1
 Spore writes and the other way round, and for the same tensors the bytes are identical.
 
 What Spore adds is safety:
-- Saving is atomic: the bytes go to a temp file in the target's directory, are fsynced, and
-  replace the target with ``os.replace``; a crash at any point leaves the previous file intact.
-- Loading refuses any file it cannot read completely and exactly, naming the file and what is
-  wrong (truncation, corruption, unknown dtype, wrong size, repeated names, a failed CRC) — it
-  never half-loads. A CRC trailer (``crc_check=True`` on save) is verified whenever present.
+- Saving is atomic: the bytes go to a temp file ``.<name>.<pid>.<random>.tmp`` in the target's
+  directory, are fsynced, and replace the target with ``os.replace``; a crash at any point leaves
+  the previous file intact, and the next save to that path removes the temp files crashed writers
+  left (those whose writer process is gone, or that nobody has touched for a while).
+- Every file Spore writes carries Spore's header and MindSpore's CRC-32 trailer (what MindSpore
+  writes for ``crc_check=True``), whatever ``crc_check`` says; MindSpore reads such files as usual.
+- Loading reads only regular files, no larger than a limit (this machine's RAM, or
+  ``SPORE_CKPT_MAX_BYTES`` / `max_load_bytes`), and refuses any file it cannot read completely and
+  exactly, naming the file and what is wrong (truncation, corruption, unknown dtype, wrong size,
+  impossible dims, repeated names, a failed CRC, a Spore file whose trailer is gone) — it never
+  half-loads. A CRC trailer is verified whenever present, whatever ``crc_check`` says.
+- What cannot be detected: a file MindSpore wrote without ``crc_check=True`` has no checksum, so a
+  cut exactly between two records (fewer tensors), changed tensor bytes, or a changed name or
+  dims that stays well-formed load without complaint; likewise a MindSpore ``crc_check=True`` file
+  cut between records (the cut takes the trailer with it). A CRC is no signature: whoever edits a
+  file on purpose can recompute it.
 - `load_param_into_net` checks every parameter first and reports all shape/dtype mismatches
   together (name, expected, got); only when all fit does it assign, so a net is never half-loaded.
 Nothing is unpickled or evaluated: the format is plain protobuf and raw little-endian arrays.
@@ -22,6 +33,7 @@ import os
 import stat
 import tempfile
 import threading
+import time
 import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -33,12 +45,32 @@ from ..common import dtype as mstype
 from ..errors import SporeError, user_location
 from ..nn.cell import Cell
 from ..tensor import Parameter, Tensor
-from .checkpoint_schema import FormatError, crc32, crc_trailer, decode, encode_entries, split_crc, type_name
+from .checkpoint_schema import (
+    SPORE_HEADER,
+    FormatError,
+    crc32,
+    crc_trailer,
+    decode,
+    encode_entries,
+    has_spore_header,
+    split_crc,
+    type_name,
+)
 
 __all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net", "CheckpointError",
-           "CheckpointMismatchError", "ParamMismatch"]
+           "CheckpointMismatchError", "ParamMismatch", "max_load_bytes"]
 
 logger = logging.getLogger("spore.train")
+
+#: The largest checkpoint `load_checkpoint` reads, in bytes. None: ``SPORE_CKPT_MAX_BYTES`` from the
+#: environment if set, else this machine's physical memory (the whole file is read into memory).
+max_load_bytes: int | None = None
+_MAX_BYTES_ENV = "SPORE_CKPT_MAX_BYTES"
+# A temp file of a save to the same path is stale when its writer process is gone, or, when that
+# cannot be told (no pid in its name, or the pid now names some other process), when nobody has
+# written it for this long: a live writer touches its temp file continuously until the rename.
+STALE_TEMP_SECONDS = 10.0
+STALE_TEMP_SECONDS_LIVE_PID = 3600.0
 
 Entry = tuple[str, "np.ndarray | str"]
 
@@ -199,22 +231,95 @@ def _fsync_dir(directory: str) -> None:
         os.close(fd)
 
 
-def _write_atomic(path: str, entries: Iterable[Entry], crc_check: bool) -> None:
-    """Write to a unique temp file beside `path`, fsync, then os.replace: all or nothing."""
-    directory, base = os.path.split(path)
+# Temp files this process is writing right now (async saves run beside the caller's thread).
+_writing: set[str] = set()
+_writing_lock = threading.Lock()
+
+
+def _pid_alive(pid: int) -> bool:
+    """Whether a process with this id exists (on this machine; a zombie still counts)."""
+    if pid <= 0:
+        return False
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=directory)
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it exists, owned by someone else
+        return True
+    except OSError:
+        return True  # cannot tell: treat it as alive, the age rule still applies
+    return True
+
+
+def _temp_is_stale(tmp: str, name: str, prefix: str, now: float) -> bool:
+    """Whether the temp file `tmp` (base name `name`) was left by a writer that will never finish."""
+    try:
+        st = os.lstat(tmp)
+    except OSError:
+        return False
+    if not stat.S_ISREG(st.st_mode):
+        return False  # not something Spore's writer creates: leave it alone
+    age = now - st.st_mtime
+    middle = name[len(prefix):-len(".tmp")]
+    pid_text, dot, _ = middle.partition(".")
+    if not (dot and pid_text.isdigit()):  # no pid in the name (written by an older Spore)
+        return age > STALE_TEMP_SECONDS
+    pid = int(pid_text)
+    if pid == os.getpid():
+        with _writing_lock:
+            return tmp not in _writing  # ours, and no thread of ours is writing it: a failed write
+    return not _pid_alive(pid) or age > STALE_TEMP_SECONDS_LIVE_PID
+
+
+def _remove_stale_temps(path: str) -> list[str]:
+    """Remove the ``.<name>.*.tmp`` files crashed saves to `path` left; returns what was removed.
+
+    A concurrent writer's temp file is never touched: its pid is alive and it is being written.
+    """
+    directory, base = os.path.split(path)
+    prefix = f".{base}."
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return []
+    removed, now = [], time.time()
+    for name in names:
+        if not (name.startswith(prefix) and name.endswith(".tmp") and len(name) > len(prefix) + 4):
+            continue
+        tmp = os.path.join(directory, name)
+        if _temp_is_stale(tmp, name, prefix, now):
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+                removed.append(tmp)
+    if removed:
+        logger.info("save_checkpoint: removed %d temp file(s) left by interrupted saves of %s: %s",
+                    len(removed), path, [os.path.basename(r) for r in removed])
+    return removed
+
+
+def _write_atomic(path: str, entries: Iterable[Entry], crc_check: bool) -> None:
+    """Write to a unique temp file beside `path`, fsync, then os.replace: all or nothing.
+
+    The file is Spore's header, the records, then MindSpore's CRC-32 trailer over all of it — always:
+    ``crc_check`` only says the caller asked for it. Stale temp files of crashed saves go first.
+    """
+    del crc_check  # the trailer is written in every case; the argument is kept for MindSpore's signature
+    directory, base = os.path.split(path)
+    _remove_stale_temps(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{base}.{os.getpid()}.", suffix=".tmp", dir=directory)
     except OSError as err:  # name the checkpoint, not the temp file the user never asked for
         raise type(err)(err.errno, f"save_checkpoint: cannot write {path}: {err.strerror}") from err
+    with _writing_lock:
+        _writing.add(tmp)
     try:
         with os.fdopen(fd, "wb") as f:
-            crc = 0
+            f.write(SPORE_HEADER)
+            crc = zlib.crc32(SPORE_HEADER)
             for chunk in encode_entries(entries):
                 f.write(chunk)
-                if crc_check:
-                    crc = zlib.crc32(chunk, crc)
-            if crc_check:
-                f.write(crc_trailer(crc & 0xFFFFFFFF))
+                crc = zlib.crc32(chunk, crc)
+            f.write(crc_trailer(crc & 0xFFFFFFFF))
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, stat.S_IRUSR)  # read-only, as MindSpore leaves its checkpoints
@@ -223,6 +328,9 @@ def _write_atomic(path: str, entries: Iterable[Entry], crc_check: bool) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+    finally:
+        with _writing_lock:
+            _writing.discard(tmp)
     _fsync_dir(directory)
 
 
@@ -286,11 +394,13 @@ def save_checkpoint(save_obj: Any, ckpt_file_name: Any, integrated_save: bool = 
     Float32, bool, str, Tensor), e.g. ``{"epoch_num": 3}``. ``choice_func(name) -> bool`` picks
     the parameters to save. ``.ckpt`` is appended to a name that does not end in it.
 
-    The write is atomic (temp file + fsync + rename), so a crash leaves the previous file intact.
-    ``async_save=True`` (or "thread"/"process", both a thread here) copies the data now and writes
-    in the background; a later load of the same file waits for it. ``crc_check=True`` appends
-    MindSpore's CRC-32 trailer, which every later load verifies. Encryption (``enc_key``) and
-    ``format='safetensors'`` are refused; ``integrated_save`` only matters for parallel training.
+    The write is atomic (temp file + fsync + rename), so a crash leaves the previous file intact;
+    temp files that crashed saves to the same path left are removed first. ``async_save=True``
+    (or "thread"/"process", both a thread here) copies the data now and writes in the background;
+    a later load of the same file waits for it. Every file gets Spore's header and MindSpore's
+    CRC-32 trailer (``crc_check=True``'s layout, written even with the default ``crc_check=False``),
+    which every later load verifies; MindSpore loads the file as usual. Encryption (``enc_key``)
+    and ``format='safetensors'`` are refused; ``integrated_save`` only matters for parallel training.
     """
     fn = "save_checkpoint"
     _check_format(format, fn)
@@ -352,13 +462,89 @@ def _load_path(name: Any, fmt: str) -> str:
     return path
 
 
+def _load_limit() -> tuple[int, str]:
+    """The size limit for one checkpoint, and where it comes from (for the error message)."""
+    if max_load_bytes is not None:
+        return int(max_load_bytes), "spore.train.checkpoint.max_load_bytes"
+    env = os.environ.get(_MAX_BYTES_ENV, "").strip()
+    if env:
+        try:
+            value = int(env)
+        except ValueError:
+            raise _error(f"load_checkpoint: {_MAX_BYTES_ENV}={env!r} is not a whole number of bytes") from None
+        if value < 0:
+            raise _error(f"load_checkpoint: {_MAX_BYTES_ENV}={env!r} must not be negative")
+        return value, f"{_MAX_BYTES_ENV}={env}"
+    try:
+        ram = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        ram = 0
+    if ram <= 0:
+        ram = 64 * 1024**3
+    return ram, "this machine's physical memory"
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def _read_whole(path: str) -> bytearray:
+    """The bytes of `path`, a regular file within the size limit; refused before any read otherwise.
+
+    The type is checked before opening (opening a FIFO would block, a device may never end) and
+    again on the open descriptor (the path may have been swapped in between); the size is checked
+    before reading, and a file that changes size while it is read is refused.
+    """
+    def refuse(message: str, hint: str | None = None) -> CheckpointError:
+        return _error(f"load_checkpoint: {path} {message}", file=path, hint=hint)
+
+    try:
+        st = os.stat(path)
+    except OSError as err:
+        raise refuse(f"cannot be read: {err.strerror}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise refuse(f"is {_kind(st.st_mode)}, not a checkpoint file; only regular files are read")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as err:
+        raise refuse(f"cannot be read: {err.strerror}") from None
+    with os.fdopen(fd, "rb", buffering=0) as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise refuse(f"is {_kind(st.st_mode)}, not a checkpoint file; only regular files are read")
+        limit, origin = _load_limit()
+        if st.st_size > limit:
+            raise refuse(f"is {st.st_size} bytes, more than the {limit}-byte limit ({origin})",
+                         hint=f"if the file is genuine, raise the limit: set {_MAX_BYTES_ENV} (bytes) or "
+                              "spore.train.checkpoint.max_load_bytes")
+        buf = bytearray(st.st_size + 1)  # one spare byte tells a file that grew while being read
+        view, got = memoryview(buf), 0
+        try:
+            while got < len(buf):
+                n = f.readinto(view[got:])
+                if not n:
+                    break
+                got += n
+        except OSError as err:
+            raise refuse(f"cannot be read: {err.strerror}") from None
+        finally:
+            view.release()
+    if got != st.st_size:
+        raise refuse(f"changed size while it was read ({st.st_size} bytes before, {'more' if got > st.st_size else got}"
+                     f"{'' if got > st.st_size else ' bytes'} after): it is being written, or it is not a file on disk",
+                     hint="load it once the writer has finished")
+    del buf[got:]
+    return buf
+
+
 def read_checkpoint(path: str, crc_check: bool = False) -> list[Entry]:
     """Every (name, array-or-string) of a checkpoint file, validated; refuses anything incomplete."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as err:
-        raise _error(f"cannot read checkpoint {path}: {err.strerror}", file=path) from err
+    data = _read_whole(path)
     if not data:
         raise _error(f"checkpoint {path} is empty (0 bytes)", file=path,
                      hint="it was cut off (e.g. an interrupted copy), or saved from a net with no parameters")
@@ -368,6 +554,10 @@ def read_checkpoint(path: str, crc_check: bool = False) -> list[Entry]:
         if actual != stored:
             raise _error(f"checkpoint {path} fails its CRC-32 check (stored {stored:#010x}, computed {actual:#010x}): "
                          "the file is corrupted", file=path)
+    elif has_spore_header(body):
+        raise _error(f"checkpoint {path} ({len(data)} bytes) was written by Spore, which always ends its files with "
+                     "a CRC trailer, but this one has none: the file is truncated (or its end is damaged)", file=path,
+                     hint="re-copy or re-save the file")
     elif crc_check:
         raise _error(f"checkpoint {path} has no CRC trailer, but crc_check=True: it was saved without "
                      "crc_check=True, or it is truncated", file=path)

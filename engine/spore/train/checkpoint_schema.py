@@ -8,8 +8,17 @@ Writing follows MindSpore's writer byte for byte: one serialized ``Checkpoint`` 
 ``Value`` per tensor (per 512 MiB slice of a tensor), concatenated. Reading walks that framing by
 hand (one length-prefixed record per Value, so errors can name the record and byte offset) and
 lets protobuf parse each record; then every record is checked: required fields, no unknown
-fields, UTF-8 names, a known dtype, sane dims, content length == prod(dims) * itemsize, bools that
-are 0/1, and no repeated names except the consecutive slices of one tensor.
+fields, UTF-8 names, a known dtype, sane dims (their byte size computed with Python integers, so
+``[0, 2**40, 2**40]`` cannot wrap or reach NumPy), content length == prod(dims) * itemsize, bools
+that are 0/1, and no repeated names except the consecutive slices of one tensor.
+
+Spore adds two things MindSpore's reader tolerates, so that a damaged Spore file can always be told:
+- a *header*: one unknown field of the top-level ``Checkpoint`` message (field 21328, bytes
+  ``spore.ckpt/1``) before the first record. Protobuf keeps unknown fields and MindSpore only
+  iterates ``Checkpoint.value``, so MindSpore loads the file as if it were not there;
+- MindSpore's own CRC trailer (``b"crc_num"`` + CRC-32 as 10 big-endian bytes, over every byte
+  before it, header included), which MindSpore strips whether or not it checks it.
+A file that starts with the header but ends without a trailer was cut short: it is refused.
 """
 
 from __future__ import annotations
@@ -28,13 +37,20 @@ from ..common import dtype as mstype
 from ..common.dtype import DType
 
 __all__ = ["Checkpoint", "Value", "TensorProto", "MapTensorProto", "TENSOR_TYPES", "FormatError",
-           "type_name", "encode_entries", "decode", "crc_trailer", "split_crc"]
+           "type_name", "encode_entries", "decode", "crc_trailer", "split_crc", "SPORE_HEADER", "has_spore_header"]
 
 # MindSpore splits a tensor's content into Values of at most this many bytes (SLICE_SIZE KiB).
 SLICE_BYTES = 512 * 1024 * 1024
 CRC_MAGIC = b"crc_num"
 CRC_TRAILER_LEN = len(CRC_MAGIC) + 10
 _MAX_DIMS = 32  # NumPy's limit is 64; no real network comes near either
+_MAX_ARRAY_BYTES = np.iinfo(np.intp).max  # NumPy refuses arrays larger than this ("array is too big")
+
+# Spore's header: field 21328 ("SP"), wire type 2 (length-delimited), of the top-level Checkpoint.
+SPORE_FIELD = 0x5350
+_SPORE_KEY = SPORE_FIELD << 3 | 2
+_SPORE_PAYLOAD = b"spore.ckpt/1"
+SPORE_HEADER = bytes([0x82, 0xB5, 0x0A, len(_SPORE_PAYLOAD)]) + _SPORE_PAYLOAD  # varint(_SPORE_KEY), length
 
 
 def _build_schema() -> descriptor_pool.DescriptorPool:
@@ -128,6 +144,11 @@ def encode_entries(entries: Iterable[tuple[str, np.ndarray | str]]) -> Iterator[
                 yield _record(name, value.shape, tname, content[start:start + SLICE_BYTES])
 
 
+def has_spore_header(data: memoryview | bytes) -> bool:
+    """Whether the bytes start with Spore's header, i.e. Spore wrote them (with a CRC trailer)."""
+    return bytes(data[:len(SPORE_HEADER)]) == SPORE_HEADER
+
+
 def crc_trailer(crc: int) -> bytes:
     """MindSpore's CRC trailer: b"crc_num" + the CRC-32 as a 10-byte big-endian integer."""
     return CRC_MAGIC + crc.to_bytes(10, byteorder="big")
@@ -165,12 +186,20 @@ def _varint(buf: memoryview, pos: int, what: str, record: int) -> tuple[int, int
 
 
 def iter_records(buf: memoryview) -> Iterator[tuple[int, int, memoryview]]:
-    """(record number from 1, byte offset, payload) for each top-level ``Checkpoint.value``."""
+    """(record number from 1, byte offset, payload) for each top-level ``Checkpoint.value``.
+
+    Spore's header is skipped when the bytes start with it; anywhere else, or altered, it is an error.
+    """
     pos, n, k = 0, len(buf), 0
+    if has_spore_header(buf):
+        pos = len(SPORE_HEADER)
     while pos < n:
         k += 1
         start = pos
         key, pos = _varint(buf, pos, "header", k)
+        if key == _SPORE_KEY:
+            raise FormatError(f"byte {start}: Spore's file header is damaged, misplaced or of a newer Spore version "
+                              f"(expected {SPORE_HEADER!r} at byte 0): the file is corrupted")
         if key != 0x0A:
             raise FormatError(
                 f"byte {start}: expected checkpoint record #{k} (protobuf key 0x0a: field 1, length-delimited), "
@@ -257,6 +286,11 @@ def _finish(p: _Pending) -> np.ndarray | str:
     itemsize = dtype.itemsize
     # Older MindSpore wrote scalars as dims [0]; its reader (and ours) takes one element as a scalar.
     shape = () if p.dims == [0] and len(content) == itemsize else tuple(p.dims)
+    # Python integers: no product wraps. A zero dim makes the array empty, but NumPy still refuses
+    # shapes whose other dims multiply past its index range, so those are refused here first.
+    if math.prod(d for d in shape if d) * itemsize > _MAX_ARRAY_BYTES:
+        raise FormatError(f"{where}: dims {list(p.dims)} describe more elements than any array can hold: "
+                          "the file is corrupted")
     need = math.prod(shape) * itemsize
     if len(content) != need:
         sliced = f" over {len(p.chunks)} slices" if len(p.chunks) > 1 else ""
@@ -264,7 +298,11 @@ def _finish(p: _Pending) -> np.ndarray | str:
                           f"{len(content)}{sliced}: the file is truncated or corrupted")
     if dtype is mstype.bool_ and content and np.frombuffer(content, np.uint8).max() > 1:
         raise FormatError(f"{where}: Bool content holds bytes other than 0 and 1: the file is corrupted")
-    arr = np.frombuffer(content, dtype=dtype.np).reshape(shape)
+    try:
+        arr = np.frombuffer(content, dtype=dtype.np).reshape(shape)
+    except ValueError as err:  # a safety net: the checks above are meant to leave nothing for NumPy to refuse
+        raise FormatError(f"{where}: dims {list(p.dims)} cannot shape its content ({err}): the file is corrupted") \
+            from None
     return arr.byteswap() if _BIG_ENDIAN and itemsize > 1 else arr
 
 
