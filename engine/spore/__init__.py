@@ -45,7 +45,9 @@ def __getattr__(name: str) -> Any:
         try:  # any other submodule (spore.context, spore.errors...) as an attribute
             return importlib.import_module(f"{__name__}.{name}")
         except ModuleNotFoundError:
-            raise AttributeError(f"module 'spore' has no attribute {name!r}") from None
+            from ._missing import missing_attribute  # a MindSpore name Spore lacks: NotSupportedError
+
+            raise missing_attribute("mindspore", name) from None
     module = importlib.import_module(f"{__name__}.{target[0]}")
     value = module if target[1] is None else getattr(module, target[1])
     globals()[name] = value

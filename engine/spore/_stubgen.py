@@ -49,7 +49,10 @@ _STDLIB_FROM = ("typing", "collections.abc", "types", "numbers", "collections", 
 # class attributes that are implementation plumbing, not API, and that every class has
 _SKIP_MEMBERS = {"__module__", "__doc__", "__slots__", "__dict__", "__weakref__", "__qualname__",
                  "__annotations__", "__firstlineno__", "__static_attributes__", "__orig_bases__",
-                 "__parameters__"}
+                 "__parameters__",
+                 # Tensor's fallback that only raises NotSupportedError (spore/_tensor_api.py): in a stub
+                 # it would tell Pyright/Pylance that every attribute exists
+                 "__getattr__"}
 
 
 class _Unresolved(Exception):

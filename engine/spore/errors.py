@@ -169,6 +169,22 @@ class ValueDependentShapeError(SporeError, ValueError):
     (`unique`, `nonzero`, boolean-mask indexing): refused rather than given a guessed size."""
 
 
+class NotSupportedError(SporeError, AttributeError):
+    """A MindSpore name that Spore does not have (yet, or by design: see `spore._missing`).
+
+    A subclass of AttributeError so that `hasattr(ms.ops, "name")` and `getattr(..., default)` keep
+    answering False / the default, while code that uses the name fails with a message saying which
+    MindSpore name it is and why it is missing, instead of a bare "module has no attribute".
+    """
+
+    def __init__(self, qualname: str, reason: str | None = None, *, hint: str | None = None):
+        self.qualname = qualname
+        message = (f"spore does not have {qualname}: {reason}" if reason
+                   else f"spore does not have {qualname} yet")
+        super().__init__(message, hint=hint)
+        self.name = qualname.rsplit(".", 1)[-1]  # AttributeError's field: the missing attribute
+
+
 class ContextError(SporeError, ValueError):
     """A bad `set_context` key or value."""
 
@@ -186,22 +202,73 @@ def located(err: SporeError) -> SporeError:
 
 
 class GraphCompileError(SporeError, RuntimeError):
-    """Graph mode cannot compile a construct. Carries the rule, the user's line and the fix."""
+    """Graph mode cannot compile a construct. Carries the rule, the user's line and the fix.
+
+    `scope` is the user function being compiled (``Net.construct``); `layer` is, for an error raised
+    inside one of Spore's own layers, that layer's Cell path (``Net.block.2.fc``): the user's line
+    (`loc`) is then the call in the user's code that reached the layer, as the layer's own source
+    is not the user's.
+    """
 
     def __init__(self, reason: str, *, loc: SourceLoc | None = None, hint: str | None = None,
-                 scope: str = "", rule: str | None = None):
+                 scope: str = "", rule: str | None = None, layer: str = ""):
         self.scope = scope
         self.rule = rule
+        self.layer = layer
         super().__init__(reason, loc=loc, hint=hint)
 
     def _headline(self) -> str:
         head = f"Graph mode cannot compile {self.scope}: " if self.scope else "Graph mode: "
-        return head + self.reason
+        return head + self.reason + (f" (in layer {self.layer})" if self.layer else "")
 
     def to_dict(self) -> dict:
         d = super().to_dict()
-        d.update(scope=self.scope, rule=self.rule)
+        d.update(scope=self.scope, rule=self.rule, layer=self.layer)
         return d
+
+
+class InputTypeError(SporeError, TypeError):
+    """A Cell, a compiled function or an op was given a value where it takes a Tensor (a NumPy array,
+    a list of numbers, ...). MindSpore refuses these too rather than guess a dtype; the message names
+    the argument and the function, and `loc` the user's call.
+
+    `value` is the offending object itself, so an enclosing Cell that was handed the very same object
+    can say which of *its* arguments it came in through (the user's mistake is at that call).
+    """
+
+    def __init__(self, function: str, argument: str, value: Any, *, expected: str = "a Tensor",
+                 loc: SourceLoc | None = None, hint: str | None = None):
+        self.function, self.argument, self.expected = function, argument, expected
+        self.actual = type_name(value)
+        self.value = value
+        if hint is None and _looks_numeric(value):
+            hint = f"pass ms.Tensor({argument}) instead (ms.Tensor({argument}, ms.float32) to choose the dtype)"
+        super().__init__(f"expected {expected}, got {self.actual} for argument `{argument}` of {function}",
+                         loc=loc, hint=hint)
+
+    def to_dict(self) -> dict:
+        d = super().to_dict()
+        d.update(function=self.function, argument=self.argument, expected=self.expected, actual=self.actual)
+        return d
+
+
+def type_name(value: Any) -> str:
+    """How an error names a value's type: ``numpy.ndarray``, ``list``, ``spore.Tensor``."""
+    t = type(value)
+    mod = t.__module__
+    if mod == "builtins":
+        return t.__qualname__
+    return f"{mod.split('.')[0]}.{t.__qualname__}"
+
+
+def _looks_numeric(value: Any) -> bool:
+    """A NumPy array or scalar, a number, or a (nested) list/tuple of numbers: data that would make a
+    Tensor (the error's hint then says how)."""
+    if type(value).__module__ == "numpy":
+        return True
+    if isinstance(value, (list, tuple)):
+        return bool(value) and all(_looks_numeric(v) for v in value[:64])
+    return isinstance(value, (int, float, complex)) and not isinstance(value, bool)
 
 
 class NonFiniteError(SporeError, FloatingPointError):

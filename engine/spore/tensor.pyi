@@ -20,6 +20,13 @@ def _printable(arr: numpy.ndarray) -> numpy.ndarray:
     """bfloat16 prints through float32 (NumPy would show it without a decimal point)."""
 
 
+def _shown(arr: numpy.ndarray, threshold: int, edgeitems: int) -> tuple[numpy.ndarray, int]:
+    """The part of `arr` NumPy's summarisation prints, and the threshold that prints it so."""
+
+
+def _array_text(arr: numpy.ndarray, separator: str) -> str: ...
+
+
 def _flatten(seq: Any) -> Iterator[Any]: ...
 
 
@@ -237,6 +244,9 @@ class Tensor:
         """Rounds each element down to the nearest integer (integer tensors are returned as they are)."""
     def floor_divide(self, other: Any) -> Tensor:
         """Divides `input` by `other` element-wise and rounds the quotient down."""
+    @staticmethod
+    def from_numpy(array: numpy.ndarray) -> Tensor:
+        """A Tensor that shares memory with the NumPy `array` (MindSpore's ``Tensor.from_numpy``)."""
     def gather(self, input_indices: Any, axis: builtins.int, batch_dims: builtins.int = 0) -> Tensor:
         """Slices of `input_params` along `axis` at `input_indices`; out-of-range indices raise."""
     def gather_elements(self, dim: builtins.int, index: Any) -> Tensor:
@@ -340,8 +350,8 @@ class Tensor:
         """Same as `moveaxis`."""
     def mul(self, other: Any) -> Tensor:
         """Multiplies `input` by `other` element-wise."""
-    def multiply(self, other: Any) -> Tensor:
-        """Multiplies `input` by `other` element-wise."""
+    def multiply(self, value: Any) -> Tensor:
+        """`self` times `value` element-wise (MindSpore's ``Tensor.multiply(value)``)."""
     def narrow(self, axis: builtins.int, start: builtins.int, length: builtins.int) -> Tensor:
         """`length` elements of `input` along `axis`, from `start`."""
     def ne(self, other: Any) -> Tensor:
@@ -430,8 +440,8 @@ class Tensor:
         """Exchanges two dimensions."""
     def swapdims(self, dim0: builtins.int, dim1: builtins.int) -> Tensor:
         """Same as `swapaxes`."""
-    def take(self, indices: Any, axis: builtins.int | None = None, mode: str = 'clip') -> Tensor:
-        """NumPy's take: elements at `indices` along `axis` (flattened when None); `mode` 'raise', 'wrap' or 'clip' says
+    def take(self, index: Any, axis: builtins.int | None = None, mode: str = 'clip') -> Tensor:
+        """NumPy's take: elements at `index` along `axis` (flattened when None); `mode` 'raise', 'wrap' or 'clip' says
         what happens to out-of-range indices."""
     def tan(self) -> Tensor:
         """Tangent of each element (radians)."""

@@ -34,7 +34,9 @@ REGENERATE = "python -m spore._stubgen"
 P = inspect.Parameter
 # plumbing every class has; never API
 SKIP = {"__module__", "__doc__", "__slots__", "__dict__", "__weakref__", "__qualname__", "__annotations__",
-        "__firstlineno__", "__static_attributes__", "__orig_bases__", "__parameters__"}
+        "__firstlineno__", "__static_attributes__", "__orig_bases__", "__parameters__",
+        "__getattr__"  # Tensor's raise-only fallback: a stub declaring it would accept every attribute
+        }
 
 
 # --- (a) the stubs are current ---------------------------------------------------------------------
@@ -248,7 +250,7 @@ def test_every_tensor_method_attached_by_the_ops_modules_is_in_the_stub():
     attached = {n for n, v in vars(spore.Tensor).items()
                 if inspect.isfunction(v) and not v.__qualname__.startswith("Tensor.")}
     assert len(attached) > 100, "expected the ops modules to attach most Tensor methods"
-    assert attached <= declared, sorted(attached - declared)
+    assert attached - SKIP <= declared, sorted(attached - SKIP - declared)
     assert {"reshape", "sum", "mean", "transpose", "astype", "shape", "dtype", "__add__", "__getitem__"} <= declared
 
 

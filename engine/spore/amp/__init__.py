@@ -27,3 +27,10 @@ __all__ = [
     "DynamicLossScaleUpdateCell", "all_finite", "LossScaler", "StaticLossScaler", "DynamicLossScaler",
     "TrainOneStepWithLossScaleCell",
 ]
+
+
+def __getattr__(name: str):
+    """A MindSpore name this module lacks raises NotSupportedError saying so (see spore._missing)."""
+    from .._missing import missing_attribute
+
+    raise missing_attribute("mindspore.amp", name)

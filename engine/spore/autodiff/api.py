@@ -166,12 +166,14 @@ def value_and_grad(fn: Callable, grad_position: Any = 0, weights: Any = None, ha
     return value_and_grad_fn
 
 
-def vjp(fn: Callable, *inputs: Tensor, has_aux: bool = False) -> tuple[Any, Callable]:
-    """MindSpore's `ops.vjp`: the output of `fn` and a function from cotangents to input grads."""
+def vjp(fn: Callable, *inputs: Tensor, weights: Any = None, has_aux: bool = False) -> tuple[Any, Callable]:
+    """MindSpore's `ops.vjp`: the output of `fn` and a function from cotangents to input grads
+    (with `weights`: ``(input grads, weight grads)``, as `grad` arranges them)."""
     out = fn(*inputs)
 
     def pullback(*cot: Tensor) -> Any:
-        g = grad(fn, grad_position=tuple(range(len(inputs))), has_aux=has_aux, sens_param=True)(*inputs, *cot)
+        g = grad(fn, grad_position=tuple(range(len(inputs))), weights=weights, has_aux=has_aux,
+                 sens_param=True)(*inputs, *cot)
         g = g[0] if has_aux else g
         return g
 

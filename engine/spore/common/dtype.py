@@ -134,9 +134,9 @@ def to_dtype(obj: Any) -> DType:
         ) from None
 
 
-def dtype_to_nptype(dtype: DType) -> type:
+def dtype_to_nptype(type_: DType) -> type:
     """MindSpore's name for "the NumPy scalar type of this dtype"."""
-    return to_dtype(dtype).np.type
+    return to_dtype(type_).np.type
 
 
 def pytype_to_dtype(obj: type) -> DType:

@@ -6,7 +6,7 @@ repeat, take, skip, zip, concat, split, rename, project, filter, prefetch), iter
 Transforms live in ``spore.dataset.vision`` and ``spore.dataset.transforms``.
 """
 
-from . import config, transforms, vision
+from . import config, text, transforms, vision
 from .batch_op import BatchInfo
 from .core import Dataset
 from .errors import DatasetError, DatasetMapError
@@ -35,4 +35,11 @@ def zip(datasets):  # noqa: A001 - MindSpore's name
 __all__ = ["BatchInfo", "Cifar10Dataset", "Dataset", "DatasetError", "DatasetMapError", "DistributedSampler",
            "GeneratorDataset", "ImageFolderDataset", "MnistDataset", "NumpySlicesDataset", "ParquetDataset",
            "RandomSampler", "Sampler", "SequentialSampler", "SubsetRandomSampler", "SubsetSampler",
-           "WeightedRandomSampler", "config", "transforms", "vision", "zip"]
+           "WeightedRandomSampler", "config", "text", "transforms", "vision", "zip"]
+
+
+def __getattr__(name: str):
+    """A MindSpore name this module lacks raises NotSupportedError saying so (see spore._missing)."""
+    from .._missing import missing_attribute
+
+    raise missing_attribute("mindspore.dataset", name)

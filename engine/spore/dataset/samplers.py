@@ -79,9 +79,11 @@ class SequentialSampler(Sampler):
 class RandomSampler(Sampler):
     """A new random permutation each epoch (or ``num_samples`` draws with replacement)."""
 
-    def __init__(self, replacement: bool = False, num_samples: int | None = None) -> None:
+    def __init__(self, replacement: bool = False, num_samples: int | None = None, shuffle: Any = "global") -> None:
         super().__init__(num_samples)
         self.replacement = bool(replacement)
+        # MindSpore's Shuffle.GLOBAL (the one mode it documents for this sampler); kept for its calls
+        self.shuffle = getattr(shuffle, "value", shuffle)
 
     def _draw(self, n: int, ctx: EpochCtx) -> np.ndarray:
         rng = ctx.rng()

@@ -26,3 +26,10 @@ __all__ += layer.__all__
 __all__ += learning_rate_schedule.__all__
 __all__ += loss.__all__
 __all__ += optim.__all__
+
+
+def __getattr__(name: str):
+    """A MindSpore name this module lacks raises NotSupportedError saying so (see spore._missing)."""
+    from .._missing import missing_attribute
+
+    raise missing_attribute("mindspore.nn", name)

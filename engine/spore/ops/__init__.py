@@ -22,3 +22,12 @@ globals().update(_CLASSES)
 
 __all__ = sorted({n for m in DECLARATION_MODULES for n in _public_functions(m)} | set(_CLASSES)
                  | {"Operation", "Primitive", "primitive", "REGISTRY"})
+
+from .. import _tensor_api  # noqa: E402,F401  (Tensor.from_numpy and the missing-method error)
+
+
+def __getattr__(name: str):
+    """A MindSpore name this module lacks raises NotSupportedError saying so (see spore._missing)."""
+    from .._missing import missing_attribute
+
+    raise missing_attribute("mindspore.ops", name)

@@ -176,7 +176,7 @@ def binary_cross_entropy_with_logits(
     """Binary cross-entropy between the sigmoid of `input` logits and `target`, computed stably."""
 
 
-def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+def bmm(input_x: Tensor, mat2: Tensor) -> Tensor:
     """Batched matrix product of two 3-D tensors."""
 
 
@@ -408,7 +408,7 @@ def hardsigmoid(input: Tensor) -> Tensor:
     """Hard sigmoid: relu6(x + 3) / 6."""
 
 
-def hardswish(x: Tensor) -> Tensor:
+def hardswish(input: Tensor) -> Tensor:
     """Hard swish: x * relu6(x + 3) / 6."""
 
 
@@ -522,8 +522,8 @@ def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any
     """`steps` values base**t for t evenly spaced from `start` to `end` (float32 unless `dtype`)."""
 
 
-def logsumexp(input: Tensor, axis: Any, keep_dims: bool = False) -> Tensor:
-    """log(sum(exp(input))) over `axis`, computed stably by subtracting the maximum first."""
+def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+    """log(sum(exp(input))) over `dim`, computed stably by subtracting the maximum first."""
 
 
 def lt(input: Any, other: Any) -> Tensor:
@@ -625,6 +625,10 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = 'mean') -> Tensor:
 
 def mul(input: Any, other: Any) -> Tensor:
     """Multiplies `input` by `other` element-wise."""
+
+
+def multiply(input: Any, other: Any) -> Tensor:
+    """Multiplies `input` by `other` element-wise (same as `mul`)."""
 
 
 def narrow(input: Tensor, axis: int, start: int, length: int) -> Tensor:
@@ -753,9 +757,9 @@ def randperm(n: int, seed: int = 0, offset: int = 0, dtype: Any = ...) -> Tensor
     """A random permutation of 0..n-1 (from the global generator when `seed` is 0)."""
 
 
-def range(start: Any, end: Any, step: Any) -> Tensor:
+def range(start: Any, end: Any, step: Any, maxlen: int = 1000000) -> Tensor:
     """Values from `start` up to `end` by `step`, in the dtype of the inputs (int64 for Python ints, float32 for floats,
-    a Tensor's own dtype)."""
+    a Tensor's own dtype); more than `maxlen` values is an error, as in MindSpore (its output buffer holds `maxlen`)."""
 
 
 def rank(input_x: Tensor) -> int:
@@ -834,8 +838,8 @@ def scatter_nd(indices: Any, updates: Tensor, shape: Sequence[int]) -> Tensor:
     """A zero tensor of `shape` with `updates` added at N-d `indices`."""
 
 
-def select(cond: Any, x: Any, y: Any) -> Tensor:
-    """Same as `where(cond, x, y)`."""
+def select(condition: Any, input: Any, other: Any) -> Tensor:
+    """Same as `where(condition, input, other)`."""
 
 
 def setitem_(tensor: Tensor, index: Any, value: Any) -> Tensor:
@@ -971,9 +975,9 @@ def swapdims(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """Same as `swapaxes`."""
 
 
-def take(x: Tensor, indices: Any, axis: int | None = None, mode: str = 'clip') -> Tensor:
-    """NumPy's take: elements at `indices` along `axis` (flattened when None); `mode` 'raise', 'wrap' or 'clip' says
-    what happens to out-of-range indices."""
+def take(input: Tensor, index: Any, axis: int | None = None, mode: str = 'clip') -> Tensor:
+    """NumPy's take: elements at `index` along `axis` (flattened when None); `mode` 'raise', 'wrap' or 'clip' says what
+    happens to out-of-range indices."""
 
 
 def tan(input: Tensor) -> Tensor:
@@ -1166,7 +1170,7 @@ class AvgPool(Operation):
         self,
         kernel_size: Any = 1,
         strides: Any = 1,
-        pad_mode: str = 'valid',
+        pad_mode: str = 'VALID',
         data_format: str = 'NCHW',
     ) -> None: ...
     def __call__(self, x: Tensor) -> Tensor: ...
@@ -1458,12 +1462,12 @@ class Identity(Operation):
 
 
 class IsClose(Operation):
-    """``IsClose(rtol=1e-05, atol=1e-08, equal_nan=True)(input, other)``: where |input - other| <= atol + rtol *
+    """``IsClose(rtol=1e-05, atol=1e-08, equal_nan=False)(input, other)``: where |input - other| <= atol + rtol *
     |other|."""
     atol: float
     equal_nan: bool
     rtol: float
-    def __init__(self, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = True) -> None: ...
+    def __init__(self, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> None: ...
     def __call__(self, input: Any, other: Any) -> Tensor: ...
     def construct(self, input: Any, other: Any) -> Tensor: ...
 
@@ -1802,8 +1806,8 @@ class ReverseV2(Operation):
 
 
 class Roll(Operation):
-    """``Roll(shift, axis)(input_x)``: elements shifted by `shift` along `axis`, wrapping around."""
-    def __init__(self, shift: Any, axis: Any) -> None: ...
+    """``Roll(shifts, dims=None)(input_x)``: elements shifted by `shifts` along `dims`, wrapping around."""
+    def __init__(self, shifts: Any, dims: Any = None) -> None: ...
     def __call__(self, input_x: Tensor) -> Tensor: ...
     def construct(self, input_x: Tensor) -> Tensor: ...
 

@@ -408,9 +408,9 @@ def hardsigmoid(input: Tensor) -> Tensor:
     return clamp(add(mul(_as_float(input), 1 / 6), 0.5), 0.0, 1.0)
 
 
-def hardswish(x: Tensor) -> Tensor:
+def hardswish(input: Tensor) -> Tensor:
     """Hard swish: x * relu6(x + 3) / 6."""
-    x = _as_float(x)
+    x = _as_float(input)
     return mul(x, hardsigmoid(x))
 
 

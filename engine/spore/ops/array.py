@@ -255,9 +255,9 @@ def where(condition: Any, input: Any, other: Any) -> Tensor:
     return Select(cond, input, other)
 
 
-def select(cond: Any, x: Any, y: Any) -> Tensor:
-    """Same as `where(cond, x, y)`."""
-    return where(cond, x, y)
+def select(condition: Any, input: Any, other: Any) -> Tensor:
+    """Same as `where(condition, input, other)`."""
+    return where(condition, input, other)
 
 
 @tensor_method("masked_fill")

@@ -47,8 +47,8 @@ _TABLE = {
                        "strides: Sequence[int]", "input_x[begin:end:strides] with the masks' meanings.",
                        "begin_mask: int = 0, end_mask: int = 0, ellipsis_mask: int = 0, new_axis_mask: int = 0, "
                        "shrink_axis_mask: int = 0"),
-    "Roll": Op(S.roll, "input_x: Tensor", "elements shifted by `shift` along `axis`, wrapping around.",
-               "shift: Any, axis: Any"),
+    "Roll": Op(S.roll, "input_x: Tensor", "elements shifted by `shifts` along `dims`, wrapping around.",
+               "shifts: Any, dims: Any = None"),
     "Gather": Op(I.gather, "input_params: Tensor, input_indices: Tensor, axis: int",
                  "the slices of input_params at input_indices along axis.", "batch_dims: int = 0"),
     "GatherD": Op(I.gather_elements, "x: Tensor, dim: int, index: Tensor", "x's elements at `index` along `dim`."),

@@ -80,7 +80,7 @@ class AvgPool(Operation):
     """2-D average pooling with TF-style pad_mode 'valid' / 'same' (padding never counted in the
     divisor): ``AvgPool(kernel_size, strides)(x)``."""
 
-    def __init__(self, kernel_size: Any = 1, strides: Any = 1, pad_mode: str = "valid",
+    def __init__(self, kernel_size: Any = 1, strides: Any = 1, pad_mode: str = "VALID",
                  data_format: str = "NCHW") -> None:
         self.kernel_size = _cp._pair("kernel_size", kernel_size, "AvgPool")
         self.strides = _cp._pair("strides", strides, "AvgPool")

@@ -106,7 +106,7 @@ _TABLE = {
     "IsInf": Op(C.isinf, _X, "which elements are infinite."),
     "IsFinite": Op(C.isfinite, _X, "which elements are finite."),
     "IsClose": Op(C.isclose, "input: Any, other: Any", "where |input - other| <= atol + rtol * |other|.",
-                  "rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = True"),
+                  "rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False"),
     # reductions over `axis` (every axis when empty)
     "ReduceMean": Op(R.reduce_mean, _REDUCE, "mean over `axis`.", _KEEP),
     "ReduceMax": Op(R.reduce_max, _REDUCE, "maximum over `axis`.", _KEEP),

@@ -136,12 +136,16 @@ def arange(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None)
     return Tensor._wrap(np.arange(start, end, step, dtype=np.float64 if not is_int else np.int64).astype(dt.np))
 
 
-def range(start: Any, end: Any, step: Any) -> Tensor:
+def range(start: Any, end: Any, step: Any, maxlen: int = 1000000) -> Tensor:
     """Values from `start` up to `end` by `step`, in the dtype of the inputs (int64 for Python
-    ints, float32 for floats, a Tensor's own dtype)."""
+    ints, float32 for floats, a Tensor's own dtype); more than `maxlen` values is an error, as in
+    MindSpore (its output buffer holds `maxlen`)."""
     dt = _dtype_of(start) if isinstance(start, Tensor) else (
         mstype.float32 if any(isinstance(_num(v), float) for v in (start, end, step)) else mstype.int64)
-    return arange(start, end, step, dtype=dt)
+    out = arange(start, end, step, dtype=dt)
+    if out.shape[0] > int(maxlen):
+        raise ValueError(f"range: {out.shape[0]} values is more than maxlen={maxlen}")
+    return out
 
 
 def linspace(start: Any, end: Any, steps: int) -> Tensor:

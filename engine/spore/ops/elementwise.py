@@ -288,10 +288,21 @@ def sub(input: Any, other: Any) -> Tensor:
     return _binary(Sub, input, other)
 
 
-@tensor_method("mul", "multiply")
+@tensor_method("mul")
 def mul(input: Any, other: Any) -> Tensor:
     """Multiplies `input` by `other` element-wise."""
     return _binary(Mul, input, other)
+
+
+def multiply(input: Any, other: Any) -> Tensor:
+    """Multiplies `input` by `other` element-wise (same as `mul`)."""
+    return _binary(Mul, input, other)
+
+
+@tensor_method("multiply")
+def _multiply_method(self: Tensor, value: Any) -> Tensor:
+    """`self` times `value` element-wise (MindSpore's ``Tensor.multiply(value)``)."""
+    return _binary(Mul, self, value)
 
 
 @tensor_method("div", "divide")

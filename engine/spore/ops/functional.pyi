@@ -93,6 +93,7 @@ from spore.ops.elementwise import div as div
 from spore.ops.elementwise import exp as exp
 from spore.ops.elementwise import log as log
 from spore.ops.elementwise import mul as mul
+from spore.ops.elementwise import multiply as multiply
 from spore.ops.elementwise import neg as neg
 from spore.ops.elementwise import relu as relu
 from spore.ops.elementwise import relu_grad as relu_grad

@@ -722,10 +722,10 @@ def index_select(input: Tensor, axis: int, index: Any) -> Tensor:
 
 
 @tensor_method("take")
-def take(x: Tensor, indices: Any, axis: int | None = None, mode: str = "clip") -> Tensor:
-    """NumPy's take: elements at `indices` along `axis` (flattened when None); `mode` 'raise',
+def take(input: Tensor, index: Any, axis: int | None = None, mode: str = "clip") -> Tensor:
+    """NumPy's take: elements at `index` along `axis` (flattened when None); `mode` 'raise',
     'wrap' or 'clip' says what happens to out-of-range indices."""
-    ind = _as_index(indices)
+    x, ind = input, _as_index(index)
     src = reshape(x, (-1,)) if axis is None else x
     ax = 0 if axis is None else norm_axis("take", axis, x.ndim)
     n = src.shape[ax]

@@ -117,9 +117,9 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     return BatchMatMul(input, other)
 
 
-def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+def bmm(input_x: Tensor, mat2: Tensor) -> Tensor:
     """Batched matrix product of two 3-D tensors."""
-    return BatchMatMul(input, mat2)
+    return BatchMatMul(input_x, mat2)
 
 
 def dense(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

@@ -494,13 +494,13 @@ def std_mean(input: Tensor, axis: Any = None, ddof: int | bool = 0, keepdims: bo
     return std(input, axis, ddof, keepdims), mean(input, axis, keepdims)
 
 
-def logsumexp(input: Tensor, axis: Any, keep_dims: bool = False) -> Tensor:
-    """log(sum(exp(input))) over `axis`, computed stably by subtracting the maximum first."""
+def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+    """log(sum(exp(input))) over `dim`, computed stably by subtracting the maximum first."""
     x = _as_float(input)
-    axes = norm_axes("logsumexp", _axis(axis), x.ndim)
+    axes = norm_axes("logsumexp", _axis(dim), x.ndim)
     m = stop_gradient(ReduceMax(x, axis=axes, keep_dims=True))
     out = add(log(ReduceSum(exp(sub(x, m)), axis=axes, keep_dims=True)), m)
-    return out if keep_dims else reshape(out, reduced_shape(x.shape, axes, False))
+    return out if keepdim else reshape(out, reduced_shape(x.shape, axes, False))
 
 
 @tensor_method("logsumexp")

@@ -53,3 +53,10 @@ __all__ = [
     "MSE", "Accuracy", "Fbeta", "Loss", "Metric", "Precision", "Recall", "Top1CategoricalAccuracy",
     "Top5CategoricalAccuracy", "TopKCategoricalAccuracy", "get_metric_fn", "get_metrics", "names", "rearrange_inputs",
 ]
+
+
+def __getattr__(name: str):
+    """A MindSpore name this module lacks raises NotSupportedError saying so (see spore._missing)."""
+    from .._missing import missing_attribute
+
+    raise missing_attribute("mindspore.train", name)

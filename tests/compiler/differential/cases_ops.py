@@ -1339,7 +1339,7 @@ def _array_classes() -> list[Case]:
         K("ReverseV2[both]", ops.ReverseV2(axis=(0, 1)), fl(3, 4)),
         K("ReverseV2[neg]", ops.ReverseV2([-1]), ints(2, 3, 4)),
         K("Roll[1d]", ops.Roll(2, 0), fl(5)),
-        K("Roll[neg axis]", ops.Roll(shift=-1, axis=-1), fl(3, 4)),
+        K("Roll[neg axis]", ops.Roll(shifts=-1, dims=-1), fl(3, 4)),
         K("Roll[tuple]", ops.Roll((1, 2), (0, 1)), ints(3, 4)),
         K("Slice[2d]", ops.Slice(), fl(4, 5), (1, 0), (2, 3)),
         K("Slice[-1 size]", ops.Slice(), fl(2, 3, 4), (0, 1, 1), (-1, 2, -1)),
@@ -1683,3 +1683,6 @@ def _chain_functions() -> list[Case]:
         C("ops.take[argmin+20 wrap]", take_argmin_wrap, fl(3, 4)),
         C("ops.nonzero[count]", nonzero_count, it(0, 2, 3, 4)),
     ]
+
+
+from . import cases_api  # noqa: E402,F401  (the API-breadth sections register themselves)

@@ -4,3 +4,10 @@ from .base import TensorOperation
 from .transforms import Compose, Duplicate, OneHot, RandomApply, RandomChoice, TypeCast
 
 __all__ = ["Compose", "Duplicate", "OneHot", "RandomApply", "RandomChoice", "TensorOperation", "TypeCast"]
+
+
+def __getattr__(name: str):
+    """A MindSpore name this module lacks raises NotSupportedError saying so (see spore._missing)."""
+    from ..._missing import missing_attribute
+
+    raise missing_attribute("mindspore.dataset.transforms", name)

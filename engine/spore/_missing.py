@@ -1,0 +1,112 @@
+"""What Spore says when code asks for a MindSpore name it does not have.
+
+`spore`, `spore.ops`, `spore.nn`, `spore.train`, `spore.amp`, `spore.dataset` (and its `vision`,
+`text`, `transforms`) and `Tensor` end their attribute lookup in `missing_attribute`: a name
+MindSpore 2.10 has (`_mindspore_names.NAMES`) raises `NotSupportedError` — "spore does not have
+mindspore.ops.X yet", or the documented reason from `EXCLUDED` when Spore leaves it out by design —
+and anything else (a typo) raises the usual AttributeError. Both are AttributeErrors, so `hasattr`
+and `getattr(obj, name, default)` behave as always, and `dir()` lists only what exists (the
+language server's "unknown name" check reads `dir`).
+
+`EXCLUDED` is the one exclusion table: MindSpore names that need hardware, services or file
+formats Spore does not have. Everything else missing is simply not written yet (issue 14).
+Regenerate the name list after updating the JSON with ``python -m spore._missing <json>``.
+"""
+
+from __future__ import annotations
+
+from .errors import NotSupportedError
+
+_DISTRIBUTED = "multi-device/distributed training; Spore runs one CPU process"
+_DEVICE = "device streams and memory pools of Ascend/GPU; Spore runs on the CPU with NumPy memory"
+_MINDRECORD = "converts to MindSpore's MindRecord format, which Spore does not write"
+_MINDIR = "MindIR is MindSpore's own graph format; Spore exports and imports ONNX"
+_ENCRYPT = "encrypted/obfuscated models are a MindSpore serving feature Spore does not implement"
+_SERVICE = "needs a MindSpore service (parameter server, MindIO, fault-tolerance agent) Spore does not run"
+_REWRITE = "MindSpore's source-rewrite API (mindspore.rewrite), not part of Spore"
+
+EXCLUDED: dict[str, str] = {
+    **{f"mindspore.{n}": _DISTRIBUTED for n in (
+        "comm_exec_order_check", "communication_stream", "get_auto_parallel_context", "set_auto_parallel_context",
+        "reset_auto_parallel_context", "load_distributed_checkpoint", "restore_group_info_list", "shard", "reshard",
+        "transform_checkpoint_by_rank", "transform_checkpoints", "rank_list_for_transform", "Layout",
+        "merge_pipeline_strategys", "sync_pipeline_shared_parameters", "set_kernel_launch_group",
+        "build_searched_strategy", "get_ckpt_path_with_strategy", "parameter_broadcast", "set_algo_parameters",
+        "get_algo_parameters", "reset_algo_parameters")},
+    **{f"mindspore.train.{n}": _DISTRIBUTED for n in (
+        "load_distributed_checkpoint", "restore_group_info_list", "build_searched_strategy",
+        "get_ckpt_path_with_strategy")},
+    **{f"mindspore.ops.{n}": _DISTRIBUTED for n in (
+        "init_process_group", "destroy_process_group", "new_group", "get_rank", "get_group_rank",
+        "get_global_rank", "get_process_group_ranks", "set_comm_ops_inplace")},
+    **{f"mindspore.{n}": _DEVICE for n in (
+        "Stream", "StreamCtx", "StreamLimitCtx", "current_stream", "default_stream", "set_cur_stream",
+        "synchronize", "Event", "MemPool", "PluggableAllocator", "use_mem_pool", "set_stream_limit",
+        "reset_stream_limit", "get_stream_limit", "DeviceCtx", "set_kernel_launch_capture", "launch_blocking",
+        "empty_cache", "ms_memory_recycle", "memory_replay", "set_device_limit", "get_device_limit")},
+    "mindspore.Tensor.offload": _DEVICE,
+    "mindspore.Tensor.offload_file_path": _DEVICE,
+    **{f"mindspore.{n}": _MINDRECORD for n in (
+        "Cifar10ToMR", "Cifar100ToMR", "CsvToMR", "ImageNetToMR", "MnistToMR", "TFRecordToMR", "FileReader",
+        "FileWriter")},
+    **{f"mindspore.{n}": _MINDIR for n in ("load_mindir", "save_mindir", "export_split_mindir")},
+    "mindspore.train.export_split_mindir": _MINDIR,
+    **{f"mindspore.{n}": _ENCRYPT for n in (
+        "obfuscate_ckpt", "load_obf_params_into_net", "set_enc_key", "set_enc_mode", "set_dec_mode")},
+    **{f"mindspore.{n}": _SERVICE for n in (
+        "set_ps_context", "get_ps_context", "reset_ps_context", "mindio_preload", "set_mindio_server_info",
+        "TrainFaultTolerance", "sdc_detect_start", "sdc_detect_stop", "get_sdc_detect_result", "stress_detect",
+        "RSCPluginHandle")},
+    "mindspore.train.TrainFaultTolerance": _SERVICE,
+    **{f"mindspore.{n}": _REWRITE for n in ("Node", "NodeType", "ScopedValue", "SymbolTree")},
+}
+
+
+def missing_attribute(namespace: str, name: str, owner: str | None = None) -> AttributeError:
+    """The error for `<namespace>.<name>` that does not exist (`namespace` as MindSpore spells it,
+    e.g. ``"mindspore.ops"``): a `NotSupportedError` for a MindSpore name, else an AttributeError
+    worded like Python's own (`owner`: what Python would call the object, default the module)."""
+    from ._mindspore_names import NAMES
+
+    qual = f"{namespace}.{name}"
+    if name in NAMES.get(namespace, ()):
+        return NotSupportedError(qual, EXCLUDED.get(qual))
+    what = owner or f"module {namespace.replace('mindspore', 'spore', 1)!r}"
+    return AttributeError(f"{what} has no attribute {name!r}")
+
+
+def render_names(api: dict[str, object]) -> str:
+    """The source of `_mindspore_names.py` for the names (keys) of a MindSpore API JSON's ``api``."""
+    by: dict[str, list[str]] = {}
+    for qual in api:
+        module, name = qual.rsplit(".", 1)
+        by.setdefault(module, []).append(name)
+    lines = ['"""MindSpore 2.10\'s public CPU names, per namespace (generated from',
+             "tests/engine/data/mindspore-api-2.10-names.json by `python -m spore._missing`; a test keeps them equal).",
+             "",
+             "Only the names: what lets a module's `__getattr__` tell \"a MindSpore name Spore lacks\" from a typo.",
+             '"""', "", "NAMES: dict[str, frozenset[str]] = {"]
+    for module in sorted(by):
+        rows, row = [], ""
+        for n in sorted(by[module]):
+            piece = repr(n) + ", "
+            if len(row) + len(piece) > 104:
+                rows.append(row.rstrip())
+                row = ""
+            row += piece
+        rows.append(row.rstrip())
+        lines.append(f"    {module!r}: frozenset(")
+        lines.append("        {" + rows[0])
+        lines.extend("         " + r for r in rows[1:])
+        lines[-1] = lines[-1].rstrip(",") + "}),"
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    import json
+    import pathlib
+    import sys
+
+    data = json.loads(pathlib.Path(sys.argv[1]).read_text(encoding="utf-8"))["api"]
+    pathlib.Path(__file__).with_name("_mindspore_names.py").write_text(render_names(data), encoding="utf-8")

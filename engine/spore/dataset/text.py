@@ -1,0 +1,13 @@
+"""``spore.dataset.text``: MindSpore's text transforms (tokenizers, vocabularies). Not written yet:
+every MindSpore name here raises NotSupportedError saying so (see spore._missing)."""
+
+from __future__ import annotations
+
+__all__: list[str] = []
+
+
+def __getattr__(name: str):
+    """A MindSpore name this module lacks raises NotSupportedError saying so."""
+    from .._missing import missing_attribute
+
+    raise missing_attribute("mindspore.dataset.text", name)
