@@ -70,23 +70,23 @@ def test_viewer_opens_5000_nodes_on_the_outline_python_computes(big_graph, big_h
     assert shown and int(shown.group(1)) == len([b for b in boxes.values() if "open" not in b[0]])
 
 
-PROBE = """<script>
+PROBE = """<script type="module" nonce="probe-nonce-1">
 (function () {
-  const out = {}, svg = document.getElementById("canvas");
+  const out = {}, svg = document.querySelector(".sv-canvas");
   const click = function (el) { el.dispatchEvent(new MouseEvent("click", {bubbles: true})); };
   out.before = +svg.getAttribute("data-rendered");
   click(document.querySelector("g.scope.collapsed"));            // expand a collapsed Cell (a block) ...
   click(document.querySelector("g.scope.collapsed"));            // ... and the first of its layers
   out.expanded = +svg.getAttribute("data-rendered");
   click(document.querySelector("g.node .body"));                 // select an op
-  out.details = document.getElementById("details").textContent;
+  out.details = document.querySelector(".sv-details").textContent;
   click(document.querySelector("g.scope.open .hdr"));            // collapse via its header
   out.collapsed = +svg.getAttribute("data-rendered");
-  const input = document.getElementById("search");
+  const input = document.querySelector(".sv-search");
   input.value = "batchnorm";
   input.dispatchEvent(new Event("input"));
   setTimeout(function () {
-    out.results = document.querySelectorAll("#results li[data-r]").length;
+    out.results = document.querySelectorAll(".sv-results li[data-r]").length;
     out.hits = document.querySelectorAll(".hit").length;
     document.body.insertAdjacentHTML("beforeend", "<pre id='probe'>" + JSON.stringify(out) + "</pre>");
   }, 400);
@@ -94,9 +94,9 @@ PROBE = """<script>
 </script>"""
 
 
-def test_clicks_expand_collapse_and_select_and_search_highlights(big_html, tmp_path):
+def test_clicks_expand_collapse_and_select_and_search_highlights(big_graph, tmp_path):
     page = tmp_path / "probe.html"
-    html = big_html
+    html = render_html(big_graph, nonce="probe-nonce-1")  # the probe runs under the page's CSP with its nonce
     i = html.rindex("</body>")
     page.write_text(html[:i] + PROBE + html[i:], encoding="utf-8")
     if not os.path.exists(CHROMIUM):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 from spore_viz import build_model, iframe, render_html, render_svg
 
@@ -25,11 +26,11 @@ def test_page_is_self_contained(resmlp_paths, tmp_path):
     assert out.read_text("utf-8") == page
     assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", page, re.I)
     assert not re.search(r"<link\b|<script[^>]*\bsrc=|@import|url\(\s*['\"]?https?:", page, re.I)
-    assert "<script>" in page and "function place()" in page  # the viewer is inline
+    assert '<script type="module" nonce=' in page and "function place()" in page  # the viewer is inline
 
 
 def test_page_carries_ops_scopes_fused_members_and_source_locations(resmlp_paths, resmlp_after):
-    page = render_html(resmlp_paths[1])
+    page = render_html(resmlp_paths[1], sources_root=Path(__file__).parent)  # graphs.py, where the net is
     data = _payload(page)
     labels = {row[1] for row in data["items"]}
     assert {"FusedDense", "FusedElementwise", "If", "Exp", "ReduceSum"} <= labels
@@ -87,9 +88,20 @@ def test_5000_node_graph_renders_to_reasonably_sized_files(big_graph, big_html):
 
 
 def test_nonce_is_stamped_on_the_inline_style_and_script_for_csp_hosts():
-    page = render_html(EMPTY, nonce="abc123")
-    assert '<style nonce="abc123">' in page and '<script nonce="abc123">' in page
+    page = render_html(EMPTY, nonce="abc123xyz")
+    assert '<style nonce="abc123xyz">' in page and '<script type="module" nonce="abc123xyz">' in page
     assert "<script>" not in page
+    csp = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', page).group(1)
+    assert csp == "default-src 'none'; style-src 'nonce-abc123xyz'; script-src 'nonce-abc123xyz'; img-src data:"
+
+
+def test_every_page_gets_a_fresh_nonce_and_a_bad_nonce_is_refused():
+    import pytest
+
+    nonces = {re.search(r"script-src 'nonce-([^']+)'", render_html(EMPTY)).group(1) for _ in range(3)}
+    assert len(nonces) == 3 and all(len(n) >= 16 for n in nonces)
+    with pytest.raises(ValueError, match="nonce"):
+        render_html(EMPTY, nonce="x' 'unsafe-inline")
 
 
 def test_iframe_embeds_the_escaped_page_in_isolation():

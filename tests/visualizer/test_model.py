@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -78,6 +79,6 @@ def test_every_node_of_every_graph_becomes_exactly_one_op_item(resmlp_after):
 
 
 def test_source_lines_are_read_once_per_location(resmlp_after):
-    m = build_model(resmlp_after)
+    m = build_model(resmlp_after, sources_root=Path(__file__).parent)
     (graphs_py,) = [f for f in m.sources if f.endswith("graphs.py")]
     assert any("F.matmul(x, self.weight)" in text for text in m.sources[graphs_py].values())

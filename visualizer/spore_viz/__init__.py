@@ -11,8 +11,8 @@
 that `set_context(save_graphs=True)` writes, or a compiled spore `Graph`.
 """
 
-from .html_view import iframe, render_html
-from .model import SCHEMA, build_model, load_graph
+from .html_view import iframe, render_html, view_payload
+from .model import SCHEMA, build_model, embed_sources, load_graph
 from .svg_view import render_svg
 
 
@@ -23,4 +23,5 @@ def render_png(graph, out_path, **kw):
     return _render_png(graph, out_path, **kw)
 
 
-__all__ = ["SCHEMA", "build_model", "iframe", "load_graph", "render_html", "render_png", "render_svg"]
+__all__ = ["SCHEMA", "build_model", "embed_sources", "iframe", "load_graph", "render_html", "render_png", "render_svg",
+           "view_payload"]

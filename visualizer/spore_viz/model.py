@@ -13,9 +13,11 @@ The loader is also the extension point for other formats: a converter that emits
 from __future__ import annotations
 
 import json
+import linecache
 import math
 import os
-from collections.abc import Mapping
+import stat
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -130,9 +132,11 @@ def collapsed_size(it: Item) -> tuple[int, int]:
 class _Builder:
     """Walks one graph document (recursing into branches) and appends items and edges to the model."""
 
-    def __init__(self, model: Model, read_sources: bool):
+    def __init__(self, model: Model, read_sources: bool, embedded: dict[str, dict[int, str]], root: Path | None):
         self.m = model
         self.read_sources = read_sources
+        self.embedded = embedded
+        self.root = root
 
     def graph(self, doc: Mapping, container: int, base_scope: str = "") -> dict[str, str]:
         """Add `doc` under `container`; returns the values it reads from enclosing graphs (var -> label).
@@ -247,40 +251,122 @@ class _Builder:
         it = self.m.add("op", node["op"], parent, sub=sub, path=node.get("scope") or "", node=details,
                         fused=fused, w=w, h=h)
         loc = node.get("loc")
-        if self.read_sources and loc and loc.get("file") and loc.get("line"):
-            self.source_line(loc["file"], int(loc["line"]))
+        if self.read_sources and isinstance(loc, Mapping) and isinstance(loc.get("file"), str) \
+                and _is_line(loc.get("line")):
+            self.source_line(loc["file"], loc["line"])
         return it
 
     def source_line(self, file: str, line: int) -> None:
+        """The text of one located line: from the document's own `sources`, else from a file under the
+        user's source root. Never from a path the document names outside that root."""
         lines = self.m.sources.setdefault(file, {})
         if line in lines:
             return
-        text = _file_lines(file)
-        if text is not None and 0 < line <= len(text):
-            lines[line] = text[line - 1].rstrip("\n")[:400]
+        text = self.embedded.get(file, {}).get(line)
+        if text is None and self.root is not None:
+            text = _root_line(self.root, file, line)
+        if text is not None:
+            lines[line] = text
 
 
+MAX_LINE = 400                  # characters of a source line kept for the details panel
+MAX_SOURCE_BYTES = 8 * 2 ** 20  # a "source file" larger than this is not a source file
 _FILE_CACHE: dict[str, list[str] | None] = {}
 
 
-def _file_lines(file: str) -> list[str] | None:
-    """The file's lines, read once per render; None if it is not readable (graphs outlive their sources)."""
-    if file not in _FILE_CACHE:
+def embedded_sources(doc: Mapping) -> dict[str, dict[int, str]]:
+    """The document's `sources` ({file: {"line": text}}), which its exporter wrote; a bad shape is an error."""
+    raw = doc.get("sources")
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise ValueError("spore_viz: 'sources' must map file names to {line: text}, "
+                         f"got {type(raw).__name__}")
+    out: dict[str, dict[int, str]] = {}
+    for file, lines in raw.items():
+        if not isinstance(file, str) or not isinstance(lines, Mapping):
+            raise ValueError(f"spore_viz: 'sources' entry {str(file)[:80]!r} must be {{line: text}}")
+        for k, text in lines.items():
+            if not (isinstance(k, str) and k.isdigit() and int(k) > 0) or not isinstance(text, str):
+                raise ValueError(f"spore_viz: 'sources' of {file[:80]!r}: line {str(k)[:20]!r} must be a "
+                                 "positive number with a text")
+            out.setdefault(file, {})[int(k)] = text.rstrip("\n")[:MAX_LINE]
+    return out
+
+
+def embed_sources(graph: Any, getline: Callable[[str, int], str] | None = None) -> dict:
+    """A copy of `graph` with `sources` holding the text of every located line (exporter side).
+
+    For graphs this process just compiled from code it ran (the kernel, `spore_viz capture`): the
+    text comes from `getline` (default `linecache.getline`, which also knows notebook cells), not
+    from a file a document names, so a viewer never has to read files for it.
+    """
+    doc = load_graph(graph)
+    getline = getline or linecache.getline
+    found: dict[str, dict[str, str]] = {}
+
+    def walk(g: Mapping) -> None:
+        for node in g.get("nodes", []):
+            loc = node.get("loc")
+            if isinstance(loc, Mapping) and isinstance(loc.get("file"), str) and _is_line(loc.get("line")):
+                text = getline(loc["file"], loc["line"])
+                if text:
+                    found.setdefault(loc["file"], {})[str(loc["line"])] = text.rstrip("\n")[:MAX_LINE]
+            for sub in (node.get("subgraphs") or {}).values():
+                walk(sub)
+
+    walk(doc)
+    doc["sources"] = found
+    return doc
+
+
+def _is_line(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v > 0
+
+
+def _root_line(root: Path, file: str, line: int) -> str | None:
+    """Line `line` of `file` if, symlinks resolved, it is a regular file under `root` (else None)."""
+    try:
+        path = (root / file).resolve(strict=True) if not os.path.isabs(file) else Path(file).resolve(strict=True)
+    except (OSError, RuntimeError, ValueError):
+        return None
+    if not path.is_relative_to(root):
+        return None
+    key = str(path)
+    if key not in _FILE_CACHE:
+        _FILE_CACHE[key] = None
         try:
-            with open(file, encoding="utf-8", errors="replace") as f:
-                _FILE_CACHE[file] = f.readlines()
+            st = path.stat()
+            if stat.S_ISREG(st.st_mode) and st.st_size <= MAX_SOURCE_BYTES:
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    _FILE_CACHE[key] = f.readlines()
         except OSError:
-            _FILE_CACHE[file] = None
-    return _FILE_CACHE[file]
+            pass
+    text = _FILE_CACHE[key]
+    if text is None or not 0 < line <= len(text):
+        return None
+    return text[line - 1].rstrip("\n")[:MAX_LINE]
 
 
-def build_model(graph: Any, read_sources: bool = True) -> Model:
-    """The item tree of `graph` (anything `load_graph` accepts), with container sizes for the collapsed state."""
+def build_model(graph: Any, read_sources: bool = True, *, sources_root: str | os.PathLike | None = None) -> Model:
+    """The item tree of `graph` (anything `load_graph` accepts), with container sizes for the collapsed state.
+
+    With `read_sources`, the located lines' text comes from the document's own `sources` and, when
+    `sources_root` is given, from files under that directory (after resolving symlinks). A path the
+    document names is never opened otherwise: a graph JSON from elsewhere must not make the page
+    embed a local file (`"loc": {"file": "/home/me/.ssh/id_rsa"}`).
+    """
     doc = load_graph(graph)
     m = Model(str(doc.get("name", "graph")))
     m.add("graph", m.name, -1, path=m.name)
+    root = None
+    if sources_root is not None:
+        root = Path(sources_root).resolve()
+        if not root.is_dir():
+            raise ValueError(f"spore_viz: sources directory {str(sources_root)!r} is not a directory")
+    builder = _Builder(m, read_sources, embedded_sources(doc) if read_sources else {}, root)
     _FILE_CACHE.clear()
-    _Builder(m, read_sources).graph(doc, 0)
+    builder.graph(doc, 0)
     _FILE_CACHE.clear()
     for it in reversed(m.items):  # children come after parents: one reverse pass sums op counts
         it.n_ops += it.kind == "op"
