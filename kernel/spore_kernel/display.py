@@ -4,16 +4,40 @@ Tensors, Parameters and Cells get a mimebundle formatter, so every way a noteboo
 a cell's last expression, `display(x)`, a data viewer asking for HTML — goes through the same
 views. A view that raises must never cost the user their output: `guarded` logs the error and
 returns None, and IPython then falls back to the object's plain repr.
+
+The log is the kernel's own (what the front end keeps in its kernel log / output channel), never
+the cell's stderr: ipykernel captures file descriptor 2 into the cell output, so a handler on
+`sys.__stderr__` would still print the warning under the user's cell. `kernel_log_stream` writes to
+the copy of the original fd 2 that ipykernel keeps for its own log.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
+import os
+import sys
 from collections.abc import Callable
-from typing import Any
+from typing import IO, Any
 
 log = logging.getLogger("spore_kernel")
+
+
+def kernel_log_stream() -> IO[str] | None:
+    """A text stream to the kernel process's real stderr, bypassing ipykernel's capture of fd 2.
+
+    Under ipykernel (with `capture_fd_output`, the default) `sys.stderr` is an OutStream whose
+    `_original_stdstream_copy` is a duplicate of the fd 2 the kernel was started with; writes to
+    fd 2 itself are piped into the current cell's output. Elsewhere (terminal IPython, no capture)
+    `sys.__stderr__` is already the process's stderr.
+    """
+    fd = getattr(sys.stderr, "_original_stdstream_copy", None)
+    if isinstance(fd, int):
+        try:
+            return os.fdopen(os.dup(fd), "w", buffering=1, encoding="utf-8", errors="replace")
+        except OSError:
+            pass
+    return sys.__stderr__
 
 
 def guarded(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:

@@ -7,7 +7,6 @@ stock Jupyter kernel, the terminal), so the views, magics and hints work there t
 from __future__ import annotations
 
 import logging
-import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,12 +63,14 @@ def install_plt_property() -> None:
 def _route_logs() -> None:
     """Send spore_kernel's own warnings to the process's stderr (the kernel log), not into the cell.
 
-    Inside a kernel, sys.stderr is the notebook's stderr stream: a failing view must not print a
-    traceback into the user's output. sys.__stderr__ is where the kernel's own log goes.
+    Inside a kernel, sys.stderr is the notebook's stderr stream and fd 2 is piped into it too: a
+    failing view must not print a traceback into the user's output. `display.kernel_log_stream` is
+    the kernel's own stderr (ipykernel's saved copy of fd 2).
     """
     log = logging.getLogger("spore_kernel")
-    if not log.handlers and sys.__stderr__ is not None:
-        handler = logging.StreamHandler(sys.__stderr__)
+    stream = display.kernel_log_stream()
+    if not log.handlers and stream is not None:
+        handler = logging.StreamHandler(stream)
         handler.setFormatter(logging.Formatter("[spore_kernel] %(levelname)s | %(message)s"))
         log.addHandler(handler)
         log.propagate = False

@@ -1,14 +1,18 @@
-"""Summary statistics of a tensor computed from bounded work.
+"""Summary statistics of a tensor computed from bounded work and bounded memory.
 
 A notebook displays every value a cell returns, so summarising a 400 MB activation must not cost
-a pass over 100 million elements (or a copy of them). Up to `MAX_EXACT` elements are read in full;
-beyond that a fixed number of elements spread evenly over the array is gathered by index (no
-reshape, which would copy a non-contiguous array) and the statistics say they are sampled.
+a pass over 100 million elements (or a copy of them). Up to `MAX_EXACT` elements the statistics
+are exact, streamed over the array in chunks of `CHUNK` elements (NumPy's buffered iterator: a
+non-contiguous or bfloat16 array is never copied or cast whole, so the temporaries stay under a
+megabyte); beyond that, `SAMPLE` elements spread evenly over the array are gathered by index (no
+reshape, which would copy a non-contiguous array) and the statistics say they are sampled — every
+text that shows them marks them (≈, "sampled", "from N sampled values").
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,6 +20,7 @@ import numpy as np
 
 MAX_EXACT = 1 << 20       # elements read in full; above this, statistics come from a sample
 SAMPLE = 1 << 16          # elements gathered from a larger tensor
+CHUNK = 1 << 15           # elements converted at a time (float64 temporaries: 256 KiB each)
 HIST_BINS = 24
 
 
@@ -81,10 +86,22 @@ def sample_indices(shape: tuple[int, ...], count: int) -> tuple[np.ndarray, ...]
 
 
 def bounded_values(arr: np.ndarray, limit: int = MAX_EXACT, sample: int = SAMPLE) -> tuple[np.ndarray, bool]:
-    """A 1-D view (or small gathered copy) of the values to summarise, and whether it is a sample."""
+    """A 1-D view (or small gathered copy) of the values to summarise, and whether it is a sample.
+
+    (A non-contiguous array up to `limit` elements is flattened into a copy here; `compute` itself
+    streams with `chunks` instead.)"""
     if arr.size <= limit:
         return arr.reshape(-1), False
     return arr[sample_indices(arr.shape, sample)], True
+
+
+def chunks(arr: np.ndarray, size: int = CHUNK) -> Iterator[np.ndarray]:
+    """The values of `arr` as 1-D arrays of at most `size` elements, in memory order, never a copy
+    of the whole (NumPy's buffered iterator reuses one small buffer for non-contiguous layouts)."""
+    if arr.size == 0:
+        return
+    it = np.nditer(arr, flags=["external_loop", "buffered", "zerosize_ok", "refs_ok"], buffersize=size, order="K")
+    yield from it
 
 
 def _kind(arr: np.ndarray) -> str:
@@ -95,40 +112,91 @@ def _kind(arr: np.ndarray) -> str:
     return "float"
 
 
+@dataclass
+class _Acc:
+    """Running figures merged chunk by chunk (Chan et al.'s update for mean and variance)."""
+
+    n: int = 0
+    mean: float = 0.0
+    m2: float = 0.0
+    lo: float = math.inf
+    hi: float = -math.inf
+    n_nan: int = 0
+    n_posinf: int = 0
+    n_neginf: int = 0
+    n_true: int = 0
+
+    def add_finite(self, wide: np.ndarray) -> None:
+        if not wide.size:
+            return
+        n, mean = int(wide.size), float(wide.mean())
+        m2 = float(np.square(wide - mean).sum())
+        total = self.n + n
+        delta = mean - self.mean
+        self.mean += delta * n / total
+        self.m2 += m2 + delta * delta * self.n * n / total
+        self.n = total
+        self.lo, self.hi = min(self.lo, float(wide.min())), max(self.hi, float(wide.max()))
+
+
+def _finite_part(block: np.ndarray, kind: str, acc: _Acc) -> np.ndarray:
+    """`block` as float64 without NaN/Inf (counted into `acc`); bool as 0/1."""
+    if kind == "bool":
+        acc.n_true += int(np.count_nonzero(block))
+        return block.astype(np.float64)
+    v = as_float(block)
+    if kind == "float":
+        nan, inf = np.isnan(v), np.isinf(v)
+        n_nan, n_inf = int(np.count_nonzero(nan)), int(np.count_nonzero(inf))
+        if n_nan or n_inf:
+            acc.n_nan += n_nan
+            pos = int(np.count_nonzero(inf & (v > 0)))
+            acc.n_posinf += pos
+            acc.n_neginf += n_inf - pos
+            v = v[~(nan | inf)]
+    return v.astype(np.float64)
+
+
 def compute(arr: np.ndarray, dtype_name: str | None = None) -> TensorStats:
-    """Statistics of `arr` read from at most MAX_EXACT elements."""
-    values, sampled = bounded_values(arr)
+    """Statistics of `arr`: exact (streamed in chunks) up to MAX_EXACT elements, from a sample above."""
+    sampled = arr.size > MAX_EXACT
+    source = arr[sample_indices(arr.shape, SAMPLE)] if sampled else arr
     st = TensorStats(shape=tuple(int(d) for d in arr.shape), dtype=dtype_name or str(arr.dtype),
                      size=int(arr.size), nbytes=int(arr.nbytes), kind=_kind(arr), sampled=sampled,
-                     n_read=int(values.size))
-    if values.size == 0:
+                     n_read=int(source.size))
+    if source.size == 0:
         return st
-    scale = arr.size / values.size
+    scale = arr.size / source.size
+    acc = _Acc()
+    for block in chunks(source):
+        acc.add_finite(_finite_part(block, st.kind, acc))
+    st.n_nan = _scaled(acc.n_nan, scale)
+    st.n_posinf = _scaled(acc.n_posinf, scale)
+    st.n_neginf = _scaled(acc.n_neginf, scale)
     if st.kind == "bool":
-        st.n_true = int(round(np.count_nonzero(values) * scale))
-        st.all_zero = st.n_true == 0
-        st.min, st.max = float(values.min()), float(values.max())
-        st.mean = float(np.count_nonzero(values) / values.size)
+        st.n_true = int(round(acc.n_true * scale))
+        st.all_zero = acc.n_true == 0
+        st.min, st.max = float(acc.lo), float(acc.hi)
+        st.mean = acc.n_true / source.size
+        st.hist_counts, st.hist_edges = [int(source.size - acc.n_true), acc.n_true], [-0.5, 0.5, 1.5]
         return st
-    v = as_float(values)
-    if st.kind == "float":
-        nan = np.isnan(v)
-        inf = np.isinf(v)
-        st.n_nan = _scaled(np.count_nonzero(nan), scale)
-        st.n_posinf = _scaled(np.count_nonzero(inf & (v > 0)), scale)
-        st.n_neginf = _scaled(np.count_nonzero(inf & (v < 0)), scale)
-        finite = v[~(nan | inf)] if (st.n_nan or st.n_posinf or st.n_neginf) else v
-    else:
-        finite = v
-    if finite.size:
-        wide = finite.astype(np.float64)
-        st.min, st.max = float(wide.min()), float(wide.max())
-        st.mean, st.std = float(wide.mean()), float(wide.std())
-        st.all_zero = st.min == 0.0 and st.max == 0.0 and not (st.n_nan or st.n_posinf or st.n_neginf)
-        counts, edges = np.histogram(wide, bins=HIST_BINS if st.max > st.min else 1)
-        st.hist_counts = [int(c) for c in counts]
-        st.hist_edges = [float(e) for e in edges]
+    if acc.n:
+        st.min, st.max = acc.lo, acc.hi
+        st.mean, st.std = acc.mean, math.sqrt(max(acc.m2 / acc.n, 0.0))
+        st.all_zero = st.min == 0.0 and st.max == 0.0 and not (acc.n_nan or acc.n_posinf or acc.n_neginf)
+        st.hist_counts, st.hist_edges = _histogram(source, st.kind, st.min, st.max)
     return st
+
+
+def _histogram(source: np.ndarray, kind: str, lo: float, hi: float) -> tuple[list[int], list[float]]:
+    """HIST_BINS equal bins over [lo, hi] of the finite values, counted chunk by chunk (second pass)."""
+    bins = HIST_BINS if hi > lo else 1
+    edges = np.linspace(lo, hi, bins + 1) if hi > lo else np.array([lo - 0.5, lo + 0.5])
+    counts = np.zeros(bins, np.int64)
+    scratch = _Acc()
+    for block in chunks(source):
+        counts += np.histogram(_finite_part(block, kind, scratch), bins=edges)[0]
+    return [int(c) for c in counts], [float(e) for e in edges]
 
 
 def _scaled(count: int, scale: float) -> int:

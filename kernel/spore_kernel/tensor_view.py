@@ -9,6 +9,7 @@ the summary tells what matters (is it NaN? all zeros? the shape I expected?) at 
 from __future__ import annotations
 
 import html
+import json
 import math
 from typing import Any
 
@@ -22,6 +23,7 @@ JSON_FULL = 1024      # the JSON bundle carries every value up to this many elem
 JSON_SAMPLE = 256     # ... and this many sampled values above
 EDGE = 4              # rows/columns shown at each edge of a large value table
 TABLE_FULL = 12       # dimensions up to this length are shown whole
+HEATMAP = 64          # the JSON heatmap has at most this many rows and columns
 
 
 def _np(t: Any) -> np.ndarray:
@@ -121,8 +123,47 @@ def jsonable(x: Any) -> Any:
     return x
 
 
+def _spread(n: int, k: int) -> list[int]:
+    """All of range(n) when n <= k, else k indices spread evenly from 0 to n-1 (both ends kept)."""
+    if n <= k:
+        return list(range(n))
+    return [int(i) for i in np.linspace(0, n - 1, num=k).round().astype(np.int64)]
+
+
+def heatmap(arr: np.ndarray, limit: int = HEATMAP) -> dict[str, Any] | None:
+    """The last two axes of the first slice (index 0 on every leading axis), at most limit x limit.
+
+    A larger plane is downsampled by picking evenly spread rows and columns — each cell is one real
+    element, never an average — and `rows`/`cols` say which index of the plane each cell shows, so a
+    renderer's hover names the true index. Only the picked elements are copied. None for fewer than
+    two axes or no elements.
+    """
+    if arr.ndim < 2 or arr.size == 0:
+        return None
+    lead = (0,) * (arr.ndim - 2)
+    plane = arr[lead]
+    rows, cols = _spread(plane.shape[0], limit), _spread(plane.shape[1], limit)
+    block = plane[np.ix_(rows, cols)]
+    block = block.astype(np.int8) if block.dtype.kind == "b" else S.as_float(block)
+    finite = block[np.isfinite(block)] if block.dtype.kind == "f" else block
+    return {
+        "slice": list(lead), "axes": [arr.ndim - 2, arr.ndim - 1],
+        "shape": [int(plane.shape[0]), int(plane.shape[1])], "rows": rows, "cols": cols,
+        "downsampled": len(rows) < plane.shape[0] or len(cols) < plane.shape[1],
+        "min": float(finite.min()) if finite.size else None, "max": float(finite.max()) if finite.size else None,
+        "data": block.tolist(),
+    }
+
+
 def json_bundle(t: Any, st: S.TensorStats | None = None) -> dict[str, Any]:
-    """Summary, statistics and a bounded set of values, for IDE renderers."""
+    """Summary, statistics, a bounded set of values and a bounded heatmap, for IDE renderers.
+
+    Schema spore.tensor/1 (keys only ever added): `stats` (see `stats.TensorStats.to_dict`; its
+    `histogram` has `edges` and `counts`; `sampled` says they come from `n_read` sampled values),
+    `values` (every value up to JSON_FULL elements, else JSON_SAMPLE values with their indices),
+    `heatmap` (see `heatmap`; null below two axes or when empty). NaN/Inf are the strings
+    "NaN"/"Infinity"/"-Infinity".
+    """
     st = st or stats_of(t)
     arr = _np(t)
     if arr.size <= JSON_FULL:
@@ -137,7 +178,23 @@ def json_bundle(t: Any, st: S.TensorStats | None = None) -> dict[str, Any]:
         "schema": "spore.tensor/1", "type": kind_name(t),
         "name": name if isinstance(name, str) else None,
         "grad": grad_info(t), "summary": summary(t, st), "stats": st.to_dict(), "values": values,
+        "heatmap": heatmap(arr),
     })
+
+
+def json_text(obj: Any) -> str:
+    """The spore.tensor/1 bundle of a Tensor or Parameter as one JSON string (ASCII, no NaN literals).
+
+    What "Spore: Inspect Tensor" evaluates in a debuggee through DAP, where only a string crosses:
+    ``__import__('spore_kernel.tensor_view').tensor_view.json_text(x)``. This module imports NumPy,
+    the engine's seam and `stats`, never IPython, so it works in any process that has Spore.
+    """
+    import spore
+
+    if not isinstance(obj, spore.Tensor):
+        raise TypeError(f"json_text: expected a Spore Tensor or Parameter, got {type(obj).__module__}."
+                        f"{type(obj).__qualname__}")
+    return json.dumps(json_bundle(obj), ensure_ascii=True, allow_nan=False, separators=(",", ":"))
 
 
 # --- HTML card -------------------------------------------------------------------------------
@@ -160,6 +217,8 @@ def _cell(v: Any) -> str:
 def value_table(arr: np.ndarray) -> str:
     """HTML table of the values (of the first 2-D slice for 3-D and up), edges only when large."""
     caption = ""
+    if arr.size == 0:
+        return f"<code>empty: shape {html.escape(str(tuple(int(d) for d in arr.shape)))}</code>"
     if arr.ndim > 2:
         lead = (0,) * (arr.ndim - 2)
         caption = f"<caption>slice [{', '.join(map(str, lead))}, :, :]</caption>"
