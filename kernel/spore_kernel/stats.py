@@ -95,12 +95,13 @@ def bounded_values(arr: np.ndarray, limit: int = MAX_EXACT, sample: int = SAMPLE
     return arr[sample_indices(arr.shape, sample)], True
 
 
-def chunks(arr: np.ndarray, size: int = CHUNK) -> Iterator[np.ndarray]:
+def chunks(arr: np.ndarray, size: int | None = None) -> Iterator[np.ndarray]:
     """The values of `arr` as 1-D arrays of at most `size` elements, in memory order, never a copy
     of the whole (NumPy's buffered iterator reuses one small buffer for non-contiguous layouts)."""
     if arr.size == 0:
         return
-    it = np.nditer(arr, flags=["external_loop", "buffered", "zerosize_ok", "refs_ok"], buffersize=size, order="K")
+    it = np.nditer(arr, flags=["external_loop", "buffered", "zerosize_ok", "refs_ok"], buffersize=size or CHUNK,
+                   order="K")
     yield from it
 
 
