@@ -98,12 +98,28 @@ def load_graph(graph: Any) -> dict:
         graph = graph_json(graph)
     elif isinstance(graph, (str, os.PathLike)):
         text = str(graph)
-        graph = json.loads(text) if text.lstrip().startswith("{") else json.loads(Path(text).read_text("utf-8"))
+        graph = json.loads(text) if text.lstrip().startswith("{") else json.loads(_read_json_file(Path(text)))
     if not isinstance(graph, Mapping) or graph.get("schema") != SCHEMA:
         got = graph.get("schema") if isinstance(graph, Mapping) else type(graph).__name__
         raise ValueError(f"spore_viz: expected a {SCHEMA!r} graph (see spore.ide.compile_graph), "
                          f"got {got!r}")
     return dict(graph)
+
+
+MAX_GRAPH_BYTES = 1 << 30
+
+
+def _read_json_file(path: Path) -> str:
+    """A graph file's text; only a regular file of sane size (a FIFO or /dev/zero would hang or fill memory)."""
+    try:
+        st = path.stat()
+    except OSError as err:
+        raise ValueError(f"spore_viz: cannot open {str(path)!r}: {err.strerror}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise ValueError(f"spore_viz: {str(path)!r} is not a regular file")
+    if st.st_size > MAX_GRAPH_BYTES:
+        raise ValueError(f"spore_viz: {str(path)!r} is {st.st_size} bytes; graph files over 1 GiB are refused")
+    return path.read_text("utf-8")
 
 
 def shape_text(shape: list | None, dtype: str | None) -> str:
