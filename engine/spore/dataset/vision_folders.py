@@ -4,12 +4,19 @@ MNIST is read from the standard idx files (plain or ``.gz``), CIFAR-10 from its 
 (``data_batch_1.bin`` ... ``test_batch.bin``: one label byte then 3072 bytes of CHW pixels per
 record). The CIFAR-10 *python* version is a set of pickles, and unpickling a downloaded file can
 run arbitrary code, so it is refused with a pointer to the binary version — never loaded.
+
+Every read or decode failure is a `DatasetError` naming the file (and, for ImageFolderDataset,
+the row). Sizes declared by a file's header are multiplied as Python integers and checked against
+the file's real size (or, for ``.gz``, a cap) before anything is allocated, so a header claiming
+``2**31 x 2**31 x 4`` bytes cannot wrap around to a small number.
 """
 
 from __future__ import annotations
 
 import gzip
+import math
 import os
+import zlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -40,12 +47,22 @@ class _FileReader:
         self.files, self.labels, self.decode = files, labels, decode
 
     def __call__(self, index: int) -> tuple[np.ndarray, np.ndarray]:
-        with open(self.files[index], "rb") as f:
-            raw = f.read()
+        path = self.files[index]
+        try:
+            with open(path, "rb") as f:
+                raw = f.read()
+        except OSError as e:
+            raise DatasetError(f"cannot read {path} (row {index}): {e.strerror or e}") from e
         if self.decode:
             from .vision.transforms import decode_bytes
 
-            image = decode_bytes(raw)
+            try:
+                image = decode_bytes(raw)
+            except Exception as e:  # PIL raises many kinds (OSError, SyntaxError, ValueError, ...) on bad files
+                raise DatasetError(f"cannot decode {path} (row {index}, {len(raw)} bytes): "
+                                   f"{type(e).__name__}: {e}",
+                                   hint="the file is damaged or not an image; remove it or pass extensions=[...]") \
+                    from e
         else:
             image = np.frombuffer(raw, dtype=np.uint8)
         return image, self.labels[index]
@@ -107,10 +124,66 @@ class _ArrayPairReader:
         return self.images[index], self.labels[index]
 
 
-def _read_maybe_gz(path: str) -> bytes:
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rb") as f:
-        return f.read()
+# A .gz idx file's data size is only known once decompressed: its header may not claim more than this.
+MAX_IDX_BYTES = 1 << 34  # 16 GiB; the real MNIST training images are 47 MB
+
+
+def _open_idx(path: str) -> Any:
+    return gzip.open(path, "rb") if path.endswith(".gz") else open(path, "rb")
+
+
+def _read_exactly(f: Any, n: int, path: str, what: str) -> bytes:
+    """n bytes of f, or a DatasetError saying the file ends early."""
+    chunks, got = [], 0
+    while got < n:
+        chunk = f.read(min(n - got, 1 << 24))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        got += len(chunk)
+    if got != n:
+        raise DatasetError(f"MnistDataset: {path} ends after {got} of the {n} bytes of its {what}: it is truncated")
+    return b"".join(chunks)
+
+
+def read_idx(path: str, expect_magic: int) -> np.ndarray:
+    """An idx file (MNIST's format: big-endian magic, dimension sizes, then uint8 data).
+
+    The header is read first and the size it declares checked — with Python integers, so no
+    product wraps — against the file before the data is read.
+    """
+    try:
+        with _open_idx(path) as f:
+            return _read_idx(f, path, expect_magic)
+    except (OSError, EOFError, zlib.error) as e:  # unreadable, or a damaged .gz (BadGzipFile is an OSError)
+        raise DatasetError(f"MnistDataset: cannot read {path}: {type(e).__name__}: {e}") from e
+
+
+def _read_idx(f: Any, path: str, expect_magic: int) -> np.ndarray:
+    head = f.read(4)
+    if len(head) < 4:
+        raise DatasetError(f"MnistDataset: {path} is too short to be an idx file ({len(head)} bytes)")
+    magic = int.from_bytes(head, "big")
+    if magic != expect_magic:
+        raise DatasetError(f"MnistDataset: {path} has magic number {magic}, expected {expect_magic}",
+                           hint="image files start with 2051 and label files with 2049")
+    ndim = head[3]
+    dims = np.frombuffer(_read_exactly(f, 4 * ndim, path, "header"), dtype=">u4").tolist()  # Python ints
+    count = math.prod(dims)  # Python integers: 2**31 * 2**31 * 4 is 2**64, not 0
+    start = 4 + 4 * ndim
+    if path.endswith(".gz"):
+        if count > MAX_IDX_BYTES:
+            raise DatasetError(f"MnistDataset: {path} declares dims {dims}, {count} bytes of data, more than the "
+                               f"{MAX_IDX_BYTES}-byte limit for a compressed idx file: the header is corrupted")
+    else:
+        size = os.fstat(f.fileno()).st_size
+        if size - start != count:
+            raise DatasetError(f"MnistDataset: {path} holds {size - start} data bytes, its header (dims {dims}) "
+                               f"says {count}")
+    data = _read_exactly(f, count, path, f"data (dims {dims})")
+    if f.read(1):
+        raise DatasetError(f"MnistDataset: {path} has bytes after the {count} its header (dims {dims}) declares")
+    return np.frombuffer(data, dtype=np.uint8).reshape(dims)
 
 
 def _find(root: str, stems: Sequence[str], owner: str) -> str:
@@ -122,28 +195,22 @@ def _find(root: str, stems: Sequence[str], owner: str) -> str:
     raise DatasetError(f"{owner}: none of {list(stems)} (or .gz) found in {root}")
 
 
-def read_idx(path: str, expect_magic: int) -> np.ndarray:
-    """An idx file (MNIST's format: big-endian magic, dimension sizes, then uint8 data)."""
-    raw = _read_maybe_gz(path)
-    if len(raw) < 8:
-        raise DatasetError(f"MnistDataset: {path} is too short to be an idx file")
-    magic = int.from_bytes(raw[:4], "big")
-    if magic != expect_magic:
-        raise DatasetError(f"MnistDataset: {path} has magic number {magic}, expected {expect_magic}",
-                           hint="image files start with 2051 and label files with 2049")
-    ndim = raw[3]
-    dims = [int.from_bytes(raw[4 + 4 * i: 8 + 4 * i], "big") for i in range(ndim)]
-    start = 4 + 4 * ndim
-    count = int(np.prod(dims))
-    if len(raw) - start != count:
-        raise DatasetError(f"MnistDataset: {path} holds {len(raw) - start} data bytes, its header says {count}")
-    return np.frombuffer(raw, dtype=np.uint8, offset=start).reshape(dims)
+def _mnist_prefixes(root: str, usage: str) -> list[str]:
+    """The idx file sets to read: 'all' means whichever of train/t10k the folder holds (both when
+    neither is there, so the error names the train files first)."""
+    if usage != "all":
+        return ["train" if usage == "train" else "t10k"]
+    present = [p for p in ("train", "t10k") if any(os.path.isfile(os.path.join(root, f"{p}-images{sep}idx3-ubyte{gz}"))
+                                                   for sep in ("-", ".") for gz in ("", ".gz"))]
+    return present or ["train", "t10k"]
 
 
 class MnistDataset(MappableSource):
     """MNIST from its idx files: ``image`` (28, 28, 1) uint8 and ``label`` uint32.
 
-    ``usage`` is 'train' (train-* files), 'test' (t10k-* files) or 'all' (both, train first).
+    ``usage`` is 'train' (train-* files), 'test' (t10k-* files) or 'all' (both, train first). With
+    'all' (the default, None) a folder that holds only one of the two sets is read as it is, as
+    MindSpore does: its quick-start reads ``MnistDataset("MNIST_Data/train")``.
     """
 
     def __init__(self, dataset_dir: str, usage: str | None = None, num_samples: int | None = None,
@@ -152,7 +219,7 @@ class MnistDataset(MappableSource):
         root = _check_dir(dataset_dir, "MnistDataset")
         usage = _usage(usage, "MnistDataset")
         images, labels = [], []
-        for prefix in (["train", "t10k"] if usage == "all" else ["train" if usage == "train" else "t10k"]):
+        for prefix in _mnist_prefixes(root, usage):
             img = read_idx(_find(root, [f"{prefix}-images-idx3-ubyte", f"{prefix}-images.idx3-ubyte"], "MnistDataset"),
                            2051)
             lab = read_idx(_find(root, [f"{prefix}-labels-idx1-ubyte", f"{prefix}-labels.idx1-ubyte"], "MnistDataset"),
@@ -191,6 +258,27 @@ def _refuse_python_version(root: str) -> None:
                      "and point dataset_dir at its cifar-10-batches-bin folder")
 
 
+def _cifar_records(path: str) -> np.ndarray:
+    """A CIFAR-10 binary batch as a (records, 3073) uint8 array, read into memory.
+
+    Read rather than memory-mapped: a mapped file that is truncated while in use kills the process
+    with SIGBUS, where a read file can only be refused. The size is checked before reading.
+    """
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size == 0 or size % _CIFAR_RECORD:
+                raise DatasetError(f"Cifar10Dataset: {path} is {size} bytes, not a whole number of "
+                                   f"{_CIFAR_RECORD}-byte records (1 label byte + 3072 pixel bytes)",
+                                   hint="the file is cut short or is not a CIFAR-10 binary batch")
+            data = f.read(size + 1)
+    except OSError as e:
+        raise DatasetError(f"Cifar10Dataset: cannot read {path}: {e.strerror or e}") from e
+    if len(data) != size:
+        raise DatasetError(f"Cifar10Dataset: {path} changed size while it was read ({size} bytes, then {len(data)})")
+    return np.frombuffer(data, dtype=np.uint8).reshape(-1, _CIFAR_RECORD)
+
+
 class _CifarReader:
     def __init__(self, records: list[np.ndarray]) -> None:
         self.records = records
@@ -226,12 +314,7 @@ class Cifar10Dataset(MappableSource):
                                hint="point dataset_dir at the folder holding the binary version's .bin files")
         records = []
         for n in present:
-            path = os.path.join(root, n)
-            size = os.path.getsize(path)
-            if size % _CIFAR_RECORD:
-                raise DatasetError(f"Cifar10Dataset: {path} is {size} bytes, not a whole number of "
-                                   f"{_CIFAR_RECORD}-byte records (1 label byte + 3072 pixel bytes)")
-            records.append(np.memmap(path, dtype=np.uint8, mode="r").reshape(-1, _CIFAR_RECORD))
+            records.append(_cifar_records(os.path.join(root, n)))
         self.files = [os.path.join(root, n) for n in present]
         self._records = records
         super().__init__(column_names=["image", "label"], num_samples=num_samples, shuffle=shuffle, sampler=sampler,
