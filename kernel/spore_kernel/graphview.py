@@ -2,14 +2,25 @@
 
 The compile goes through `spore.ide.compile_graph` (the same path Graph mode uses), and the
 compiled graph is only shown, never run: looking at a training step's graph must not take a training step.
-The display carries the IR text (always), the graph JSON for IDE renderers, and — when the
-`spore_viz` package is importable — its interactive page, isolated in an iframe so its styles and
-scripts cannot touch the notebook's.
+
+The display bundle:
+
+- `text/plain`: the IR text (always).
+- `application/vnd.spore.graph+json` (`MIME_GRAPH`): the "spore.graph/1" document, so any front end
+  that reads the schema keeps working, with three additions:
+  - every node `loc` of code from a notebook cell carries `"cell": <n>` (the cell's In[n] execution
+    count; IPython compiles cells to temporary files, so the file name alone means nothing to an editor);
+  - `"sources"`: `{file: {"<line>": text}}` for the located lines (from IPython's linecache), so a
+    viewer shows the statement without reading any file;
+  - `"view"`: when `spore_viz` is importable, the viewer payload (`spore_viz.view_payload`, kind
+    "spore.view/1": the layout order the interactive viewer mounts), which the VS Code renderer shows.
+- `text/html`: spore_viz's page in a sandboxed `<iframe srcdoc>` with the page's strict CSP, for
+  front ends without the renderer (JupyterLab, classic notebook).
 """
 
 from __future__ import annotations
 
-import html
+import copy
 import logging
 from typing import Any
 
@@ -33,17 +44,55 @@ def _viz() -> Any:
     return spore_viz
 
 
+def _shell() -> Any:
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    return get_ipython()
+
+
+def with_cells(graph: dict[str, Any], shell: Any) -> dict[str, Any]:
+    """A copy of `graph` whose locs in notebook cells carry `"cell": n` (In[n]), in branches too."""
+    from .sources import cell_label
+
+    out = copy.deepcopy(graph)
+    labels: dict[str, int | None] = {}
+
+    def cell_of(file: str) -> int | None:
+        if file not in labels:
+            label = cell_label(shell, file) or ""
+            labels[file] = int(label[3:-1]) if label.startswith("In[") and label[3:-1].isdigit() else None
+        return labels[file]
+
+    def walk(g: dict[str, Any]) -> None:
+        for node in g.get("nodes", []):
+            loc = node.get("loc")
+            if isinstance(loc, dict) and isinstance(loc.get("file"), str):
+                n = cell_of(loc["file"])
+                if n is not None:
+                    loc["cell"] = n
+            for sub in (node.get("subgraphs") or {}).values():
+                walk(sub)
+
+    walk(out)
+    return out
+
+
 def graph_bundle(compiled: dict[str, Any]) -> dict[str, Any]:
-    """text/plain IR, the graph JSON, and spore_viz's page when available."""
-    data = compiled["graph"]
+    """text/plain IR, the graph JSON (with cells, sources and, with spore_viz, the view), and the page."""
+    import linecache
+
+    data = with_cells(compiled["graph"], _shell())
     out: dict[str, Any] = {"text/plain": compiled["ir"], MIME_GRAPH: data}
     viz = _viz()
-    if viz is not None:
-        try:
-            page = viz.render_html(data)
-            out["text/html"] = (f"<iframe srcdoc=\"{html.escape(page, quote=True)}\" "
-                                f"style='width:100%;height:520px;border:1px solid #ddd' "
-                                f"title='graph {html.escape(data['name'])}'></iframe>")
-        except Exception:  # noqa: BLE001 - the IR text is still shown
-            log.warning("spore_viz.render_html failed; showing the IR text", exc_info=True)
+    if viz is None:
+        return out
+    try:
+        data = viz.embed_sources(data, linecache.getline)
+        data["view"] = viz.view_payload(data)
+        out[MIME_GRAPH] = data
+        out["text/html"] = viz.iframe(data, height=520)
+    except Exception:  # noqa: BLE001 - the IR text and the graph JSON are still shown
+        log.warning("spore_viz could not render the graph; showing the IR text", exc_info=True)
     return out

@@ -70,11 +70,36 @@ def test_spore_graph_shows_the_compiled_graph_without_switching_mode(k: Kernel) 
     assert lines == {12, 13}  # the two lines of construct in the setup cell (IPython numbering)
     assert {n["scope"] for n in graph["nodes"]} >= {"Net.fc1", "Net.fc2"}
     has_viz = k.ok("import importlib.util\nimportlib.util.find_spec('spore_viz') is not None")
-    if has_viz.result_data()["text/plain"] == "True":
-        assert bundle["text/html"].startswith("<iframe srcdoc=")
-    else:
-        assert "text/html" not in bundle
+    assert has_viz.result_data()["text/plain"] == "True"  # installed with the kernel (one distribution)
     assert mode(k) == "1"
+
+
+def test_spore_graph_mime_data_carries_cells_sources_and_the_viewer_payload(k: Kernel) -> None:
+    """What the VS Code renderer mounts: the view payload, each loc's In[n] cell, and the lines' text."""
+    graph = k.ok("%spore_graph net x").bundles()[0][MIME_G]
+    cell = k.setup_cell  # type: ignore[attr-defined]
+    locs = [n["loc"] for n in graph["nodes"] if n["loc"]]
+    assert locs and {loc["cell"] for loc in locs} == {cell}
+    (lines,) = graph["sources"].values()
+    assert lines == {"12": "        h = ms.ops.relu(self.fc1(x))", "13": "        return self.fc2(h)"}
+    view = graph["view"]
+    assert view["kind"] == "spore.view/1" and view["name"] == "Net.construct"
+    assert view["nOps"] == len(graph["nodes"])
+    assert {d["loc"]["cell"] for d in view["details"].values() if d.get("loc")} == {cell}
+    assert view["sources"] == graph["sources"]
+
+
+def test_spore_graph_html_fallback_is_a_sandboxed_iframe_with_a_csp(k: Kernel) -> None:
+    import html
+    import re
+
+    frame = k.ok("%spore_graph net x").bundles()[0]["text/html"]
+    assert frame.startswith("<iframe srcdoc=") and 'sandbox="allow-scripts"' in frame
+    assert "allow-same-origin" not in frame
+    page = html.unescape(re.match(r'<iframe srcdoc="([^"]*)"', frame).group(1))
+    csp = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', page).group(1)
+    nonce = re.search(r"script-src 'nonce-([^']+)'", csp).group(1)
+    assert csp.startswith("default-src 'none'; style-src 'nonce-") and f'<script type="module" nonce="{nonce}">' in page
 
 
 def test_spore_graph_raw_shows_the_graph_before_fusion(k: Kernel) -> None:
