@@ -532,7 +532,7 @@ def test_a_writer_killed_mid_save_leaves_the_previous_checkpoint_intact(tmp_path
         assert_exact(loaded[d["name"]].asnumpy(), d["data"].asnumpy(), d["name"])
     # The killed write got exactly its first records into the temp file: the target never saw them,
     # and as a checkpoint the temp file is refused (Spore's header, no trailer) rather than half-loaded.
-    assert temps[0].name.startswith(f".big.ckpt.{proc.pid}.")
+    assert temps[0].name.startswith(f".big.ckpt.{proc.pid}@{ckpt_mod._HOST}.")
     partial = shutil.copy(temps[0], tmp_path / "partial.ckpt")
     refused(Path(partial), "written by Spore.* has none: the file is truncated")
     doomed = writer.payload(2)[:writer.STOP_AFTER_RECORDS]

@@ -167,7 +167,9 @@ def test_the_next_save_removes_only_the_temp_files_of_crashed_writers(tmp_path):
         gone = [make_temp(tmp_path, f".m.ckpt.{dead}.abc123.tmp"),  # its writer has exited
                 make_temp(tmp_path, ".m.ckpt.k3x9_q2z.tmp", age=60),  # older Spore's name, untouched for a minute
                 make_temp(tmp_path, f".m.ckpt.{other.pid}.old.tmp", age=2 * 3600),  # a live pid, but hours old
-                make_temp(tmp_path, f".m.ckpt.{os.getpid()}.failed.tmp")]  # ours, and no thread of ours writes it
+                make_temp(tmp_path, f".m.ckpt.{os.getpid()}.failed.tmp"),  # ours, and no thread of ours writes it
+                make_temp(tmp_path, f".m.ckpt.{dead}@{ckpt_mod._HOST}.x1.tmp"),  # this host's, dead
+                make_temp(tmp_path, f".m.ckpt.{dead}@elsewhere.old.tmp", age=2 * 3600)]  # another host's, hours old
         kept = [make_temp(tmp_path, f".m.ckpt.{other.pid}.live.tmp"),  # a live writer, another process
                 make_temp(tmp_path, ".m.ckpt.fresh12.tmp"),  # no pid, written a moment ago
                 make_temp(tmp_path, f".n.ckpt.{dead}.abc.tmp"),  # another checkpoint's

@@ -4,7 +4,7 @@ Files are MindSpore's `.ckpt` protobuf (see checkpoint_schema.py): MindSpore 2.1
 Spore writes and the other way round, and for the same tensors the bytes are identical.
 
 What Spore adds is safety:
-- Saving is atomic: the bytes go to a temp file ``.<name>.<pid>.<random>.tmp`` in the target's
+- Saving is atomic: the bytes go to a temp file ``.<name>.<pid>@<host>.<random>.tmp`` in the target's
   directory, are fsynced, and replace the target with ``os.replace``; a crash at any point leaves
   the previous file intact, and the next save to that path removes the temp files crashed writers
   left (those whose writer process is gone, or that nobody has touched for a while).
@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import socket
 import stat
 import tempfile
 import threading
@@ -231,6 +232,10 @@ def _fsync_dir(directory: str) -> None:
         os.close(fd)
 
 
+# The writer's host goes into temp names beside its pid: on a shared file system, a pid is only
+# meaningful on the machine that wrote it.
+_HOST = "".join(c if c.isalnum() or c == "-" else "-" for c in socket.gethostname())[:40] or "host"
+
 # Temp files this process is writing right now (async saves run beside the caller's thread).
 _writing: set[str] = set()
 _writing_lock = threading.Lock()
@@ -261,9 +266,12 @@ def _temp_is_stale(tmp: str, name: str, prefix: str, now: float) -> bool:
         return False  # not something Spore's writer creates: leave it alone
     age = now - st.st_mtime
     middle = name[len(prefix):-len(".tmp")]
-    pid_text, dot, _ = middle.partition(".")
+    writer, dot, _ = middle.partition(".")
+    pid_text, at, host = writer.partition("@")
     if not (dot and pid_text.isdigit()):  # no pid in the name (written by an older Spore)
         return age > STALE_TEMP_SECONDS
+    if at and host != _HOST:  # another machine's writer (a shared file system): its pid says nothing here
+        return age > STALE_TEMP_SECONDS_LIVE_PID
     pid = int(pid_text)
     if pid == os.getpid():
         with _writing_lock:
@@ -307,7 +315,7 @@ def _write_atomic(path: str, entries: Iterable[Entry], crc_check: bool) -> None:
     directory, base = os.path.split(path)
     _remove_stale_temps(path)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{base}.{os.getpid()}.", suffix=".tmp", dir=directory)
+        fd, tmp = tempfile.mkstemp(prefix=f".{base}.{os.getpid()}@{_HOST}.", suffix=".tmp", dir=directory)
     except OSError as err:  # name the checkpoint, not the temp file the user never asked for
         raise type(err)(err.errno, f"save_checkpoint: cannot write {path}: {err.strerror}") from err
     with _writing_lock:
