@@ -499,25 +499,22 @@ def test_a_failed_async_save_is_reported_by_the_next_call(tmp_path):
     assert list(load_checkpoint(str(tmp_path / "ok.ckpt"))) == ["a"]
 
 
-def test_a_writer_killed_mid_save_leaves_the_previous_checkpoint_intact(tmp_path):
-    spec = importlib.util.spec_from_file_location("ckpt_writer", HERE / "ckpt_writer.py")
-    writer = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(writer)
-    path = tmp_path / "big.ckpt"
-    proc = subprocess.Popen([sys.executable, str(HERE / "ckpt_writer.py"), str(path), "2"],
+def kill_inside_a_save(path: Path, stop: int) -> tuple[int, list[Path]]:
+    """Run ckpt_writer.py saving to `path`, SIGKILL it inside save number `stop`; (its pid, temp files)."""
+    proc = subprocess.Popen([sys.executable, str(HERE / "ckpt_writer.py"), str(path), str(stop)],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             env=dict(os.environ, OMP_NUM_THREADS="1"))
     watchdog = threading.Timer(120, proc.kill)  # a safety net against a hung child, not a synchroniser
     watchdog.start()
     try:
-        lines = [proc.stdout.readline().decode().strip() for _ in range(3)]  # blocks until the child says
-        if lines != ["saved 0", "saved 1", "inside-write"]:
+        want = [f"saved {i}" for i in range(stop)] + ["inside-write"]
+        lines = [proc.stdout.readline().decode().strip() for _ in want]  # blocks until the child says
+        if lines != want:
             proc.kill()
             pytest.fail(f"the writer said {lines}; its stderr: {proc.communicate()[1].decode()}")
-        temps = list(tmp_path.glob(".big.ckpt.*.tmp"))
-        assert len(temps) == 1 and 0 < temps[0].stat().st_size < path.stat().st_size
+        temps = sorted(path.parent.glob(f".{path.name}.*.tmp"))
         os.kill(proc.pid, signal.SIGKILL)
-        assert proc.wait() == -signal.SIGKILL
+        assert proc.wait() == -signal.SIGKILL  # reaped: its pid is gone
     finally:
         watchdog.cancel()
         proc.kill()
@@ -525,22 +522,35 @@ def test_a_writer_killed_mid_save_leaves_the_previous_checkpoint_intact(tmp_path
         proc.stdin.close()
         proc.stdout.close()
         proc.stderr.close()
-    loaded = load_checkpoint(str(path))
-    want = writer.payload(1)  # the last save that completed
-    assert list(loaded) == [d["name"] for d in want]
-    for d in want:
-        assert_exact(loaded[d["name"]].asnumpy(), d["data"].asnumpy(), d["name"])
+    return proc.pid, temps
+
+
+def test_writers_killed_mid_save_leave_the_previous_checkpoint_intact_and_no_temp_for_long(tmp_path):
+    spec = importlib.util.spec_from_file_location("ckpt_writer", HERE / "ckpt_writer.py")
+    writer = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(writer)
+    path = tmp_path / "big.ckpt"
+    for kill in range(3):
+        pid, temps = kill_inside_a_save(path, 2)
+        # Only the killed write's temp file exists: the child's own first save removed the one the
+        # previous killed child left, as any next save to the path does.
+        assert [t.name.split(".")[3] for t in temps] == [f"{pid}@{ckpt_mod._HOST}"], (kill, temps)
+        assert 0 < temps[0].stat().st_size < path.stat().st_size
+        loaded = load_checkpoint(str(path))
+        want = writer.payload(1)  # the last save that completed
+        assert list(loaded) == [d["name"] for d in want]
+        for d in want:
+            assert_exact(loaded[d["name"]].asnumpy(), d["data"].asnumpy(), d["name"])
     # The killed write got exactly its first records into the temp file: the target never saw them,
     # and as a checkpoint the temp file is refused (Spore's header, no trailer) rather than half-loaded.
-    assert temps[0].name.startswith(f".big.ckpt.{proc.pid}@{ckpt_mod._HOST}.")
-    partial = shutil.copy(temps[0], tmp_path / "partial.ckpt")
-    refused(Path(partial), "written by Spore.* has none: the file is truncated")
+    partial = Path(shutil.copy(temps[0], tmp_path / "partial.ckpt"))
+    refused(partial, "written by Spore.* has none: the file is truncated")
     doomed = writer.payload(2)[:writer.STOP_AFTER_RECORDS]
-    records = schema.decode(memoryview(Path(partial).read_bytes()))
+    records = schema.decode(memoryview(partial.read_bytes()))
     assert [name for name, _ in records] == [d["name"] for d in doomed]
-    for (name, arr), d in zip(records, doomed):
+    for (name, arr), d in zip(records, doomed, strict=True):
         assert_exact(arr, d["data"].asnumpy(), name)
-    # The next save to that path removes the dead writer's temp file, and leaves nothing of its own.
+    # The next save to that path removes the last dead writer's temp file, and leaves nothing of its own.
     save_checkpoint(writer.payload(3), str(path))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["big.ckpt", "partial.ckpt"]
     assert_exact(load_checkpoint(str(path))["layer5.weight"].asnumpy(), writer.payload(3)[5]["data"].asnumpy())
