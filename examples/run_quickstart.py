@@ -13,8 +13,10 @@ gives the cells run, the time and the final test accuracy the notebook printed.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -104,29 +106,45 @@ def export_html(nb: Any, path: Path) -> None:
     path.write_text(body, encoding="utf-8")
 
 
+def ipc_kernel_manager(kernel_name: str, socket_dir: Path) -> Any:
+    """A manager that starts `kernel_name` over ipc: Unix sockets in `socket_dir` (private, 0700), so
+    no port is open to other users and the kernel does not warn "running over TCP without
+    encryption". None where ZeroMQ has no ipc (Windows): the default tcp on 127.0.0.1 then.
+    """
+    import zmq
+    from jupyter_client.manager import AsyncKernelManager
+
+    if os.name == "nt" or not zmq.has("ipc"):
+        return None
+    return AsyncKernelManager(kernel_name=kernel_name, transport="ipc", ip=str(socket_dir / "kernel"))
+
+
 def run(notebook: Path = NOTEBOOK, out_dir: Path = OUT_DIR, *, kernel_name: str = KERNEL, km: Any = None,
         timeout: int = CELL_TIMEOUT) -> DemoResult:
     """Execute `notebook` on the kernel, write out_dir/<name>.ipynb and .html, and check the run.
 
     `km` (a jupyter_client KernelManager) overrides `kernel_name`, e.g. for a kernelspec installed
-    in a temporary prefix. Raises DemoFailed (after writing both files) when a cell misbehaved.
+    in a temporary prefix; without it the kernel runs over ipc where the platform has it
+    (`ipc_kernel_manager`). Raises DemoFailed (after writing both files) when a cell misbehaved.
     """
     nb = nbformat.read(notebook, as_version=4)
     out_dir.mkdir(parents=True, exist_ok=True)
     ipynb, html_path = out_dir / notebook.name, out_dir / f"{notebook.stem}.html"
-    # startup_timeout: a kernel starting beside a busy test suite on two shared cores can need longer
-    # than nbclient's default minute to answer its first request
-    client = NotebookClient(nb, kernel_name=kernel_name, km=km, timeout=timeout, allow_errors=False,
-                            startup_timeout=STARTUP_TIMEOUT, resources={"metadata": {"path": str(notebook.parent)}})
     failure: str | None = None
-    t0 = time.perf_counter()
-    try:
-        client.execute()
-    except CellExecutionError as err:
-        failure = f"a cell raised unexpectedly:\n{err}"
-    except (CellTimeoutError, DeadKernelError) as err:
-        failure = f"{type(err).__name__}: {err}"
-    seconds = time.perf_counter() - t0
+    with tempfile.TemporaryDirectory(prefix="spore-demo-") as socket_dir:
+        manager = km if km is not None else ipc_kernel_manager(kernel_name, Path(socket_dir))
+        # startup_timeout: a kernel starting beside a busy test suite on two shared cores can need longer
+        # than nbclient's default minute to answer its first request
+        client = NotebookClient(nb, kernel_name=kernel_name, km=manager, timeout=timeout, allow_errors=False,
+                                startup_timeout=STARTUP_TIMEOUT, resources={"metadata": {"path": str(notebook.parent)}})
+        t0 = time.perf_counter()
+        try:
+            client.execute()
+        except CellExecutionError as err:
+            failure = f"a cell raised unexpectedly:\n{err}"
+        except (CellTimeoutError, DeadKernelError) as err:
+            failure = f"{type(err).__name__}: {err}"
+        seconds = time.perf_counter() - t0
     nbformat.write(nb, ipynb)
     export_html(nb, html_path)
     code = [c for c in nb.cells if c.cell_type == "code"]
