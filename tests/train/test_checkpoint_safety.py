@@ -78,6 +78,17 @@ def test_a_symlink_to_dev_zero_is_refused_before_any_read(tmp_path):
     assert isinstance(err, CheckpointError) and "/dev/zero is a character device" in str(err), err
 
 
+def test_save_refuses_to_replace_a_fifo(tmp_path):
+    fifo = tmp_path / "f.ckpt"
+    os.mkfifo(fifo)
+    with pytest.raises(CheckpointError, match=r"f.ckpt is a FIFO \(named pipe\), not a regular file"):
+        save_checkpoint({"a": Tensor([1.0])}, str(fifo))
+    (tmp_path / "link.ckpt").symlink_to(fifo)  # followed, as MindSpore does: the FIFO is the target
+    with pytest.raises(CheckpointError, match=r"f.ckpt is a FIFO"):
+        save_checkpoint({"a": Tensor([1.0])}, str(tmp_path / "link.ckpt"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f.ckpt", "link.ckpt"]  # no temp file either
+
+
 def test_a_directory_is_refused(tmp_path):
     (tmp_path / "d.ckpt").mkdir()
     refused(tmp_path / "d.ckpt", "is a directory")

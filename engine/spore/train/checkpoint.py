@@ -153,7 +153,15 @@ def _save_path(name: Any, fmt: str) -> str:
     path = os.path.realpath(os.fspath(name))
     if os.path.isdir(path):
         raise IsADirectoryError(f"save_checkpoint: 'ckpt_file_name' {path} is a directory; give a file name")
-    return path if path.endswith(fmt) else f"{path}.{fmt}"
+    path = path if path.endswith(fmt) else os.path.realpath(f"{path}.{fmt}")
+    try:
+        st = os.stat(path)
+    except OSError:
+        return path  # nothing there yet (or unreachable: the write will say so)
+    if not stat.S_ISREG(st.st_mode):  # e.g. a FIFO or a device: the rename would replace it
+        raise _error(f"save_checkpoint: {path} is {_kind(st.st_mode)}, not a regular file; Spore only replaces "
+                     "regular files with checkpoints", file=path)
+    return path
 
 
 def _named_values(save_obj: Any) -> list[tuple[str, Any]]:
