@@ -273,6 +273,15 @@ def test_a_corpus_of_damaged_pngs_either_decodes_or_names_the_file(tmp_path):
     assert refused >= 24  # every cut at least
 
 
+def test_a_huge_sparse_image_file_is_refused_by_its_size_before_reading(tmp_path):
+    cls = tmp_path / "imgs" / "cat"
+    cls.mkdir(parents=True)
+    with open(cls / "huge.png", "wb") as f:
+        f.truncate(32 * 1024**3)  # sparse: no disk space, but f.read() would want 32 GiB
+    with pytest.raises(ds.DatasetError, match=rf"cannot read {cls / 'huge.png'} \(row 0\): it is 34359738368 bytes"):
+        rows(ds.ImageFolderDataset(str(tmp_path / "imgs")))
+
+
 def test_an_image_deleted_after_listing_is_named_when_read(tmp_path):
     cls = tmp_path / "imgs" / "cat"
     cls.mkdir(parents=True)

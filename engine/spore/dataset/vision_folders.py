@@ -40,8 +40,15 @@ def _usage(usage: str | None, owner: str) -> str:
     return usage
 
 
+# One image file larger than this is refused before it is read (the biggest real photos are ~100 MB).
+MAX_IMAGE_FILE_BYTES = 1 << 31
+
+
 class _FileReader:
-    """Reads (image bytes or decoded HWC RGB image, label) for row ``index``; picklable."""
+    """Reads (image bytes or decoded HWC RGB image, label) for row ``index``; picklable.
+
+    Its errors name the file and the row; the source puts "ImageFolderDataset:" in front.
+    """
 
     def __init__(self, files: list[str], labels: np.ndarray, decode: bool) -> None:
         self.files, self.labels, self.decode = files, labels, decode
@@ -50,9 +57,16 @@ class _FileReader:
         path = self.files[index]
         try:
             with open(path, "rb") as f:
-                raw = f.read()
+                size = os.fstat(f.fileno()).st_size
+                if size > MAX_IMAGE_FILE_BYTES:
+                    raise DatasetError(f"cannot read {path} (row {index}): it is {size} bytes, more than the "
+                                       f"{MAX_IMAGE_FILE_BYTES}-byte limit for one image file",
+                                       hint="remove it from the folder, or pass extensions=[...] to skip it")
+                raw = f.read(size + 1)  # never more than the size checked above, plus one to see growth
         except OSError as e:
             raise DatasetError(f"cannot read {path} (row {index}): {e.strerror or e}") from e
+        if len(raw) > size:
+            raise DatasetError(f"cannot read {path} (row {index}): it grew while it was read (being written?)")
         if self.decode:
             from .vision.transforms import decode_bytes
 
