@@ -370,7 +370,8 @@ class Tensor:
     def nonzero(self, as_tuple: builtins.bool = False) -> Any:
         """Coordinates of nonzero elements: a (count, ndim) int64 tensor, or a tuple of 1-D tensors."""
     def norm(self, ord: Any = None, dim: Any = None, keepdim: builtins.bool = False, *, dtype: Any = None) -> Tensor:
-        """Vector or matrix norm of `A` (see MindSpore's table; 2/-2/'nuc' matrix norms are not provided)."""
+        """Vector or matrix norm of `A` (MindSpore's table; the matrix norms 2, -2 and 'nuc' come from the singular
+        values, `SingularValues`)."""
     def not_equal(self, other: Any) -> Tensor:
         """Computes the non-equivalence of two tensors element-wise (bool result)."""
     def numel(self) -> builtins.int: ...
@@ -471,7 +472,7 @@ class Tensor:
     def unbind(self, dim: builtins.int = 0) -> tuple[Tensor, ...]:
         """Same as `unstack`."""
     def unique(self) -> tuple[Tensor, Tensor]:
-        """(sorted unique values, index of each input element in them)."""
+        """(unique values in order of first appearance, index of each input element in them)."""
     def unsqueeze(self, dim: builtins.int) -> Tensor:
         """Same as `expand_dims`."""
     def unstack(self, axis: builtins.int = 0) -> tuple[Tensor, ...]:

@@ -329,13 +329,13 @@ def test_transformer_encoder_layer_matches_numpy_and_encoder_copies_it():
     p = np_params(layer)
     sa = {k[len("self_attn."):]: v for k, v in p.items() if k.startswith("self_attn.")}
     h = np_layer_norm(x + np_mha(x, x, x, sa, 2)[0], p["norm1.gamma"], p["norm1.beta"], 1e-5)
-    ff = np.maximum(h @ p["linear1.weight"].T + p["linear1.bias"], 0) @ p["linear2.weight"].T + p["linear2.bias"]
+    ff = np.maximum(h @ p["dense1.weight"].T + p["dense1.bias"], 0) @ p["dense2.weight"].T + p["dense2.bias"]
     ref = np_layer_norm(h + ff, p["norm2.gamma"], p["norm2.beta"], 1e-5)
     np.testing.assert_allclose(layer(Tensor(x)).asnumpy(), ref, rtol=1e-4, atol=1e-5)
     enc = nn.TransformerEncoder(layer, 2)
     names = [n for n, _ in enc.parameters_and_names()]
-    assert "layers.0.self_attn.in_proj_weight" in names and "layers.1.linear2.bias" in names
-    assert enc.layers[0].linear1.weight is not enc.layers[1].linear1.weight
-    assert enc.layers[1].linear1.weight.name == "layers.1.linear1.weight"
+    assert "layers.0.self_attn.in_proj_weight" in names and "layers.1.dense2.bias" in names
+    assert enc.layers[0].dense1.weight is not enc.layers[1].dense1.weight
+    assert enc.layers[1].dense1.weight.name == "layers.1.dense1.weight"
     ref2 = enc.layers[1](enc.layers[0](Tensor(x)))
     np.testing.assert_allclose(enc(Tensor(x)).asnumpy(), ref2.asnumpy(), rtol=1e-6)

@@ -8,6 +8,8 @@
   `build_train_network`, which puts the pieces together (as `Model(amp_level=...)` does).
 """
 
+import typing as _typing
+
 from .build import build_train_network
 from .loss_scale import (
     DynamicLossScaleManager,
@@ -29,8 +31,9 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    """A MindSpore name this module lacks raises NotSupportedError saying so (see spore._missing)."""
-    from .._missing import missing_attribute
+if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherwise accept any attribute of the module
+    def __getattr__(name: str):
+        """A MindSpore name this module lacks raises NotSupportedError saying so (see spore._missing)."""
+        from .._missing import missing_attribute
 
-    raise missing_attribute("mindspore.amp", name)
+        raise missing_attribute("mindspore.amp", name)

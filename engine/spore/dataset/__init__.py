@@ -6,6 +6,8 @@ repeat, take, skip, zip, concat, split, rename, project, filter, prefetch), iter
 Transforms live in ``spore.dataset.vision`` and ``spore.dataset.transforms``.
 """
 
+import typing as _typing
+
 from . import config, text, transforms, vision
 from .batch_op import BatchInfo
 from .core import Dataset
@@ -38,8 +40,9 @@ __all__ = ["BatchInfo", "Cifar10Dataset", "Dataset", "DatasetError", "DatasetMap
            "WeightedRandomSampler", "config", "text", "transforms", "vision", "zip"]
 
 
-def __getattr__(name: str):
-    """A MindSpore name this module lacks raises NotSupportedError saying so (see spore._missing)."""
-    from .._missing import missing_attribute
+if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherwise accept any attribute of the module
+    def __getattr__(name: str):
+        """A MindSpore name this module lacks raises NotSupportedError saying so (see spore._missing)."""
+        from .._missing import missing_attribute
 
-    raise missing_attribute("mindspore.dataset", name)
+        raise missing_attribute("mindspore.dataset", name)

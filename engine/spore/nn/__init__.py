@@ -1,5 +1,7 @@
 """`spore.nn`: Cells, layers, losses, optimizers and learning-rate schedules (MindSpore's names)."""
 
+import typing as _typing
+
 from . import dynamic_lr, layer, learning_rate_schedule, loss, optim
 from .cell import Cell
 from .container import CellDict, CellList, SequentialCell
@@ -28,8 +30,9 @@ __all__ += loss.__all__
 __all__ += optim.__all__
 
 
-def __getattr__(name: str):
-    """A MindSpore name this module lacks raises NotSupportedError saying so (see spore._missing)."""
-    from .._missing import missing_attribute
+if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherwise accept any attribute of the module
+    def __getattr__(name: str):
+        """A MindSpore name this module lacks raises NotSupportedError saying so (see spore._missing)."""
+        from .._missing import missing_attribute
 
-    raise missing_attribute("mindspore.nn", name)
+        raise missing_attribute("mindspore.nn", name)

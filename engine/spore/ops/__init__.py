@@ -6,6 +6,7 @@ the declaration modules listed in `functional`, classes (subclasses of `Operatio
 """
 
 import importlib as _importlib
+import typing as _typing
 
 from .functional import *  # noqa: F401,F403
 from .functional import DECLARATION_MODULES, _public_functions
@@ -25,9 +26,9 @@ __all__ = sorted({n for m in DECLARATION_MODULES for n in _public_functions(m)} 
 
 from .. import _tensor_api  # noqa: E402,F401  (Tensor.from_numpy and the missing-method error)
 
+if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherwise accept any attribute of the module
+    def __getattr__(name: str):
+        """A MindSpore name this module lacks raises NotSupportedError saying so (see spore._missing)."""
+        from .._missing import missing_attribute
 
-def __getattr__(name: str):
-    """A MindSpore name this module lacks raises NotSupportedError saying so (see spore._missing)."""
-    from .._missing import missing_attribute
-
-    raise missing_attribute("mindspore.ops", name)
+        raise missing_attribute("mindspore.ops", name)

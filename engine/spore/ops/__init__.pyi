@@ -428,6 +428,20 @@ def index_shape(op: str, shape: Sequence[int], index: tuple) -> tuple[int, ...]:
     integer/array entries are adjacent, first otherwise)."""
 
 
+def interpolate(
+    input: Tensor,
+    size: Any = None,
+    scale_factor: Any = None,
+    mode: str = 'nearest',
+    align_corners: bool | None = None,
+    recompute_scale_factor: bool | None = None,
+) -> Tensor:
+    """Resizes the spatial axes of `input` ((N, C, W), (N, C, H, W) or (N, C, D, H, W)) to `size` or by `scale_factor`,
+    with `mode` 'nearest', 'nearest-exact', 'linear' (3-D), 'bilinear' / 'bicubic' (4-D), 'trilinear' (5-D) or
+    'area'. `align_corners` (linear modes and bicubic only) lines up the corner pixels; see the module docstring for
+    the exact coordinates. Differentiable."""
+
+
 def isclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
     """Whether each pair of elements is close: |input - other| <= atol + rtol * |other|."""
 
@@ -660,7 +674,8 @@ def nonzero(input: Tensor, as_tuple: bool = False) -> Any:
 
 
 def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    """Vector or matrix norm of `A` (see MindSpore's table; 2/-2/'nuc' matrix norms are not provided)."""
+    """Vector or matrix norm of `A` (MindSpore's table; the matrix norms 2, -2 and 'nuc' come from the singular values,
+    `SingularValues`)."""
 
 
 def normal(shape: Any, mean: Any, stddev: Any, seed: Any = None) -> Tensor:
@@ -1046,7 +1061,7 @@ def uniform(shape: Any, minval: Any, maxval: Any, seed: Any = None, dtype: Any =
 
 
 def unique(input: Tensor) -> tuple[Tensor, Tensor]:
-    """(sorted unique values, index of each input element in them)."""
+    """(unique values in order of first appearance, index of each input element in them)."""
 
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:

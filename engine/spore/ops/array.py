@@ -388,8 +388,9 @@ class TopK:
 
 @primitive
 class Unique:
-    """The sorted unique elements of the (flattened) input, and for each input element the index
-    of its value in them. Not differentiable (the output's size depends on the values)."""
+    """The unique elements of the (flattened) input in order of first appearance (MindSpore's CPU
+    kernel; NumPy would sort them), and for each input element the index of its value in them.
+    Not differentiable (the output's size depends on the values)."""
 
     multi_output = True
     nondiff = True
@@ -401,8 +402,11 @@ class Unique:
         return Aval((n,), a.dtype), Aval(tuple(a.shape), idx_dt)
 
     def impl(a):
-        y, inv = np.unique(a.ravel(), return_inverse=True)
-        return y, inv.reshape(a.shape).astype(np.int32 if a.dtype == np.int32 else np.int64)
+        y, first, inv = np.unique(a.ravel(), return_index=True, return_inverse=True)
+        order = np.argsort(first, kind="stable")  # sorted values -> first-appearance order
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.size)
+        return y[order], rank[inv.reshape(-1)].reshape(a.shape).astype(np.int32 if a.dtype == np.int32 else np.int64)
 
 
 @primitive
@@ -441,7 +445,7 @@ def topk(input: Tensor, k: int, dim: int | None = None, largest: bool = True,
 
 @tensor_method("unique")
 def unique(input: Tensor) -> tuple[Tensor, Tensor]:
-    """(sorted unique values, index of each input element in them)."""
+    """(unique values in order of first appearance, index of each input element in them)."""
     return Unique(input)
 
 

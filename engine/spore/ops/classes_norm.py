@@ -16,7 +16,7 @@ from . import loss_ops as _L
 from . import nn_misc as _M
 from .normalization import BatchNorm as _BatchNormPrim
 from .normalization import LayerNorm as _LayerNormPrim
-from .normalization import _update_running_stats
+from .normalization import _per_channel, _update_running_stats
 from .operation import Operation
 
 __all__ = [
@@ -54,7 +54,8 @@ class BatchNorm(Operation):
         if not self.is_training:
             return y, mean, variance, mean, variance
         batch_var = sub(div(1.0, mul(saved_rstd, saved_rstd)), self.epsilon)
-        _update_running_stats(mean, variance, saved_mean, saved_rstd, self.momentum, self.epsilon)
+        _update_running_stats(mean, variance, saved_mean, saved_rstd, self.momentum, self.epsilon,
+                              _per_channel(input_x.shape, scale.shape[0]))
         return y, saved_mean, batch_var, saved_mean, batch_var
 
 

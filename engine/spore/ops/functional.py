@@ -15,6 +15,7 @@ _MODULE_NAMES = (
     "conv_pool",                                        # conv / pooling (oneDNN kernels)
     "normalization", "loss_ops", "nn_misc",             # batch/layer norm, losses, dropout/embedding
     "state",                                            # in-place state updates (assign)
+    "resize",                                           # interpolate (separable resampling)
 )
 DECLARATION_MODULES: tuple[types.ModuleType, ...] = tuple(
     importlib.import_module(f"{__package__}.{n}") for n in _MODULE_NAMES)

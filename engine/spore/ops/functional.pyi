@@ -190,6 +190,7 @@ from spore.ops.reduction import std_mean as std_mean
 from spore.ops.reduction import sum as sum
 from spore.ops.reduction import var as var
 from spore.ops.reduction import var_mean as var_mean
+from spore.ops.resize import interpolate as interpolate
 from spore.ops.shape_ops import cat as cat
 from spore.ops.shape_ops import chunk as chunk
 from spore.ops.shape_ops import concat as concat

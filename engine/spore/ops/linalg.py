@@ -9,7 +9,7 @@ import numpy as np
 from ..autodiff.tape import is_tracked
 from ..errors import ShapeError
 from ..tensor import Tensor, tensor_method
-from ._rules import broadcast_shapes, require_same_dtype
+from ._rules import broadcast_shapes, require_float, require_same_dtype
 from .primitive import Aval, primitive
 
 
@@ -120,6 +120,49 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
 def bmm(input_x: Tensor, mat2: Tensor) -> Tensor:
     """Batched matrix product of two 3-D tensors."""
     return BatchMatMul(input_x, mat2)
+
+
+def _svd_shape(op: str, a: object) -> tuple[int, ...]:
+    if a.ndim < 2:
+        raise ShapeError(op, "a matrix or a batch of matrices (rank >= 2)", f"shape {tuple(a.shape)}")
+    require_float(op, a)
+    return tuple(a.shape[:-2]) + (min(a.shape[-2], a.shape[-1]),)
+
+
+@primitive
+class SingularValues:
+    """Singular values of each matrix in the last two axes of `a`, in descending order, shape
+    (..., min(m, n)). The matrix norms 2, -2 and 'nuc' are built on it (`ops.norm`).
+
+    Gradient: d(sigma_i) = u_i^T dA v_i, so dA = U diag(g) V^T (`SingularValuesGrad`); it is exact
+    where the singular values are distinct, as for any SVD-based gradient.
+    """
+
+    def infer(a):
+        return Aval(_svd_shape("SingularValues", a), a.dtype)
+
+    def impl(a):
+        return np.linalg.svd(a, compute_uv=False).astype(a.dtype, copy=False)
+
+    def vjp(g, out, a):
+        return (SingularValuesGrad(g, a),)
+
+
+@primitive
+class SingularValuesGrad:
+    """U diag(g) V^T for the (thin) SVD of each matrix of `a`: `SingularValues`' input gradient."""
+
+    nondiff = True
+
+    def infer(g, a):
+        want = _svd_shape("SingularValuesGrad", a)
+        if tuple(g.shape) != want:
+            raise ShapeError("SingularValuesGrad", f"a cotangent of shape {want}", f"shape {tuple(g.shape)}")
+        return Aval(tuple(a.shape), a.dtype)
+
+    def impl(g, a):
+        u, _, vh = np.linalg.svd(a, full_matrices=False)
+        return np.matmul(u * g[..., None, :], vh).astype(a.dtype, copy=False)
 
 
 def dense(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

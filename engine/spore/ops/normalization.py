@@ -186,8 +186,10 @@ def _blend(arr: np.ndarray, batch: np.ndarray, momentum: float) -> None:
 @primitive
 class BatchNormUpdate:
     """Updates BatchNorm's running statistics in place from a training batch's saved statistics:
-    running = (1 - momentum) * running + momentum * batch (MindSpore's CPU kernel: the *biased*
-    batch variance, recovered from the saved 1/sqrt(var + eps) in float64).
+    running = (1 - momentum) * running + momentum * batch. The variance blended in is the
+    *unbiased* batch variance, var * count / (count - 1) with `count` the elements per channel
+    (MindSpore 2.10's CPU kernel, checked in float64), recovered from the saved 1/sqrt(var + eps)
+    in float64; the batch itself is normalised with the biased one. A count of 1 blends var as it is.
 
     A state-writing op rather than a write in the wrapper, so Graph mode performs it on every run.
     """
@@ -196,30 +198,37 @@ class BatchNormUpdate:
     side_effect = True
 
     def infer(running_mean, running_var, saved_mean, saved_rstd, momentum=0.1, eps=1e-5,
-              update_mean=True, update_var=True):
+              update_mean=True, update_var=True, count=1):
         from ..common.dtype import bool_
 
         return Aval((), bool_)
 
     def impl(running_mean, running_var, saved_mean, saved_rstd, momentum=0.1, eps=1e-5,
-             update_mean=True, update_var=True):
+             update_mean=True, update_var=True, count=1):
         if update_mean:
             _blend(running_mean, saved_mean, momentum)
         if update_var:
             r = saved_rstd.astype(np.float64)
-            _blend(running_var, 1.0 / (r * r) - eps, momentum)
+            unbias = count / (count - 1) if count > 1 else 1.0
+            _blend(running_var, (1.0 / (r * r) - eps) * unbias, momentum)
         return np.asarray(True)
 
 
 def _update_running_stats(running_mean: Tensor | None, running_var: Tensor | None, saved_mean: Tensor,
-                          saved_rstd: Tensor, momentum: float, eps: float) -> None:
-    """Apply `BatchNormUpdate` to whichever running statistics exist."""
+                          saved_rstd: Tensor, momentum: float, eps: float, count: int = 1) -> None:
+    """Apply `BatchNormUpdate` to whichever running statistics exist (`count`: elements per channel
+    in the batch, for the unbiased variance)."""
     if running_mean is None and running_var is None:
         return
     BatchNormUpdate(running_mean if running_mean is not None else saved_mean,
                     running_var if running_var is not None else saved_rstd, saved_mean, saved_rstd,
                     momentum=float(momentum), eps=float(eps), update_mean=running_mean is not None,
-                    update_var=running_var is not None)
+                    update_var=running_var is not None, count=int(count))
+
+
+def _per_channel(shape: tuple[int, ...], c: int) -> int:
+    """Elements per channel of a batch of `shape` with `c` channels (the unbiased variance's N)."""
+    return int(np.prod(shape)) // max(c, 1)
 
 
 def batch_norm(input_x: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None,
@@ -230,7 +239,7 @@ def batch_norm(input_x: Tensor, running_mean: Tensor | None, running_var: Tensor
     running statistics are updated in place (not recorded for autodiff) as MindSpore's functional
     form defines momentum::
 
-        running = (1 - momentum) * running + momentum * batch        (variance: the biased one)
+        running = (1 - momentum) * running + momentum * batch   (variance: the unbiased one, N/(N-1))
 
     `nn.BatchNorm2d(momentum=0.9)` uses the opposite convention (momentum weights the running value);
     a layer converts by calling this function with ``momentum=1 - layer_momentum``.
@@ -247,7 +256,8 @@ def batch_norm(input_x: Tensor, running_mean: Tensor | None, running_var: Tensor
     y, saved_mean, saved_rstd = BatchNorm(input_x, weight, bias, mean, var, is_training=bool(training),
                                           epsilon=float(eps))
     if training:
-        _update_running_stats(running_mean, running_var, saved_mean, saved_rstd, float(momentum), float(eps))
+        _update_running_stats(running_mean, running_var, saved_mean, saved_rstd, float(momentum), float(eps),
+                              _per_channel(input_x.shape, c))
     return y
 
 

@@ -342,14 +342,14 @@ def _extreme(prim: Any, with_value: Any, input: Tensor, axis: Any, keepdims: boo
         index, value = with_value(x, axis=int(axis), keep_dims=keepdims)
     if initial is not None:
         value = (maximum if prim is ReduceMax else minimum)(value, initial)
-    return value, index
+    return value, cast(index, mstype.int64)  # MindSpore's ops.max/ops.min give int64 indices
 
 
 def max(input: Tensor, axis: Any = None, keepdims: bool = False, *, initial: Any = None,
         where: Any = None) -> tuple[Tensor, Tensor]:
     """Maximum along `axis` and its index, as ``(values, indices)`` (over all elements when None).
 
-    The index is int32, the first maximum on ties (with `axis` None it indexes the flattened input,
+    The index is int64 (as MindSpore's), the first maximum on ties (with `axis` None it indexes the flattened input,
     where MindSpore documents a fixed 0); `initial` is a lower bound of the result and `where` (with
     `initial`) leaves elements out. Gradients go to the returned index.
     """
@@ -360,7 +360,7 @@ def min(input: Tensor, axis: Any = None, keepdims: bool = False, *, initial: Any
         where: Any = None) -> tuple[Tensor, Tensor]:
     """Minimum along `axis` and its index, as ``(values, indices)`` (over all elements when None).
 
-    The index is int32, the first minimum on ties (with `axis` None it indexes the flattened input,
+    The index is int64 (as MindSpore's), the first minimum on ties (with `axis` None it indexes the flattened input,
     where MindSpore documents a fixed 0); `initial` is an upper bound of the result and `where` (with
     `initial`) leaves elements out. Gradients go to the returned index.
     """
@@ -536,12 +536,24 @@ def _matrix_norm(x: Tensor, ord: Any, axes: tuple[int, int], keepdim: bool) -> T
         s = ReduceSum(_abs(x), axis=summed, keep_dims=True)
         out = (ReduceMax if ord in (1, math.inf) else ReduceMin)(s, axis=rest, keep_dims=True)
         return out if keepdim else reshape(out, reduced_shape(x.shape, axes, False))
-    raise ValueError(f"norm: matrix norm ord={ord!r} is not supported (supported: None, 'fro', 1, -1, inf, -inf)")
+    if ord in (2, -2, "nuc"):
+        from .linalg import SingularValues
+        from .shape_ops import transpose
+
+        row, col = axes
+        rest = [d for d in range(x.ndim) if d not in (row, col)]
+        sv = SingularValues(transpose(x, tuple(rest) + (row, col)))  # (..., k): the other axes in order
+        out = ReduceSum(sv, axis=(-1,), keep_dims=False) if ord == "nuc" else \
+            (ReduceMax if ord == 2 else ReduceMin)(sv, axis=(-1,), keep_dims=False)
+        return reshape(out, reduced_shape(x.shape, axes, True)) if keepdim else out
+    raise ValueError(f"norm: matrix norm ord={ord!r} is not supported "
+                     "(supported: None, 'fro', 'nuc', 1, -1, 2, -2, inf, -inf)")
 
 
 @tensor_method("norm")
 def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    """Vector or matrix norm of `A` (see MindSpore's table; 2/-2/'nuc' matrix norms are not provided).
+    """Vector or matrix norm of `A` (MindSpore's table; the matrix norms 2, -2 and 'nuc' come from the
+    singular values, `SingularValues`).
 
     `dim` an int: vector norm along it; a 2-tuple: matrix norm over them; None with `ord` None:
     2-norm of the flattened input; None with `ord` given: `A` must be 1-D (vector) or 2-D (matrix).

@@ -4,6 +4,8 @@ Each feature lives in its own module and is re-exported here; add new ones as an
 line and extend ``__all__``.
 """
 
+import typing as _typing
+
 from . import callback, metrics
 from .callback import (
     Callback,
@@ -55,8 +57,9 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    """A MindSpore name this module lacks raises NotSupportedError saying so (see spore._missing)."""
-    from .._missing import missing_attribute
+if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherwise accept any attribute of the module
+    def __getattr__(name: str):
+        """A MindSpore name this module lacks raises NotSupportedError saying so (see spore._missing)."""
+        from .._missing import missing_attribute
 
-    raise missing_attribute("mindspore.train", name)
+        raise missing_attribute("mindspore.train", name)

@@ -14,4 +14,13 @@ def _api_breadth_functions() -> list:
     return [
         C("ops.multiply[broadcast]", ops.multiply, fl(3, 4), fl(4)),
         C("ops.multiply[scalar]", ops.multiply, fl(2, 3), 2.5),
+        C("ops.interpolate[nearest]", ops.interpolate, fl(1, 2, 3, 4), kw={"size": (5, 7)}),
+        C("ops.interpolate[bilinear]", ops.interpolate, fl(2, 1, 3, 4), kw={"size": (5, 2), "mode": "bilinear"}),
+        C("ops.interpolate[bilinear align]", ops.interpolate, fl(1, 2, 3, 4),
+          kw={"scale_factor": 2.0, "mode": "bilinear", "align_corners": True}),
+        C("ops.interpolate[linear]", ops.interpolate, fl(1, 2, 5), kw={"size": 9, "mode": "linear"}),
+        C("ops.interpolate[bicubic]", ops.interpolate, fl(1, 1, 4, 4), kw={"size": (6, 3), "mode": "bicubic"}),
+        C("ops.interpolate[area]", ops.interpolate, fl(1, 2, 6, 4), kw={"size": (3, 2), "mode": "area"}),
+        C("ops.interpolate[trilinear]", ops.interpolate, fl(1, 1, 2, 3, 4), kw={"size": (3, 3, 3),
+                                                                                "mode": "trilinear"}),
     ]

@@ -135,4 +135,6 @@ SAMPLES = {
 SAMPLES["BatchNormUpdate"] = [
     Sample([np.zeros(3), np.ones(3), np.arange(3.0), np.full(3, 0.5)], {"momentum": 0.1, "eps": 1e-5},
            grad=False, why="updates running statistics in place; no gradient by design"),
+    Sample([np.zeros(3), np.ones(3), np.arange(3.0), np.full(3, 0.5)], {"momentum": 0.1, "eps": 1e-5, "count": 8},
+           grad=False, why="updates running statistics in place (unbiased variance); no gradient by design"),
 ]

@@ -1,5 +1,7 @@
 """``spore.dataset.vision``: image transforms with MindSpore's names (``import spore.dataset.vision as vision``)."""
 
+import typing as _typing
+
 from .transforms import (
     HWC2CHW,
     CenterCrop,
@@ -19,8 +21,9 @@ __all__ = ["Border", "CenterCrop", "Decode", "HWC2CHW", "Inter", "Normalize", "P
            "RandomHorizontalFlip", "RandomVerticalFlip", "Rescale", "Resize", "ToTensor"]
 
 
-def __getattr__(name: str):
-    """A MindSpore name this module lacks raises NotSupportedError saying so (see spore._missing)."""
-    from ..._missing import missing_attribute
+if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherwise accept any attribute of the module
+    def __getattr__(name: str):
+        """A MindSpore name this module lacks raises NotSupportedError saying so (see spore._missing)."""
+        from ..._missing import missing_attribute
 
-    raise missing_attribute("mindspore.dataset.vision", name)
+        raise missing_attribute("mindspore.dataset.vision", name)

@@ -1,7 +1,9 @@
 """Convolution layers: Conv2d and Conv1d with MindSpore's signatures and defaults.
 
 Note MindSpore's defaults differ from PyTorch's: ``pad_mode='same'`` and ``has_bias=False``.
-Weights are (out_channels, in_channels // group, *kernel_size); with weight_init/bias_init None
+Weights are (out_channels, in_channels // group, *kernel_size) — Conv1d's is (out, in // group,
+1, k), MindSpore's layout (it runs as a unit-height 2-D convolution), so its checkpoints load as
+they are; with weight_init/bias_init None
 they are drawn like MindSpore 2.x: HeUniform(sqrt(5)) and Uniform(1/sqrt(fan_in)).
 Output sizes per spatial axis: 'same' ceil(n / s); 'valid' floor((n - d(k-1) - 1) / s) + 1;
 'pad' the same with n grown by the padding.
@@ -47,6 +49,7 @@ class _Conv(Cell):
     """Shared constructor checks, parameters and repr of the convolution layers."""
 
     _nd = 2
+    _unit_axes = 0  # Conv1d: 1, its weight has MindSpore's unit height axis
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any, pad_mode: str,
                  padding: Any, dilation: Any, group: int, has_bias: bool, weight_init: Any, bias_init: Any,
@@ -71,7 +74,7 @@ class _Conv(Cell):
             raise ValueError(f"{name}: data_format must be 'NCHW' or 'NHWC', got {data_format!r}")
         self.format = data_format
         self.has_bias = check_bool(has_bias, "has_bias", name)
-        shape = (out_channels, in_channels // group) + self.kernel_size
+        shape = (out_channels, in_channels // group) + (1,) * self._unit_axes + self.kernel_size
         fan_in = (in_channels // group) * math.prod(self.kernel_size)
         self.weight_init = default_weight_init(weight_init)
         self.bias_init = default_bias_init(bias_init, fan_in)
@@ -122,9 +125,14 @@ class Conv2d(_Conv):
 
 
 class Conv1d(_Conv):
-    """1-D convolution over (N, C, L) inputs; `padding` is an int or (left, right)."""
+    """1-D convolution over (N, C, L) inputs; `padding` is an int or (left, right).
+
+    The weight is (out_channels, in_channels // group, 1, kernel_size), as in MindSpore (which
+    computes Conv1d as a 2-D convolution of height 1): checkpoints interchange unchanged.
+    """
 
     _nd = 1
+    _unit_axes = 1
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
                  pad_mode: str = "same", padding: Any = 0, dilation: Any = 1, group: int = 1,
@@ -135,5 +143,6 @@ class Conv1d(_Conv):
 
     def construct(self, x: Tensor) -> Tensor:
         self._check_input(x)
-        return F.conv1d(x, self.weight, self.bias, self.stride[0], self.pad_mode, self.padding,
-                        self.dilation[0], self.group)
+        w = self.weight
+        w = F.reshape(w, (w.shape[0], w.shape[1], w.shape[3]))  # (out, in/g, 1, k) -> (out, in/g, k): a view
+        return F.conv1d(x, w, self.bias, self.stride[0], self.pad_mode, self.padding, self.dilation[0], self.group)

@@ -18,7 +18,10 @@ class Embedding(Cell):
     """Maps ids of any shape to ``ids.shape + (embedding_size,)`` rows of ``embedding_table``.
 
     ``use_one_hot=True`` computes the lookup as a one-hot matrix product (as MindSpore does for
-    some accelerators); the result is the same. With ``padding_idx`` that row starts at zero.
+    some accelerators); the result is the same. With ``padding_idx`` that row is zeroed once, at
+    initialisation, and is then an ordinary row: its gradient flows and training may move it, as in
+    MindSpore's ``nn.Embedding`` (``ops.embedding(padding_idx=...)`` is the form that holds its
+    gradient at zero).
     """
 
     def __init__(self, vocab_size: int, embedding_size: int, use_one_hot: bool = False,
@@ -50,7 +53,7 @@ class Embedding(Cell):
             onehot = F.one_hot(flat, self.vocab_size, 1.0, 0.0)
             out = F.matmul(F.cast(onehot, self.embedding_table.dtype), self.embedding_table)
             return F.reshape(out, tuple(ids.shape) + (self.embedding_size,))
-        return F.embedding(ids, self.embedding_table, self.padding_idx)
+        return F.embedding(ids, self.embedding_table)  # padding_idx only zeroed the row at init
 
     def extend_repr(self) -> str:
         return (f"vocab_size={self.vocab_size}, embedding_size={self.embedding_size}, "

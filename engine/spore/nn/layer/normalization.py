@@ -1,7 +1,9 @@
 """Normalization layers: BatchNorm1d/2d, LayerNorm and GroupNorm (MindSpore's signatures).
 
 BatchNorm keeps MindSpore's momentum meaning: ``moving = momentum * moving + (1 - momentum) *
-batch`` (so 0.9 by default). Its statistics come from the batch in training mode (or when
+batch`` (so 0.9 by default); the batch variance blended into the moving one is the unbiased one
+(N/(N-1), N the elements per channel), as MindSpore 2.10's CPU kernel does, while the batch is
+normalised with the biased one. Its statistics come from the batch in training mode (or when
 ``use_batch_statistics=True``), which also updates the moving ones; otherwise the moving ones
 are used. Cells start in inference mode, so call ``set_train()`` to train.
 """

@@ -18,7 +18,7 @@ from ...tensor import Tensor
 from ..cell import Cell
 from ..container import CellList
 from ._common import check_bool, check_int, make_param, shape_error
-from .activation import get_activation
+from .activation import GELU, get_activation
 from .basic import Dense, Dropout
 from .normalization import LayerNorm
 
@@ -170,30 +170,47 @@ class MultiheadAttention(Cell):
                f"batch_first={self.batch_first}"
 
 
+def _ff_activation(activation: Any) -> Any:
+    """The feed-forward activation of a Transformer layer: 'gelu' is the exact erf GELU (MindSpore's
+    layers call ``ops.gelu``, whose default is approximate='none'), other names as `get_activation`."""
+    if isinstance(activation, str):
+        if activation.lower() == "gelu":
+            return GELU(approximate=False)
+        return get_activation(activation)
+    if activation is None or not callable(activation):
+        raise TypeError(f"activation must be 'relu', 'gelu', a Cell or a function, got {activation!r}")
+    return activation
+
+
 class TransformerEncoderLayer(Cell):
-    """Self-attention and a feed-forward block, each with residual and LayerNorm (post- or pre-norm)."""
+    """Self-attention and a feed-forward block, each with residual and LayerNorm (post- or pre-norm).
+
+    The feed-forward layers are ``dense1`` and ``dense2`` as in MindSpore, so checkpoints
+    interchange; ``activation="gelu"`` is the exact (erf) GELU, as MindSpore's ``ops.gelu`` default,
+    and ``"relu"`` ReLU. A Cell or a function given as `activation` is used as it is.
+    """
 
     def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
                  activation: Any = "relu", layer_norm_eps: float = 1e-5, batch_first: bool = False,
                  norm_first: bool = False, dtype: Any = mstype.float32) -> None:
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, dtype=dtype)
-        self.linear1 = _linear(d_model, dim_feedforward, True, dtype)
+        self.dense1 = _linear(d_model, dim_feedforward, True, dtype)
         self.dropout = Dropout(p=dropout)
-        self.linear2 = _linear(dim_feedforward, d_model, True, dtype)
+        self.dense2 = _linear(dim_feedforward, d_model, True, dtype)
         self.norm_first = norm_first
         self.norm1 = LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype)
         self.norm2 = LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype)
         self.dropout1 = Dropout(p=dropout)
         self.dropout2 = Dropout(p=dropout)
-        self.activation = get_activation(activation) if isinstance(activation, str) else activation
+        self.activation = _ff_activation(activation)
 
     def _sa_block(self, x: Tensor, attn_mask: Tensor | None, key_padding_mask: Tensor | None) -> Tensor:
         x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False)[0]
         return self.dropout1(x)
 
     def _ff_block(self, x: Tensor) -> Tensor:
-        return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+        return self.dropout2(self.dense2(self.dropout(self.activation(self.dense1(x)))))
 
     def construct(self, src: Tensor, src_mask: Tensor | None = None,
                   src_key_padding_mask: Tensor | None = None) -> Tensor:

@@ -2,7 +2,7 @@
 
 MindSpore runs `ops.SGD`, whose update per element is::
 
-    g = grad / loss_scale + weight_decay * p          # weight decay on EVERY parameter (see below)
+    g = grad / loss_scale + weight_decay * p          # weight decay: not on 'beta'/'gamma' (see below)
     if momentum > 0:
         accum = g                       on the element's first step (stat > 0; stat is then cleared)
         accum = momentum * accum + (1 - dampening) * g     afterwards
@@ -12,9 +12,10 @@ MindSpore runs `ops.SGD`, whose update per element is::
 This is also PyTorch's `torch.optim.SGD` update, dampening included (PyTorch likewise starts the
 buffer at the raw gradient, uses the same Nesterov form and adds weight decay to the gradient).
 
-Unlike MindSpore's other optimizers, `SGD` hands `weight_decay` to the `ops.SGD` kernel itself,
-so it applies to all parameters, 'beta'/'gamma' ones included (the nn.SGD page's note about the
-filter describes the base class, not what SGD does); with groups each group uses its own value.
+Weight decay follows the base class's default filter: without groups it skips parameters whose
+names contain 'beta' or 'gamma' (BatchNorm/LayerNorm shifts and scales), which is what MindSpore
+2.10's nn.SGD does when measured (its kernel gets a zero decay for those); with groups each group
+uses its own value for all its parameters.
 Dynamic weight decay is not supported (as in MindSpore). State: ``accum.<name>`` (zeros) and
 ``stat.<name>`` (ones), plus the ``momentum`` Parameter.
 """
@@ -62,7 +63,7 @@ class SGD(Optimizer):
         self.momentum = self._scalar_state("momentum", momentum)
         self.accum = self._clone_state("accum", 0.0)
         self.stat = self._clone_state("stat", 1.0)
-        self._sgd_wd = [float(w) for w in self._wd_sources]
+        self._sgd_wd = list(self._wd_static)  # per parameter; 0.0 where the beta/gamma filter says no
 
     def construct(self, gradients: tuple) -> Any:
         pdata, gdata = self._prepare(gradients)
