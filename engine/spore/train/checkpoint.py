@@ -611,8 +611,11 @@ def load_checkpoint(ckpt_file_name: Any, net: Cell | None = None, strict_load: b
     ``strict_load``). ``specify_prefix`` keeps names starting with a prefix, ``filter_prefix``
     drops them, and ``choice_func(name)`` decides when neither is given. The whole file is
     validated before anything is returned: a truncated, corrupted or foreign file raises
-    `CheckpointError` naming the file and the problem. ``crc_check=True`` also requires the
-    CRC trailer (a present trailer is always verified). Encrypted files (``dec_key``) are refused.
+    `CheckpointError` naming the file and the problem. Only regular files are read, and only up
+    to a size limit (this machine's RAM; ``SPORE_CKPT_MAX_BYTES`` or `max_load_bytes` change it).
+    A CRC trailer is verified whenever present; a file Spore wrote must have one (so a cut
+    between records is caught); ``crc_check=True`` requires one of any file. Encrypted files
+    (``dec_key``) are refused.
     """
     fn = "load_checkpoint"
     _check_format(format, fn)
