@@ -96,3 +96,42 @@ def graph_bundle(compiled: dict[str, Any]) -> dict[str, Any]:
     except Exception:  # noqa: BLE001 - the IR text and the graph JSON are still shown
         log.warning("spore_viz could not render the graph; showing the IR text", exc_info=True)
     return out
+
+
+class _Bundle:
+    """A value whose display is a ready mime bundle: what `user_expressions` hands the VS Code
+    extension when it asks the kernel for a graph or a listing (`KernelSession.evaluate`)."""
+
+    def __init__(self, bundle: dict[str, Any]) -> None:
+        self.bundle = bundle
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        return self.bundle
+
+    def __repr__(self) -> str:
+        return str(self.bundle.get("text/plain", ""))
+
+
+def cell_variables(class_name: str | None = None) -> _Bundle:
+    """The notebook's variables holding a Spore Cell (of class `class_name` or a subclass, if given),
+    as `application/json` [{"name", "class"}]: the Show Graph command's quick pick in a notebook."""
+    import json
+
+    from spore import nn
+
+    shell = _shell()
+    names = shell.user_ns if shell is not None else {}
+    found = []
+    for name, value in list(names.items()):
+        if name.startswith("_") or not isinstance(value, nn.Cell):
+            continue
+        mro = [c.__name__ for c in type(value).__mro__]
+        if class_name is None or class_name in mro:
+            found.append({"name": name, "class": type(value).__name__})
+    return _Bundle({"application/json": found, "text/plain": json.dumps(found)})
+
+
+def graph_display(target: Any, args: Any) -> _Bundle:
+    """The `%spore_graph` bundle of `target` for `args` (a tuple is several arguments), as a value."""
+    call_args = args if isinstance(args, tuple) else (args,)
+    return _Bundle(graph_bundle(compile_graph(target, call_args)))

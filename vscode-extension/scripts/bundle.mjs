@@ -4,7 +4,8 @@
 import * as esbuild from "esbuild";
 
 const common = { bundle: true, minify: true, sourcemap: false, logLevel: "warning", legalComments: "none" };
-const browser = { ...common, platform: "browser", target: "es2022" };
+// .css imported as text: the graph viewer injects its stylesheet (shared with spore_viz) itself
+const browser = { ...common, platform: "browser", target: "es2022", loader: { ".css": "text" } };
 
 await Promise.all([
   esbuild.build({ ...common, entryPoints: ["src/extension.ts"], outfile: "dist/extension.js", external: ["vscode"],

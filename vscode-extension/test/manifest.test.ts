@@ -37,7 +37,9 @@ test("activates on Python files, notebooks and spore debug sessions", () => {
 
 test("contributes the four settings and the commands", () => {
   const props = pkg.contributes.configuration.properties;
-  assert.deepEqual(Object.keys(props).sort(), ["spore.lsp.args", "spore.lsp.enabled", "spore.pythonPath", "spore.trace.server"]);
+  assert.deepEqual(Object.keys(props).sort(), ["spore.graph.captureTimeout", "spore.lsp.args", "spore.lsp.enabled",
+                                               "spore.pythonPath", "spore.trace.server"]);
+  assert.equal(props["spore.graph.captureTimeout"].default, 60);
   assert.equal(props["spore.lsp.enabled"].default, true);
   assert.deepEqual(props["spore.trace.server"].enum, ["off", "messages", "verbose"]);
   const titles = pkg.contributes.commands.map((c: { category: string; title: string }) => `${c.category}: ${c.title}`);

@@ -1,8 +1,55 @@
-/** SCAFFOLD: replaced by the graph renderer (issue 13). */
+/**
+ * Notebook renderer for `application/vnd.spore.graph+json` (the kernel's `%spore_graph` output):
+ * the interactive viewer, themed, in the output. A click on a node with a source location posts
+ * `{type: "reveal", file, line, col, cellId?}` to the extension (src/graphView/reveal.ts), which
+ * opens that line in its cell or file. DOM contract for the e2e suite: the root element has class
+ * `spore-graph-view`; op nodes carry `data-node-id` and, when located, `data-line`.
+ */
 import type { ActivationFunction } from "vscode-notebook-renderer";
+import type { Viewer } from "../../../visualizer/spore_viz/assets/viewer.js";
+import { mountGraph, showNotice } from "../graphViewer/host";
+import { viewOf } from "../graphViewer/protocol";
 
-export const activate: ActivationFunction = () => ({
-  renderOutputItem(item, element) {
-    element.textContent = JSON.stringify(item.json()).slice(0, 2000);
-  },
-});
+export const activate: ActivationFunction = (context) => {
+  const viewers = new Map<string, Viewer>();
+  const drop = (id: string) => {
+    viewers.get(id)?.destroy();
+    viewers.delete(id);
+  };
+  return {
+    renderOutputItem(item, element) {
+      drop(item.id);
+      const root = document.createElement("div");
+      element.replaceChildren(root);
+      let data: unknown;
+      try {
+        data = item.json();
+      } catch {
+        showNotice(root, "Spore graph: the output is not valid JSON.");
+        return;
+      }
+      const found = viewOf(data);
+      if ("error" in found) {
+        showNotice(root, `Spore graph: ${found.error}.`);
+        return;
+      }
+      try {
+        viewers.set(item.id, mountGraph(root, found.view, "output", {
+          onReveal(loc) {
+            // requiresMessaging is "optional": postMessage is absent where the host offers no messaging
+            context.postMessage?.({ type: "reveal", ...loc });
+          },
+        }));
+      } catch (err) {
+        showNotice(root, `Spore graph: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    },
+    disposeOutputItem(id) {
+      if (id === undefined) {
+        for (const key of [...viewers.keys()]) drop(key);
+      } else {
+        drop(id);
+      }
+    },
+  };
+};
