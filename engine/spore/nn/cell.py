@@ -26,6 +26,8 @@ from typing import Any
 from .. import context
 from ..common import dtype as mstype
 from ..common.tree import map_leaves
+from ..errors import SporeError, located
+from ..ops.input_check import cell_input_error, layer_input_error
 from ..ops.observers import OBSERVERS
 from ..ops.primitive import TRACING
 from ..tensor import Parameter, ParameterTuple, Tensor
@@ -57,6 +59,14 @@ context.on_call_state_change(refresh_call_path)
 def current_scope() -> str:
     """Path of the Cell whose construct is running in PyNative (for the profiler); "" outside Cells."""
     return _SCOPES[-1] if _SCOPES else ""
+
+
+def _note_cell(err: SporeError, cell: Cell, cells: list | None = None) -> None:
+    """Note on an error leaving `cell` that it came through it: ``err.cells`` lists the Cells, innermost
+    first, so Graph mode can name the layer an error came from (``Net.block.2.fc``)."""
+    noted = err.__dict__.setdefault("cells", list(cells or ()))
+    if not noted or noted[-1] is not cell:
+        noted.append(cell)
 
 
 class HookHandle:
@@ -117,11 +127,24 @@ class Cell:
         raise NotImplementedError(f"{type(self).__name__} does not define construct()")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if _SPECIAL[0]:
-            return self._special_call(args, kwargs)
-        if self.__dict__["_plain"]:
-            return self.construct(*args, **kwargs)
-        return self._call_with_extras(args, kwargs)
+        try:
+            if args and type(args[0]) is not Tensor and not isinstance(args[0], Tensor):  # data that is no Tensor
+                bad = layer_input_error(self, args, kwargs)
+                if bad is not None:
+                    raise located(bad)
+            if _SPECIAL[0]:
+                return self._special_call(args, kwargs)
+            if self.__dict__["_plain"]:
+                return self.construct(*args, **kwargs)
+            return self._call_with_extras(args, kwargs)
+        except Exception as err:  # costs nothing unless raised: then, was an argument not a Tensor?
+            bad = cell_input_error(self, args, kwargs, err)
+            if bad is None:
+                if isinstance(err, SporeError):
+                    _note_cell(err, self)
+                raise
+            _note_cell(bad, self, getattr(err, "cells", None))
+            raise located(bad).with_traceback(None) from None
 
     def run_eager(self, *args: Any, **kwargs: Any) -> Any:
         """Run construct the PyNative way: forward pre-hooks, to_float input casts, construct, forward

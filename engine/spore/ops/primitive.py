@@ -171,6 +171,14 @@ def primitive(cls: type | None = None, *, internal: bool = False) -> Any:
     ))
 
 
+def _not_a_tensor(prim: Primitive, inputs: tuple) -> SporeError | None:
+    """On a failed op: the `InputTypeError` for an input that is not a Tensor, if that is the cause
+    (asked only after a failure, so a correct call pays nothing for the check)."""
+    from .input_check import op_input_error
+
+    return op_input_error(prim.name, prim.infer, inputs)
+
+
 def _one(out: Any) -> list:
     return [out]
 
@@ -187,7 +195,12 @@ def bind(prim: Primitive, *inputs: Tensor, **attrs: Any) -> Any:
     try:
         prim.infer(*inputs, **attrs)
     except SporeError as err:
-        raise located(err).with_traceback(None) from None
+        raise located(_not_a_tensor(prim, inputs) or err).with_traceback(None) from None
+    except (AttributeError, TypeError):  # a rule reading .shape/.dtype of something that is no Tensor
+        bad = _not_a_tensor(prim, inputs)
+        if bad is None:
+            raise
+        raise located(bad).with_traceback(None) from None
     try:  # kernels validate values (index ranges, labels): their errors name the user's line too
         if not OBSERVERS.active or prim.name.startswith(_GRAPH_RUNS):
             out = prim.impl(*[t._data for t in inputs], **attrs)
@@ -197,6 +210,11 @@ def bind(prim: Primitive, *inputs: Tensor, **attrs: Any) -> Any:
                                list if prim.multi_output else _one)
     except SporeError as err:
         raise located(err).with_traceback(None) from None
+    except AttributeError:  # `._data` of an input its rule took for a tensor (an ndarray has .shape/.dtype)
+        bad = _not_a_tensor(prim, inputs)
+        if bad is None:
+            raise
+        raise located(bad).with_traceback(None) from None
     if prim.multi_output:
         outs = tuple(Tensor._wrap(o) for o in out)
         if tape.STATE.depth and not prim.nondiff:
