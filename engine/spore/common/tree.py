@@ -6,9 +6,12 @@ from a flat list of results; a tensor-dependent `if` merges what its two branche
 differentiates every tensor of an output; casts and loss scaling apply to every tensor of their
 inputs. All of them mean the same thing by "the tensors in a structure", so they share this code.
 
-A *tree* (what `flatten` returns beside the leaves) is a hashable description of everything but the
+A *tree* (what `flatten` returns beside the leaves) is a description of everything but the
 tensors' values: containers and their types, each tensor's shape and dtype, the Python values in
-place. Only tuples, lists and dicts are looked into; anything else is a value kept as it is.
+place. Only tuples, lists and dicts are looked into; anything else is a value kept as it is. A tree
+is hashable when those values are (a compiled function's cache key); one holding an unhashable
+value (a NumPy array, a set) is refused by the compiler with an error naming it, never replaced by
+something else.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ Tree = Any
 
 
 def flatten(value: Any) -> tuple[list[Tensor], Tree]:
-    """The Tensor leaves of `value` in order, and a hashable description of the rest (see above)."""
+    """The Tensor leaves of `value` in order, and a description of the rest (see above)."""
     leaves: list[Tensor] = []
     return leaves, _flatten(value, leaves)
 
@@ -35,11 +38,7 @@ def _flatten(value: Any, leaves: list[Tensor]) -> Tree:
         return (type(value), tuple(_flatten(v, leaves) for v in value))
     if isinstance(value, dict):
         return (dict, tuple((k, _flatten(value[k], leaves)) for k in value))
-    try:
-        hash(value)
-        return ("S", value)
-    except TypeError:
-        return ("S", repr(value))
+    return ("S", value)  # kept as it is, even unhashable: never its repr (that would be passed in as data)
 
 
 def unflatten(tree: Tree, leaves: list[Any]) -> Any:

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..errors import GraphCompileError, ShapeError, SourceLoc, SporeError, ValueDependentShapeError, is_engine_code
+from ..ops.input_check import cell_input_error
 from ..tensor import Tensor
 from . import support
 from .trace import GraphBuilder, Tracer, TracerValueError
@@ -733,7 +734,7 @@ class Frontend:
         self.builder.scope = name
         try:
             if is_engine_code(type(cell).construct):
-                return self.apply(node, cell.run_eager, *args, **kwargs)
+                return self.apply_layer(node, name, cell, cell.run_eager, args, kwargs)
             if cell.cast_type is not None:
                 args = list(cell.input_cast(tuple(args)))
             return self.inline(node, type(cell).construct, args, kwargs, f"{type(cell).__name__}.construct",
@@ -741,23 +742,65 @@ class Frontend:
         finally:
             self.builder.scope = saved_scope
 
-    def apply(self, node: ast.AST, func: Callable, *args: Any, **kwargs: Any) -> Any:
+    def apply(self, node: ast.AST | None, func: Callable, *args: Any, **kwargs: Any) -> Any:
         """Call a Python callable at compile time; shape errors and tracer misuse land on `node`."""
         try:
             return func(*args, **kwargs)
         except GraphCompileError:
             raise
-        except TracerValueError as err:
-            raise self.error(node, str(err.reason), err.hint, "python_value_of_tensor") from None
-        except ShapeError as err:
-            raise GraphCompileError(err.reason, loc=self.loc(node), hint=err.hint, scope=self.fn_scope,
-                                    rule="shape") from None
-        except ValueDependentShapeError as err:
-            raise GraphCompileError(err.reason, loc=self.loc(node), hint=err.hint, scope=self.fn_scope,
-                                    rule="value_dependent_shape") from None
         except SporeError as err:
-            raise GraphCompileError(err.reason, loc=self.loc(node), hint=err.hint, scope=self.fn_scope,
-                                    rule=type(err).__name__) from None
+            raise self.spore_error(node, err) from None
+
+    def apply_layer(self, node: ast.AST | None, name: str, cell: Any, func: Callable, args: Any,
+                    kwargs: dict, by_class: bool = True) -> Any:
+        """Run one of Spore's own Cells (`cell`, called `name` here) over tracers: an error raised
+        anywhere inside it is a `GraphCompileError` on `node` — the user's line that called the
+        layer; the layer's own source is not the user's — naming the innermost layer it came from
+        (``Net.block.2.fc``; with `by_class` False, paths start from `name`, never from the compiled
+        root's class). An argument that is not a Tensor is said as such (`InputTypeError`)."""
+        try:
+            return func(*args, **kwargs)
+        except GraphCompileError:
+            raise
+        except SporeError as err:
+            names = self.cell_names if by_class else {}
+            raise self.spore_error(node, err, _layer_path(name, cell, err, names)) from None
+        except Exception as err:
+            bad = cell_input_error(cell, tuple(args), kwargs, err)
+            if bad is None:
+                raise
+            raise self.spore_error(node, bad, name) from None
+
+    def spore_error(self, node: ast.AST | None, err: SporeError, layer: str = "") -> GraphCompileError:
+        """`err` (raised while compiling the code at `node`) as Graph mode's refusal on that line. Where
+        no user line is being compiled (a Spore Cell compiled as the root), the error keeps the line it
+        was located at (the user's call)."""
+        if isinstance(err, TracerValueError):
+            rule = "python_value_of_tensor"
+        elif isinstance(err, ShapeError):
+            rule = "shape"
+        elif isinstance(err, ValueDependentShapeError):
+            rule = "value_dependent_shape"
+        else:
+            rule = type(err).__name__
+        return GraphCompileError(str(err.reason), loc=self.loc(node) or err.loc, hint=err.hint, scope=self.fn_scope,
+                                 rule=rule, layer=layer)
+
+
+def _layer_path(name: str, cell: Any, err: SporeError, cell_names: dict[int, str]) -> str:
+    """The Cell path of the innermost layer `err` came through (`Cell.__call__` notes each Cell an
+    error leaves, innermost first, in ``err.cells``), starting from `cell`, known here as `name`:
+    the compiled root's own names when it has the layer, else each child's attribute name."""
+    chain = [c for c in getattr(err, "cells", ()) if c is not cell]
+    if chain and id(chain[0]) in cell_names:
+        return cell_names[id(chain[0])]
+    path, parent = name, cell
+    for child in reversed(chain):
+        key = next((k for k, c in parent.cells_and_names() if c is child and k), None)
+        if key is None:
+            break
+        path, parent = f"{path}.{key}", child
+    return path
 
 
 def _note_self(err: GraphCompileError, info: _FnInfo, self_obj: Any) -> None:

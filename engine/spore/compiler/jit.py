@@ -32,7 +32,9 @@ from ..errors import (
     is_engine_code,
     located,
     raise_at_user_line,
+    type_name,
 )
+from ..ops.input_check import jit_input_error
 from ..ops.observers import OBSERVERS
 from ..ops.primitive import TRACING, Aval, Primitive
 from ..tensor import Parameter, Tensor
@@ -204,13 +206,16 @@ class JitFunction:
         if builder is not None:  # inside another compilation: inline
             fe: Frontend = builder.frontend
             return fe.inline(None, self.fn, list(args), kwargs, self.name, self.self_obj)
+        leaves, tree = flatten((args, kwargs))
+        key = (tree, STRUCTURE_VERSION[0])
+        try:
+            entry = self.cache.get(key)
+        except TypeError:  # an unhashable argument (a NumPy array...): no graph input, nor a value to compile for
+            raise_at_user_line(located(jit_input_error(self.fn, self.name, args, kwargs, self.self_obj)))
         if self.segmented is not None:
             return self.segmented(args, kwargs)
         if self.fallback_reason is not None:
             return self._call_python(args, kwargs)
-        leaves, tree = flatten((args, kwargs))
-        key = (tree, STRUCTURE_VERSION[0])
-        entry = self.cache.get(key)
         if entry is not None and entry.guards is not None and self._stale(entry):
             entry = None  # a Python value the graph was compiled with has changed: compile again
         if entry is None:
@@ -290,6 +295,12 @@ class JitFunction:
     def trace_body(self, fe: Frontend, t_args: list, t_kwargs: dict) -> Any:
         """Interpret the function over tracers (Spore's own code runs directly over them)."""
         if is_engine_code(self.fn):
+            if self.cell and self.self_obj is not None:  # one of Spore's Cells compiled as the root
+                # its errors name the layer by its path in the network it belongs to (`block.2.1`, as its
+                # parameters are named) when it has one, else from its class (`SequentialCell.2.1`)
+                prefix = self.self_obj.param_prefix.rstrip(".")
+                return fe.apply_layer(None, prefix or fe.cell_names.get(id(self.self_obj), ""), self.self_obj,
+                                      self.fn, (self.self_obj, *t_args), t_kwargs, by_class=not prefix)
             bound = (self.self_obj,) if self.self_obj is not None else ()
             return fe.apply(None, self.fn, *bound, *t_args, **t_kwargs)
         return fe.call_user_function(self.fn, tuple(t_args), t_kwargs, self.name, self.self_obj)
@@ -308,6 +319,7 @@ class JitFunction:
             builder.scope = cell_names.get(id(self.self_obj), "")  # the root Cell's own ops carry its name
             out = self.trace_body(fe, t_args, t_kwargs)
             out_leaves, out_tree = flatten(out)
+            _check_outputs(out_tree, self.name)
             # inputs written in place (x[i] = v, x.fill_(...)) hand their new value back to the caller's
             # tensor after each run, as the write in PyNative would have changed it
             written = [i for i, (t, v) in enumerate(zip(tracers, builder.inputs)) if t._var is not v]
@@ -384,7 +396,13 @@ class Segment(JitFunction):
         __tracebackhide__ = True
         leaves, tree = flatten(((values,), {"guards": guards}))
         key = (tree, STRUCTURE_VERSION[0])
-        entry = self.cache.get(key)
+        try:
+            entry = self.cache.get(key)
+        except TypeError:  # a live variable holds an unhashable Python value: these statements run in Python
+            bad = jit_input_error(self.twin, self.name, (), values)
+            raise GraphCompileError(f"`{bad.argument}` holds a {bad.actual}, a Python value compiled code can "
+                                    "neither take as a tensor input nor be compiled for (it has no hash)",
+                                    rule="unhashable_value") from None
         if entry is not None and entry.guards is not None and self._stale(entry):
             entry = None
         if entry is None:
@@ -415,6 +433,37 @@ class Segment(JitFunction):
 
 
 _RECOMPILE_WARN = 8
+
+
+def _check_outputs(out_tree: Any, name: str) -> None:
+    """Refuse to compile a function that returns an unhashable Python value (a NumPy array made at
+    compile time, a set): the graph would hand the same object back on every call, where the function
+    makes a new one each time (a change to one would show in the next). Such code runs in Python."""
+    try:
+        hash(out_tree)
+    except TypeError:
+        kind = next((type_name(v) for v in _python_values(out_tree) if not _hashable(v)), "value")
+        raise GraphCompileError(f"{name} returns a {kind}, a Python value a compiled graph would hand back as "
+                                "the very same object on every call", rule="unhashable_value",
+                                hint="return a Tensor (ms.Tensor(value)), or compute it outside the compiled "
+                                     "function") from None
+
+
+def _python_values(tree: Any) -> list[Any]:
+    if tree[0] == "S":
+        return [tree[1]]
+    if tree[0] == "T":
+        return []
+    subs = [sub for _, sub in tree[1]] if tree[0] is dict else list(tree[1])
+    return [v for sub in subs for v in _python_values(sub)]
+
+
+def _hashable(v: Any) -> bool:
+    try:
+        hash(v)
+        return True
+    except TypeError:
+        return False
 
 
 def _any_tracked(leaves: list[Tensor], entry: CompiledEntry) -> bool:
