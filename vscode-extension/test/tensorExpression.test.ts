@@ -62,6 +62,10 @@ test("a DAP result of json_text becomes the bundle; a broken one is named", () =
   assert.ok(parsed.ok, parsed.ok ? "" : parsed.error);
   assert.equal(parsed.value.name, "it's <w>");
   assert.deepEqual(parsed.value.stats.shape, [2, 3]);
+  // what debugpy really answers (tests/kernel/test_tensor_dap.py) when the expression raised
+  const raised = bundleFromDapResult("n", "TypeError('json_text: expected a Spore Tensor or Parameter, got builtins.int')", "TypeError");
+  assert.deepEqual(raised, { ok: false, error: "n is a builtins.int, not a Spore Tensor or Parameter" });
+  assert.ok(bundleFromDapResult("w", result, "str").ok);
   const broken = bundleFromDapResult("w", "'{\"schema\": '");
   assert.equal(broken.ok, false);
   assert.match(broken.ok ? "" : broken.error, /^w: the debuggee did not return tensor JSON/);

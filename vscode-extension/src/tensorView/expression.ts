@@ -108,8 +108,13 @@ export function unquotePython(text: string): string {
   return out;
 }
 
-/** The bundle in a DAP evaluate result (the string json_text returned), or what went wrong. */
-export function bundleFromDapResult(expr: string, result: string): Parsed<TensorBundle> {
+/**
+ * The bundle in a DAP evaluate result (the string json_text returned), or what went wrong. pydevd
+ * answers an expression that raised with success and the exception as the value (`type` is then
+ * the exception's class, e.g. "TypeError", and `result` its repr): that is an error, not JSON.
+ */
+export function bundleFromDapResult(expr: string, result: string, type?: string): Parsed<TensorBundle> {
+  if (type !== undefined && type !== "" && type !== "str") return { ok: false, error: explainDapError(expr, result) };
   const text = unquotePython(result);
   let raw: unknown;
   try {

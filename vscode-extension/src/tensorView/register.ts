@@ -79,7 +79,7 @@ async function evaluateInDebuggee(session: vscode.DebugSession, expression: stri
   try {
     // "clipboard": debugpy returns the whole string (repl/hover contexts cut long values)
     const reply = await session.customRequest("evaluate", { expression: debuggeeExpression(expression), frameId, context: "clipboard" });
-    return bundleFromDapResult(expression, String(reply?.result ?? ""));
+    return bundleFromDapResult(expression, String(reply?.result ?? ""), typeof reply?.type === "string" ? reply.type : undefined);
   } catch (err) {
     return { ok: false, error: explainDapError(expression, err instanceof Error ? err.message : String(err)) };
   }
