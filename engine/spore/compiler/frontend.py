@@ -773,8 +773,10 @@ class Frontend:
 
     def spore_error(self, node: ast.AST | None, err: SporeError, layer: str = "") -> GraphCompileError:
         """`err` (raised while compiling the code at `node`) as Graph mode's refusal on that line. Where
-        no user line is being compiled (a Spore Cell compiled as the root), the error keeps the line it
-        was located at (the user's call)."""
+        no user line is being compiled (a Spore Cell compiled as the root) there is none: the compiled
+        call's caller locates it (`JitFunction.__call__`: the user's call); a tool compiling without a
+        call (`spore.ide.compile_graph`) has the layer path, and no line of its own passed off as the
+        user's."""
         if isinstance(err, TracerValueError):
             rule = "python_value_of_tensor"
         elif isinstance(err, ShapeError):
@@ -783,7 +785,7 @@ class Frontend:
             rule = "value_dependent_shape"
         else:
             rule = type(err).__name__
-        return GraphCompileError(str(err.reason), loc=self.loc(node) or err.loc, hint=err.hint, scope=self.fn_scope,
+        return GraphCompileError(str(err.reason), loc=self.loc(node), hint=err.hint, scope=self.fn_scope,
                                  rule=rule, layer=layer)
 
 
