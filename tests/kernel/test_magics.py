@@ -162,3 +162,32 @@ def test_spore_hints_switch(k: Kernel) -> None:
     assert k.ok("%spore_hints on").stdout == "Spore hints: on\n"
     res = k.execute("%spore_hints maybe")
     assert res.status == "error" and res.reply["content"]["ename"] == "UsageError"
+
+
+def _user_expression(k: Kernel, expr: str) -> dict:
+    """Evaluate `expr` the way the VS Code extension's KernelSession.evaluate does (user_expressions)."""
+    msg_id = k.kc.execute("", silent=True, store_history=False, user_expressions={"e": expr})
+    reply = k.collect(msg_id).reply["content"]
+    assert reply["status"] == "ok", reply
+    return reply["user_expressions"]["e"]
+
+
+# the expressions vscode-extension/src/graphView/kernelExpr.ts builds
+HELPERS = '__import__("spore_kernel.graphview", fromlist=["graphview"])'
+
+
+def test_show_graph_in_a_notebook_lists_cells_and_compiles_through_user_expressions(k: Kernel) -> None:
+    k.ok("class Sub(Net):\n    pass\n\nsub = Sub()\nblock = nn.Dense(2, 2)")
+    listed = _user_expression(k, f'{HELPERS}.cell_variables("Net")')
+    assert listed["status"] == "ok"
+    assert listed["data"]["application/json"] == [{"name": "net", "class": "Net"}, {"name": "sub", "class": "Sub"}]
+    every = _user_expression(k, f"{HELPERS}.cell_variables(None)")["data"]["application/json"]
+    assert {"name": "block", "class": "Dense"} in every
+    shown = _user_expression(k, f"{HELPERS}.graph_display(net, (x))")
+    assert shown["status"] == "ok"
+    graph = shown["data"][MIME_G]
+    assert graph["view"]["kind"] == "spore.view/1" and graph["inputs"][0]["shape"] == [2, 4]
+    bad = _user_expression(k, f"{HELPERS}.graph_display(net, (undefined_name))")
+    assert bad["status"] == "error" and bad["ename"] == "NameError"
+    count = k.ok("1").reply["content"]["execution_count"]
+    assert k.ok("1").reply["content"]["execution_count"] == count + 1  # the evaluations took no execution count

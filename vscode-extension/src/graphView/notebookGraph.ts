@@ -13,35 +13,8 @@ import * as vscode from "vscode";
 import { kernelSessionFor } from "../kernelApi";
 import { GRAPH_MIME, viewOf } from "../graphViewer/protocol";
 import { constructAt } from "./construct";
+import { graphExpression, listExpression, parseVariables } from "./kernelExpr";
 import { GraphPanel } from "./panel";
-
-const HELPERS = '__import__("spore_kernel.graphview", fromlist=["graphview"])';
-const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-export interface CellVariable {
-  name: string;
-  class: string;
-}
-
-/** The kernel expression listing Cell variables (of `className` or its subclasses). */
-export function listExpression(className: string | undefined): string {
-  if (className !== undefined && !IDENT.test(className)) throw new Error(`not a class name: ${className}`);
-  return `${HELPERS}.cell_variables(${className === undefined ? "None" : JSON.stringify(className)})`;
-}
-
-/** The kernel expression compiling `variable`'s graph for the inputs `args` (Python source). */
-export function graphExpression(variable: string, args: string): string {
-  if (!IDENT.test(variable)) throw new Error(`not a variable name: ${variable}`);
-  if (args.includes("\n")) throw new Error("the inputs must be one expression on one line");
-  return `${HELPERS}.graph_display(${variable}, (${args}))`;
-}
-
-export function parseVariables(data: Record<string, unknown> | undefined): CellVariable[] {
-  const list = data?.["application/json"];
-  if (!Array.isArray(list)) return [];
-  return list.filter((v): v is CellVariable => typeof v === "object" && v !== null && typeof v.name === "string"
-    && IDENT.test(v.name) && typeof v.class === "string");
-}
 
 export async function showNotebookGraph(context: vscode.ExtensionContext, notebook: vscode.NotebookDocument,
                                         editor: vscode.TextEditor | undefined): Promise<void> {
