@@ -13,7 +13,7 @@ import pytest
 import spore as ms
 import spore.nn as nn
 from spore import Tensor
-from spore.errors import GraphCompileError, InputTypeError
+from spore.errors import GraphBreakWarning, GraphCompileError, InputTypeError
 
 
 def here() -> int:
@@ -207,6 +207,14 @@ def test_under_lax_the_graph_break_keeps_the_layer_named_by_its_place_in_the_net
     err = info.value
     assert err.layer == "block.2.1"  # the sub-network compiled on its own: named as its parameters are
     assert err.loc.line == line_of(Block.construct, "return self.block(y)")
+
+
+def test_the_graph_break_warning_names_the_layer_too():
+    ms.set_context(mode=ms.GRAPH_MODE, jit_syntax_level=ms.LAX)
+    with pytest.warns(GraphBreakWarning) as record:
+        with pytest.raises(GraphCompileError):
+            Block()(Tensor(arr(2, 4)))
+    assert any("(in layer Block.block.2.1)" in str(w.message) for w in record), [str(w.message) for w in record]
 
 
 @pytest.mark.parametrize("level", ["LAX", "STRICT"])

@@ -328,7 +328,7 @@ class Segmented:
             return False
         if stmt_key(s) in self.plan.python:
             return False
-        self._warn(s, err.reason, err.rule)
+        self._warn(s, err.reason + (f" (in layer {err.layer})" if err.layer else ""), err.rule)
         self.plan = Plan(self, self.plan.python | {stmt_key(s)})
         return True
 
