@@ -54,3 +54,27 @@ def test_python_dash_m_runs_the_cli(resmlp_paths, tmp_path):
                           capture_output=True, text=True, env=env, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert out.read_text().startswith("<svg ")
+
+
+def test_payload_command_prints_the_viewer_payload_and_sources_only_from_the_given_dir(resmlp_paths, tmp_path, capsys):
+    assert main(["payload", str(resmlp_paths[1])]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["kind"] == "spore.view/1" and data["nOps"] > 0 and data["sources"] == {}
+    here = str(Path(__file__).parent)
+    assert main(["payload", str(resmlp_paths[1]), "--sources", here, "--expand", "all"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    (lines,) = data["sources"].values()
+    assert any("F.matmul(x, self.weight)" in text for text in lines.values())
+    assert main(["graph", str(resmlp_paths[1]), "--sources", here, "-o", str(tmp_path / "g.html")]) == 0
+    assert "F.matmul(x, self.weight)" in (tmp_path / "g.html").read_text("utf-8")
+    assert main(["payload", str(resmlp_paths[1]), "--sources", str(tmp_path / "nope")]) == 1
+    assert "is not a directory" in capsys.readouterr().err
+
+
+def test_a_fifo_or_a_directory_is_refused_not_read(tmp_path, capsys):
+    fifo = tmp_path / "g.json"
+    os.mkfifo(fifo)
+    assert main(["payload", str(fifo)]) == 1  # returns at once: a FIFO would block a reader forever
+    assert main(["graph", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("is not a regular file") == 2
