@@ -3,7 +3,7 @@ import { execFileSync } from "node:child_process";
 import * as path from "node:path";
 import { test } from "node:test";
 import {
-  type Heatmap, cellLabel, formatNumber, heatPosition, heatmapCaption, histogramBars, humanBytes, parseBundle, rampColor, statRows,
+  type Heatmap, cellLabel, summaryPieces, formatNumber, heatPosition, heatmapCaption, histogramBars, humanBytes, parseBundle, rampColor, statRows,
 } from "../src/tensorView/model";
 import { bundle2d } from "./tensorFixtures";
 import { kernelBundles, repo, venvPython } from "./tensorKernelBundles";
@@ -92,4 +92,13 @@ test("NaN and infinities are flagged in the hover label", () => {
   const hm = b.value.heatmap as Heatmap;
   assert.deepEqual([cellLabel(hm, 0, 1), cellLabel(hm, 1, 0), cellLabel(hm, 1, 2), cellLabel(hm, 1, 1)],
     ["[0, 1] = NaN!", "[1, 0] = +Inf!", "[1, 2] = -Inf!", "[1, 1] = 5"]);
+});
+
+test("flags are marked inside the summary line, not repeated", () => {
+  const b = parseBundle(kernelBundles().matrix_nan);
+  assert.ok(b.ok);
+  const pieces = summaryPieces(b.value.summary, b.value.stats.flags);
+  assert.equal(pieces.map((p) => p.text).join(""), b.value.summary);
+  assert.deepEqual(pieces.filter((p) => p.flag).map((p) => p.text), ["NaN!1", "+Inf!1", "-Inf!1"]);
+  assert.deepEqual(summaryPieces("Tensor[2] f", ["all zeros"]), [{ text: "Tensor[2] f", flag: false }, { text: " all zeros", flag: true }]);
 });

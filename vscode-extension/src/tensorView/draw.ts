@@ -14,7 +14,7 @@
  */
 import {
   type Heatmap, type TensorBundle, cellKind, cellLabel, formatNumber, heatPosition, heatmapCaption, histogramBars,
-  rampColor, statRows,
+  rampColor, statRows, summaryPieces,
 } from "./model";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -76,19 +76,17 @@ export function renderMessage(container: HTMLElement, message: string): HTMLElem
 
 function summary(doc: Document, b: TensorBundle): HTMLElement {
   const line = el(doc, "div", "spore-tensor-summary");
-  const code = el(doc, "code", undefined, b.summary);
+  const code = el(doc, "code");
   code.style.whiteSpace = "pre-wrap";
-  line.appendChild(code);
-  for (const flag of b.stats.flags) {
-    const alarming = /NaN|Inf/.test(flag);
-    const tag = el(doc, "span", alarming ? "spore-tensor-flag spore-tensor-alert" : "spore-tensor-flag", flag);
-    tag.style.marginLeft = "0.75em";
-    tag.style.padding = "0 0.35em";
-    tag.style.border = `1px solid ${alarming ? ALERT : BORDER}`;
-    tag.style.borderRadius = "3px";
+  for (const piece of summaryPieces(b.summary, b.stats.flags)) {
+    if (!piece.flag) { code.appendChild(doc.createTextNode(piece.text)); continue; }
+    const alarming = /NaN|Inf/.test(piece.text);
+    const tag = el(doc, "span", alarming ? "spore-tensor-flag spore-tensor-alert" : "spore-tensor-flag", piece.text);
     tag.style.color = alarming ? ALERT : MUTED;
-    line.appendChild(tag);
+    tag.style.fontWeight = "bold";
+    code.appendChild(tag);
   }
+  line.appendChild(code);
   return line;
 }
 

@@ -182,6 +182,27 @@ export function statRows(b: TensorBundle): [string, string, boolean][] {
   return rows;
 }
 
+/**
+ * The summary line cut into pieces, each flag the kernel wrote into it (``NaN!3``, ``all zeros``)
+ * marked, so the view can highlight them in place without repeating them. Flags not found in the
+ * text are appended as their own pieces.
+ */
+export function summaryPieces(summary: string, flags: string[]): { text: string; flag: boolean }[] {
+  const pieces: { text: string; flag: boolean }[] = [];
+  let rest = summary;
+  const missing: string[] = [];
+  for (const f of flags) {
+    const at = f ? rest.indexOf(f) : -1;
+    if (at < 0) { missing.push(f); continue; }
+    if (at > 0) pieces.push({ text: rest.slice(0, at), flag: false });
+    pieces.push({ text: f, flag: true });
+    rest = rest.slice(at + f.length);
+  }
+  if (rest) pieces.push({ text: rest, flag: false });
+  for (const f of missing) if (f) pieces.push({ text: ` ${f}`, flag: true });
+  return pieces;
+}
+
 export interface Bar { x: number; y: number; width: number; height: number; count: number; from: number; to: number }
 
 /** Histogram bars scaled into a width x height box (tallest bar = full height). */
