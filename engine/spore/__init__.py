@@ -58,27 +58,39 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
 
 
-__all__ = sorted(_LAZY)
+# `from spore import *` must not bind `numpy` over the user's NumPy: spore.numpy is reached as an attribute
+__all__ = sorted(n for n in _LAZY if n != "numpy")
 
 if TYPE_CHECKING:  # what static tools (Pylance, Pyright, jedi) see
     from . import (  # noqa: E402,F401
         amp,
         dataset,  # noqa: E402,F401
         nn,
+        numpy,
         ops,  # noqa: E402,F401
         train,
     )
-    from .autodiff.api import grad, value_and_grad, vjp  # noqa: E402,F401
+    from ._tensor_api import from_numpy, is_tensor  # noqa: E402,F401
+    from .amp import (  # noqa: E402,F401
+        DynamicLossScaleManager,
+        FixedLossScaleManager,
+        LossScaleManager,
+        build_train_network,
+    )
+    from .autodiff.api import get_grad, grad, jacfwd, jacrev, jvp, value_and_grad, vjp  # noqa: E402,F401
+    from .autodiff.vmap import vmap  # noqa: E402,F401
     from .common import dtype  # noqa: E402
     from .common.dtype import (  # noqa: E402,F401
         bfloat16,
         bool_,
         double,
         dtype_to_nptype,
+        dtype_to_pytype,
         float16,
         float32,
         float64,
         float_,
+        get_py_obj_dtype,
         half,
         int8,
         int16,
@@ -90,7 +102,8 @@ if TYPE_CHECKING:  # what static tools (Pylance, Pyright, jedi) see
         uint8,
     )
     from .common.initializer import initializer  # noqa: E402,F401
-    from .common.seed import get_seed, set_seed  # noqa: E402,F401
+    from .common.jit_hints import constexpr, jit_class, lazy_inline, mutable, no_inline  # noqa: E402,F401
+    from .common.seed import get_seed, initial_seed, manual_seed, seed, set_seed  # noqa: E402,F401
     from .compiler.jit import jit  # noqa: E402,F401
     from .context import COMPATIBLE, GRAPH_MODE, LAX, PYNATIVE_MODE, STRICT, get_context, set_context, set_device  # noqa: E402,F401,E501
     from .errors import DTypeError, GraphCompileError, ShapeError, SporeError  # noqa: E402,F401
@@ -102,12 +115,31 @@ if TYPE_CHECKING:  # what static tools (Pylance, Pyright, jedi) see
         CheckpointConfig,
         EarlyStopping,
         History,
+        LambdaCallback,
         LearningRateScheduler,
         LossMonitor,
         Model,
         ModelCheckpoint,
+        ReduceLROnPlateau,
         RunContext,
         SummaryCollector,
         TimeMonitor,
     )
     from .train.checkpoint import load_checkpoint, load_param_into_net, save_checkpoint  # noqa: E402,F401
+    from .train.metrics import (  # noqa: E402,F401
+        F1,
+        MAE,
+        MSE,
+        Accuracy,
+        Fbeta,
+        Loss,
+        Metric,
+        Precision,
+        Recall,
+        Top1CategoricalAccuracy,
+        Top5CategoricalAccuracy,
+        TopKCategoricalAccuracy,
+        get_metric_fn,
+        names,
+        rearrange_inputs,
+    )

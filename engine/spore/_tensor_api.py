@@ -42,3 +42,8 @@ def _tensor_getattr(self: Tensor, name: str) -> Any:
 
 Tensor.from_numpy = staticmethod(from_numpy)  # type: ignore[attr-defined]
 Tensor.__getattr__ = _tensor_getattr  # type: ignore[attr-defined]
+
+
+def is_tensor(obj: Any) -> bool:
+    """MindSpore's ``ms.is_tensor``: whether `obj` is a Tensor (a Parameter is one)."""
+    return isinstance(obj, Tensor)

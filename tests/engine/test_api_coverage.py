@@ -34,7 +34,7 @@ API: dict[str, dict[str, Any]] = json.loads(DATA.read_text(encoding="utf-8"))["a
 # names Spore has, per namespace, when this was last raised (the target is 90% of each: issue 14).
 # Raise a floor when you add names; the test fails when coverage drops below it.
 FLOORS = {
-    "mindspore": 31,
+    "mindspore": 69,
     "mindspore.Tensor": 169,
     "mindspore.amp": 12,
     "mindspore.dataset": 14,
@@ -42,8 +42,8 @@ FLOORS = {
     "mindspore.dataset.transforms": 6,
     "mindspore.dataset.vision": 13,
     "mindspore.nn": 81,
-    "mindspore.ops": 338,
-    "mindspore.train": 29,
+    "mindspore.ops": 339,
+    "mindspore.train": 35,
 }
 
 # present names whose signature differs from MindSpore's on purpose, and why

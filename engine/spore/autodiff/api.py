@@ -17,6 +17,8 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from ..common.tree import tensors as flat_tensors
 from ..errors import GradError, located
 from ..tensor import Parameter, Tensor
@@ -180,3 +182,101 @@ def vjp(fn: Callable, *inputs: Tensor, weights: Any = None, has_aux: bool = Fals
     return out, pullback
 
 
+
+
+def get_grad(gradients: Any, identifier: Any) -> Tensor:
+    """The gradient for `identifier` in the result of ``grad(..., return_ids=True)``: an int picks
+    the input at that position, a Parameter (or its name) the weight of that name (MindSpore's
+    ``ms.get_grad``). Raises ValueError naming what was looked for when it is not there."""
+    if isinstance(identifier, Parameter):
+        key: Any = identifier.name
+    elif isinstance(identifier, (int, str)) and not isinstance(identifier, bool):
+        key = identifier
+    else:
+        raise TypeError(f"get_grad: identifier must be an int position or a Parameter, got {type(identifier).__name__}")
+
+    def find(node: Any) -> Any:
+        if isinstance(node, tuple):
+            if len(node) == 2 and isinstance(node[1], Tensor) and isinstance(node[0], (int, str)) \
+                    and not isinstance(node[0], bool):
+                return node[1] if node[0] == key and type(node[0]) is type(key) else None
+            for child in node:
+                hit = find(child)
+                if hit is not None:
+                    return hit
+        return None
+
+    hit = find(gradients)
+    if hit is None:
+        what = f"input position {key}" if isinstance(key, int) else f"parameter {key!r}"
+        raise ValueError(f"get_grad: no gradient for {what}; compute the gradients with return_ids=True "
+                         "and include it in grad_position / weights")
+    return hit
+
+
+def _jacobian(fn: Callable, args: tuple, grad_position: Any, has_aux: bool) -> Any:
+    """d out / d args[p] for each p in `grad_position`, shaped out.shape + arg.shape, one reverse pass
+    per output element (fine for the small Jacobians these functions are used on)."""
+    from ..ops import functional as F
+
+    single = isinstance(grad_position, int)
+    positions = (grad_position,) if single else tuple(grad_position)
+    value = fn(*args)
+    out, aux = split_aux(value, has_aux)
+    if not isinstance(out, Tensor):
+        raise located(GradError(f"jacrev/jacfwd: the function returned {type(out).__name__}; they need one Tensor"))
+    rows: list[list[Any]] = [[] for _ in positions]
+    g_fn = grad(fn, grad_position=positions, has_aux=has_aux, sens_param=True)
+    for idx in np.ndindex(*out.shape) if out.shape else [()]:
+        sens = np.zeros(out.shape, out.dtype.np)
+        sens[idx] = 1
+        gs = g_fn(*args, Tensor._wrap(sens))
+        gs = gs[0] if has_aux else gs
+        for k, g in enumerate(gs):
+            rows[k].append(g)
+    jac = [F.reshape(F.stack(r, 0), tuple(out.shape) + tuple(args[p].shape)) for r, p in zip(rows, positions)]
+    res: Any = jac[0] if single else tuple(jac)
+    return (res, aux[0] if len(aux) == 1 else aux) if has_aux else res
+
+
+def jacrev(fn: Callable, grad_position: Any = 0, has_aux: bool = False) -> Callable:
+    """The Jacobian of `fn` by reverse mode (MindSpore's ``ms.jacrev``): shaped out.shape + input.shape."""
+
+    @functools.wraps(fn)
+    def jac_fn(*args: Any) -> Any:
+        return _jacobian(fn, args, grad_position, has_aux)
+
+    return jac_fn
+
+
+def jacfwd(fn: Callable, grad_position: Any = 0, has_aux: bool = False) -> Callable:
+    """The Jacobian of `fn` (MindSpore's ``ms.jacfwd``). Spore has no forward-mode autodiff yet; the
+    same matrix is computed by reverse mode, so results equal `jacrev`'s."""
+
+    @functools.wraps(fn)
+    def jac_fn(*args: Any) -> Any:
+        return _jacobian(fn, args, grad_position, has_aux)
+
+    return jac_fn
+
+
+def jvp(fn: Callable, inputs: Any, v: Any, has_aux: bool = False) -> Any:
+    """MindSpore's ``ms.jvp``: ``(fn(*inputs), J @ v)`` (plus the aux outputs with `has_aux`). The
+    product is taken with the Jacobian from `jacrev` (reverse mode; exact, one pass per output element)."""
+    from ..ops import functional as F
+
+    ins = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
+    vs = tuple(v) if isinstance(v, (tuple, list)) else (v,)
+    if len(vs) != len(ins):
+        raise ValueError(f"jvp: {len(vs)} tangents for {len(ins)} inputs")
+    value = fn(*ins)
+    out, aux = split_aux(value, has_aux)
+    jac = _jacobian(fn, ins, tuple(range(len(ins))), has_aux)
+    jac = jac[0] if has_aux else jac
+    total = None
+    for j, t, x in zip(jac, vs, ins):
+        flat = F.reshape(j, (-1, max(1, int(np.prod(x.shape)))))
+        part = F.reshape(F.matmul(flat, F.reshape(F.cast(t, j.dtype), (-1, 1))), tuple(out.shape))
+        total = part if total is None else F.add(total, part)
+    res = (_detach(out), _detach(total))
+    return res + ((aux[0] if len(aux) == 1 else aux),) if has_aux else res

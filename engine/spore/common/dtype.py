@@ -142,3 +142,23 @@ def dtype_to_nptype(type_: DType) -> type:
 def pytype_to_dtype(obj: type) -> DType:
     """MindSpore's name for mapping a Python or NumPy type to a DType."""
     return to_dtype(obj)
+
+
+def dtype_to_pytype(type_: DType) -> type:
+    """MindSpore's ``dtype_to_pytype``: the Python type of a dtype's values (bool, int or float)."""
+    dt = to_dtype(type_)
+    return bool if dt is bool_ else (float if dt.is_float else int)
+
+
+def get_py_obj_dtype(obj: Any) -> DType:
+    """MindSpore's ``get_py_obj_dtype``: the dtype of a Tensor, or of a Python/NumPy value or type."""
+    dt = getattr(obj, "dtype", None)
+    if isinstance(dt, DType):
+        return dt
+    if isinstance(obj, (bool, np.bool_)):
+        return bool_
+    if isinstance(obj, (int, np.integer)) and not isinstance(obj, bool):
+        return int64
+    if isinstance(obj, (float, np.floating)):
+        return float32
+    return to_dtype(obj)

@@ -27,3 +27,23 @@ def get_seed() -> int | None:
 def rng() -> np.random.Generator:
     """The global generator (advances with each draw)."""
     return _rng
+
+
+def manual_seed(seed: int) -> None:
+    """MindSpore's ``ms.manual_seed`` (the torch-style name): the same as `set_seed`."""
+    set_seed(seed)
+
+
+def initial_seed() -> int:
+    """MindSpore's ``ms.initial_seed``: the seed the global generator started from (one is drawn and
+    set when none was given, so the answer can be used to replay the run)."""
+    if _seed is None:
+        seed()
+    return int(_seed)  # type: ignore[arg-type]
+
+
+def seed() -> int:
+    """MindSpore's ``ms.seed``: seeds the global generator from OS entropy and returns that seed."""
+    value = int(np.random.SeedSequence().entropy % (2 ** 63))
+    set_seed(value)
+    return value

@@ -12,10 +12,12 @@ from .callback import (
     CheckpointConfig,
     EarlyStopping,
     History,
+    LambdaCallback,
     LearningRateScheduler,
     LossMonitor,
     ModelCheckpoint,
     ProgressBar,
+    ReduceLROnPlateau,
     RunContext,
     SummaryCollector,
     TimeMonitor,
@@ -48,12 +50,18 @@ from .metrics import (
 )
 from .model import Model
 
+# isort: split
+# mindspore.train also exports the loss-scale managers and build_train_network (they live in spore.amp)
+from ..amp import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager, build_train_network  # noqa: E402
+
 __all__ = [
     "save_checkpoint", "load_checkpoint", "load_param_into_net", "CheckpointError", "CheckpointMismatchError",
     "ParamMismatch", "Model", "Callback", "CheckpointConfig", "EarlyStopping", "History", "LearningRateScheduler",
     "LossMonitor", "ModelCheckpoint", "ProgressBar", "RunContext", "SummaryCollector", "TimeMonitor", "F1", "MAE",
     "MSE", "Accuracy", "Fbeta", "Loss", "Metric", "Precision", "Recall", "Top1CategoricalAccuracy",
     "Top5CategoricalAccuracy", "TopKCategoricalAccuracy", "get_metric_fn", "get_metrics", "names", "rearrange_inputs",
+    "LambdaCallback", "ReduceLROnPlateau", "DynamicLossScaleManager", "FixedLossScaleManager", "LossScaleManager",
+    "build_train_network",
 ]
 
 
