@@ -109,6 +109,25 @@ def test_a_sub_cell_in_pynative_is_caught_at_its_own_call(tmp_path):
     assert [it[3] for it in payload["items"] if it[0] == "input"] == ["2×4 f32"]
 
 
+def test_a_cell_used_only_inside_a_jit_function_shows_that_functions_graph(tmp_path):
+    res = _capture(tmp_path, """\
+        net = Net()
+
+        @ms.jit
+        def train_step(x):
+            return net(x).sum()
+
+        train_step(ms.Tensor(np.ones((3, 4), np.float32)))
+        open("ran.txt", "w").write("the step ran")
+        """, NET_LINE)
+    assert res.returncode == 0, res.stderr
+    payload = json.loads(res.stdout)
+    assert payload["name"] == "train_step"
+    lines = {d["loc"]["line"] for d in payload["details"].values() if d.get("loc")}
+    assert {BLOCK_LINE, NET_LINE + 1} <= lines  # Net's nodes are in it, found by their lines
+    assert not (tmp_path / "ran.txt").exists()
+
+
 def test_a_jit_function_is_captured_with_its_arguments(tmp_path):
     res = _capture(tmp_path, """\
         a = ms.Tensor(np.ones((2, 3), np.float32))

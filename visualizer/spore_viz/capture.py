@@ -8,7 +8,10 @@ sys.path[0]) with a profile hook watching calls, until the first call of the tar
 - the `construct` of a Cell class whose body holds line N (any instance of that class or of a
   subclass that inherits that construct), caught at `Cell.__call__` so Graph mode, which compiles
   construct without running it, is caught too;
-- or a function holding line N (decorated with `@jit` or not), caught at its jit wrapper or its frame.
+- or a function holding line N (decorated with `@jit` or not), caught at its jit wrapper or its frame;
+- a construct that only runs compiled inside another graph is shown in that graph: a sub-Cell in
+  Graph mode as the part of its parent's graph under its scope, a Cell used by a `@jit` function as
+  that function's graph.
 
 Then it takes the instance and the arguments, compiles the graph with `spore.ide.compile_graph`
 (never running the step), prints the view payload JSON on stdout and leaves at once with
@@ -147,11 +150,13 @@ class Catcher:
                 from spore import nn
 
                 return (obj, args, kwargs) if isinstance(obj, nn.Cell) else None
-            return self._enclosing_call(obj, args, kwargs)
+            hit = self._enclosing_call(obj, args, kwargs)
+            if hit is not None:
+                return hit
         inner = getattr(obj, "__wrapped__", None) or getattr(obj, "fn", None)
-        if self.target.matches(getattr(inner, "__code__", None)):
-            return obj, args, kwargs
-        return None
+        if self.target.kind == "function":
+            return (obj, args, kwargs) if self.target.matches(getattr(inner, "__code__", None)) else None
+        return self._jit_using_target(obj, inner, args, kwargs)
 
     def _enclosing_call(self, obj: Any, args: tuple, kwargs: dict) -> tuple[Any, tuple, dict] | None:
         """In Graph mode a sub-Cell's construct is compiled as part of its parent's graph, never called
@@ -167,10 +172,37 @@ class Catcher:
 
         if ms.get_context("mode") != ms.GRAPH_MODE:
             return None  # PyNative calls the sub-Cell itself, with its real inputs: wait for that
-        for name, sub in obj.cells_and_names():
+        scope = self._scope_in(obj)
+        if scope is not None and "." in scope:
+            self.scope = scope
+            return obj, args, kwargs
+        return None
+
+    def _scope_in(self, cell: Any) -> str | None:
+        """The scope path of the target's instance inside `cell` ("Net" itself, or "Net.block.2")."""
+        if self.target.matches(getattr(getattr(type(cell), "construct", None), "__code__", None)):
+            return type(cell).__name__
+        for name, sub in cell.cells_and_names():
             if name and self.target.matches(getattr(getattr(type(sub), "construct", None), "__code__", None)):
-                self.scope = f"{type(obj).__name__}.{name}"
-                return obj, args, kwargs
+                return f"{type(cell).__name__}.{name}"
+        return None
+
+    def _jit_using_target(self, obj: Any, fn: Any, args: tuple, kwargs: dict) -> tuple[Any, tuple, dict] | None:
+        """A @jit function whose code uses a Cell holding the target (`net(x)` inside a jitted step): the
+        Cell is compiled into the function's graph, never called, so the graph shown is the function's
+        (its Cells' scopes there are relative to no root, so the target's part cannot be cut out by
+        scope; the panel highlights the nodes of the cursor's line instead)."""
+        code = getattr(fn, "__code__", None)
+        mod = sys.modules.get("spore.nn")
+        if code is None or mod is None or id(obj) in self.looked_at:
+            return None
+        self.looked_at.add(id(obj))
+        refs = [fn.__globals__.get(n) for n in code.co_names] if hasattr(fn, "__globals__") else []
+        refs += [c.cell_contents for c in (getattr(fn, "__closure__", None) or ()) if _has_contents(c)]
+        for ref in refs:
+            if isinstance(ref, mod.Cell):
+                if self._scope_in(ref) is not None:
+                    return obj, args, kwargs
         return None
 
     def _direct_call(self, frame: FrameType) -> tuple[Any, tuple, dict] | None:
@@ -227,6 +259,14 @@ def scope_subgraph(graph: dict, scope: str) -> dict:
             "params": [p for p in graph.get("params", []) if p.get("id") in params],
             "nodes": inside, "edges": [e for e in graph.get("edges", []) if e.get("to") in ids],
             "outputs": [v for n in inside for v in n.get("outputs", []) if v in used_outside and v in produced]}
+
+
+def _has_contents(cell: Any) -> bool:
+    try:
+        cell.cell_contents  # noqa: B018 - an empty closure cell raises
+    except ValueError:
+        return False
+    return True
 
 
 def _concrete(value: Any) -> Any:
