@@ -68,8 +68,8 @@ def _route_logs() -> None:
     the kernel's own stderr (ipykernel's saved copy of fd 2).
     """
     log = logging.getLogger("spore_kernel")
-    stream = display.kernel_log_stream()
-    if not log.handlers and stream is not None:
+    stream = None if log.handlers else display.kernel_log_stream()
+    if stream is not None:
         handler = logging.StreamHandler(stream)
         handler.setFormatter(logging.Formatter("[spore_kernel] %(levelname)s | %(message)s"))
         log.addHandler(handler)
