@@ -65,9 +65,10 @@ def layer_input_error(cell: Any, args: tuple, kwargs: dict) -> InputTypeError | 
     asks only then): the error for a parameter declared ``Tensor`` that got something else. A layer
     such as `Flatten` or `Dropout` would otherwise hand a NumPy array back (its ``reshape``) instead
     of refusing it as MindSpore does."""
-    if not is_engine_code(type(cell).construct):
+    construct = type(cell).construct
+    if not is_engine_code(construct) or not _tensor_params(construct):  # e.g. an optimizer's tuple of grads
         return None
-    bound = _bind(type(cell).construct, (cell, *args), kwargs)
+    bound = _bind(construct, (cell, *args), kwargs)
     return None if bound is None else _declared_tensor_error(cell, bound)
 
 
