@@ -30,7 +30,7 @@ function graph(): Record<string, unknown> {
   };
 }
 
-test("the graph renderer mounts the viewer with the DOM contract and posts reveal on a click", () => {
+test("the graph renderer mounts the viewer with the DOM contract, posts reveal on a click, marks the cursor's line", () => {
   assert.ok(fs.existsSync(CHROMIUM), `${CHROMIUM} is missing (make sysdeps installs it)`);
   assert.ok(fs.existsSync(python), `${python} is missing: run make (it bootstraps .venv)`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "spore-renderer-"));
@@ -46,7 +46,8 @@ test("the graph renderer mounts the viewer with the DOM contract and posts revea
 <script type="module">
 import { activate } from ${JSON.stringify(renderer)};
 const posted = [];
-const r = activate({ postMessage: (m) => posted.push(m) });
+let listener;
+const r = activate({ postMessage: (m) => posted.push(m), onDidReceiveMessage: (f) => { listener = f; return { dispose() {} }; } });
 const el = document.createElement("div");
 document.body.appendChild(el);
 r.renderOutputItem({ id: "out1", mime: "application/vnd.spore.graph+json", json: () => JSON.parse(document.getElementById("data").textContent) }, el);
@@ -54,7 +55,11 @@ const root = el.querySelector(".spore-graph-view");
 const nodes = [...el.querySelectorAll("[data-node-id]")].map((n) => [n.getAttribute("data-node-id"), n.getAttribute("data-line")]);
 el.querySelector('[data-node-id="n0"] .body').dispatchEvent(new MouseEvent("click", { bubbles: true }));
 el.querySelector('[data-node-id="n1"] .body').dispatchEvent(new MouseEvent("click", { bubbles: true }));
-const out = { root: !!root, nodes, posted, labels: [...el.querySelectorAll("text.lbl")].map((t) => t.textContent),
+listener({ type: "highlight", cellId: 7, lines: [3] });
+const lit = [...el.querySelectorAll(".lhit")].map((n) => n.getAttribute("data-node-id"));
+listener({ type: "highlight", cellId: 8, lines: [3] });  // another cell: nothing of this graph
+const litOther = el.querySelectorAll(".lhit").length;
+const out = { root: !!root, nodes, posted, lit, litOther, labels: [...el.querySelectorAll("text.lbl")].map((t) => t.textContent),
               imgs: document.querySelectorAll("img").length, styles: document.querySelectorAll("style#spore-graph-view-styles").length };
 r.renderOutputItem({ id: "out2", json: () => ({ schema: "spore.graph/1", nodes: [] }) }, document.body.appendChild(document.createElement("div")));
 out.notice = document.querySelector(".sv-error")?.textContent;
@@ -72,6 +77,8 @@ const pre = document.createElement("pre"); pre.id = "probe"; pre.textContent = J
   assert.deepEqual(out.nodes, [["n0", "3"], ["n1", null]]);
   // n0 has a location (in cell In[7]); n1 has none, so its click posts nothing
   assert.deepEqual(out.posted, [{ type: "reveal", file: "/tmp/ipykernel_9/cell7.py", line: 3, col: 8, cellId: 7 }]);
+  assert.deepEqual(out.lit, ["n0"]);  // the cursor on line 3 of cell In[7] marks the node made there
+  assert.equal(out.litOther, 0);
   assert.ok(out.labels.includes(HOSTILE), "the hostile op name is shown as text");
   assert.equal(out.imgs, 0);
   assert.ok(!/<html[^>]*data-pwned/.test(dom));

@@ -124,6 +124,19 @@ async function showGraph(env: FeatureEnv, uri?: vscode.Uri): Promise<void> {
   if (picked) return showJson(env, picked);
 }
 
+/** Graph outputs in a notebook follow the cursor in its cells (the renderer marks that line's nodes). */
+function followCursorInOutputs(messaging: vscode.NotebookRendererMessaging, e: vscode.TextEditorSelectionChangeEvent): void {
+  const doc = e.textEditor.document;
+  if (doc.uri.scheme !== "vscode-notebook-cell") return;
+  for (const nb of vscode.window.visibleNotebookEditors) {
+    const cell = nb.notebook.getCells().find((c) => c.document === doc);
+    const order = cell?.executionSummary?.executionOrder;
+    if (order !== undefined) {
+      void messaging.postMessage({ type: "highlight", cellId: order, lines: [(e.selections[0]?.active.line ?? 0) + 1] }, nb);
+    }
+  }
+}
+
 /** The open panel follows the cursor: a line of its graph's file or notebook highlights its nodes. */
 function followCursor(e: vscode.TextEditorSelectionChangeEvent): void {
   const panel = GraphPanel.active;
@@ -154,6 +167,7 @@ export function register(env: FeatureEnv): void {
       if (msg) void reveal(msg, editor.notebook).then(undefined, (err: unknown) => env.output.appendLine(`[spore] reveal failed: ${String(err)}`));
     }),
     vscode.window.onDidChangeTextEditorSelection(followCursor),
+    vscode.window.onDidChangeTextEditorSelection((e) => followCursorInOutputs(messaging, e)),
     { dispose: () => GraphPanel.active?.dispose() },
   );
 }

@@ -2,18 +2,27 @@
  * Notebook renderer for `application/vnd.spore.graph+json` (the kernel's `%spore_graph` output):
  * the interactive viewer, themed, in the output. A click on a node with a source location posts
  * `{type: "reveal", file, line, col, cellId?}` to the extension (src/graphView/reveal.ts), which
- * opens that line in its cell or file. DOM contract for the e2e suite: the root element has class
+ * opens that line in its cell or file; moving the cursor in a cell marks the nodes of that line in
+ * the graphs made from the cell (`{type: "highlight", cellId, lines}` from the extension). DOM contract for the e2e suite: the root element has class
  * `spore-graph-view`; op nodes carry `data-node-id` and, when located, `data-line`.
  */
 import type { ActivationFunction } from "vscode-notebook-renderer";
 import type { Viewer } from "../../../visualizer/spore_viz/assets/viewer.js";
 import { mountGraph, showNotice } from "../graphViewer/host";
-import { viewOf } from "../graphViewer/protocol";
+import { filesForCell, parseToWebview, viewOf } from "../graphViewer/protocol";
 
 export const activate: ActivationFunction = (context) => {
-  const viewers = new Map<string, Viewer>();
+  const viewers = new Map<string, { viewer: Viewer; view: Record<string, unknown> }>();
+  // the extension posts the cursor's cell and line: the graphs made from that cell mark its nodes
+  context.onDidReceiveMessage?.((raw) => {
+    const msg = parseToWebview(raw);
+    if (msg?.type !== "highlight" || msg.cellId === undefined) return;
+    for (const { viewer, view } of viewers.values()) {
+      viewer.highlightLines(filesForCell(view, msg.cellId)[0] ?? "\0no such cell", msg.lines);
+    }
+  });
   const drop = (id: string) => {
-    viewers.get(id)?.destroy();
+    viewers.get(id)?.viewer.destroy();
     viewers.delete(id);
   };
   return {
@@ -34,12 +43,13 @@ export const activate: ActivationFunction = (context) => {
         return;
       }
       try {
-        viewers.set(item.id, mountGraph(root, found.view, "output", {
+        const viewer = mountGraph(root, found.view, "output", {
           onReveal(loc) {
             // requiresMessaging is "optional": postMessage is absent where the host offers no messaging
             context.postMessage?.({ type: "reveal", ...loc });
           },
-        }));
+        });
+        viewers.set(item.id, { viewer, view: found.view });
       } catch (err) {
         showNotice(root, `Spore graph: ${err instanceof Error ? err.message : String(err)}`);
       }
