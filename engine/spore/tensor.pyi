@@ -127,6 +127,10 @@ class Tensor:
         """Returns the absolute value of a tensor element-wise."""
     def absolute(self) -> Tensor:
         """Returns the absolute value of a tensor element-wise."""
+    def acos(self) -> Tensor:
+        """Arccosine of each element (radians, in [0, pi]); NaN outside [-1, 1]."""
+    def acosh(self) -> Tensor:
+        """Inverse hyperbolic cosine of each element; NaN below 1."""
     def add(self, other: Any) -> Tensor:
         """Adds `other` to `input` element-wise."""
     def addcdiv(self, tensor1: Any, tensor2: Any, value: Any = 1) -> Tensor:
@@ -163,10 +167,20 @@ class Tensor:
         """Minimum over `axis` (int or tuple; all when None); ties share the gradient."""
     def any(self, axis: Any = None, keep_dims: builtins.bool = False) -> Tensor:
         """Whether any element over `axis` is true (non-zero); all axes when None."""
+    def arccos(self) -> Tensor:
+        """Arccosine of each element (radians, in [0, pi]); NaN outside [-1, 1]."""
+    def arccosh(self) -> Tensor:
+        """Inverse hyperbolic cosine of each element; NaN below 1."""
+    def arcsin(self) -> Tensor:
+        """Arcsine of each element (radians, in [-pi/2, pi/2]); NaN outside [-1, 1]."""
+    def arcsinh(self) -> Tensor:
+        """Inverse hyperbolic sine of each element."""
     def arctan(self) -> Tensor:
         """Computes the arctangent of the input element-wise."""
     def arctan2(self, other: Any) -> Tensor:
         """Arctangent of input / other element-wise, in the quadrant given by both signs."""
+    def arctanh(self) -> Tensor:
+        """Inverse hyperbolic tangent of each element; +-inf at +-1, NaN outside [-1, 1]."""
     def argmax(self, axis: Any = None, keepdims: builtins.bool = False) -> Tensor:
         """Index (int64) of the maximum along `axis`, of the flattened tensor when None."""
     def argmin(self, axis: Any = None, keepdims: builtins.bool = False) -> Tensor:
@@ -175,6 +189,10 @@ class Tensor:
         """Indices (int32) that sort `input` along `axis`."""
     def argwhere(self) -> Tensor:
         """Same as `nonzero(input)`."""
+    def asin(self) -> Tensor:
+        """Arcsine of each element (radians, in [-pi/2, pi/2]); NaN outside [-1, 1]."""
+    def asinh(self) -> Tensor:
+        """Inverse hyperbolic sine of each element."""
     def asnumpy(self) -> numpy.ndarray:
         """The values as a NumPy array (shares memory, as MindSpore's CPU tensors do)."""
     def assign_add(self, value: Any) -> Tensor:
@@ -188,6 +206,8 @@ class Tensor:
         """Computes the arctangent of the input element-wise."""
     def atan2(self, other: Any) -> Tensor:
         """Arctangent of input / other element-wise, in the quadrant given by both signs."""
+    def atanh(self) -> Tensor:
+        """Inverse hyperbolic tangent of each element; +-inf at +-1, NaN outside [-1, 1]."""
     def bool(self) -> Tensor: ...
     def broadcast_to(self, shape: Sequence[builtins.int]) -> Tensor: ...
     def ceil(self) -> Tensor:
@@ -219,6 +239,8 @@ class Tensor:
         """Computes the equivalence between two tensors element-wise (bool result)."""
     def erf(self) -> Tensor:
         """Gauss error function of each element: erf(x) = 2/sqrt(pi) * integral_0^x exp(-t^2) dt."""
+    def erfc(self) -> Tensor:
+        """Complementary error function of each element: 1 - erf(x), accurate where erf(x) is near 1."""
     def exp(self) -> Tensor:
         """Computes exponential of the input tensor element-wise."""
     def expand(self, *size: Any) -> Tensor:

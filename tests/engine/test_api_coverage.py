@@ -35,14 +35,14 @@ API: dict[str, dict[str, Any]] = json.loads(DATA.read_text(encoding="utf-8"))["a
 # Raise a floor when you add names; the test fails when coverage drops below it.
 FLOORS = {
     "mindspore": 69,
-    "mindspore.Tensor": 169,
+    "mindspore.Tensor": 180,
     "mindspore.amp": 12,
     "mindspore.dataset": 14,
     "mindspore.dataset.text": 0,
     "mindspore.dataset.transforms": 6,
     "mindspore.dataset.vision": 13,
     "mindspore.nn": 81,
-    "mindspore.ops": 339,
+    "mindspore.ops": 359,
     "mindspore.train": 35,
 }
 

@@ -26,6 +26,14 @@ def absolute(input: Tensor) -> Tensor:
     """Returns the absolute value of a tensor element-wise."""
 
 
+def acos(input: Tensor) -> Tensor:
+    """Arccosine of each element (radians, in [0, pi]); NaN outside [-1, 1]."""
+
+
+def acosh(input: Tensor) -> Tensor:
+    """Inverse hyperbolic cosine of each element; NaN below 1."""
+
+
 def adaptive_avg_pool1d(input: Tensor, output_size: int) -> Tensor:
     """Adaptive 1-D average pooling of an (N, C, L) or (C, L) input to length `output_size`."""
 
@@ -46,6 +54,10 @@ def addcdiv(input: Tensor, tensor1: Any, tensor2: Any, value: Any = 1) -> Tensor
 
 def addcmul(input: Tensor, tensor1: Any, tensor2: Any, value: Any = 1) -> Tensor:
     """input + value * tensor1 * tensor2, element-wise with broadcasting."""
+
+
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """beta * input + alpha * (mat1 @ mat2), `input` broadcasting to the product's shape."""
 
 
 def all(input: Tensor, axis: Any = None, keep_dims: bool = False) -> Tensor:
@@ -73,8 +85,28 @@ def arange(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None)
     are integers, else float32, unless `dtype` is given."""
 
 
+def arccos(input: Tensor) -> Tensor:
+    """Arccosine of each element (radians, in [0, pi]); NaN outside [-1, 1]."""
+
+
+def arccosh(input: Tensor) -> Tensor:
+    """Inverse hyperbolic cosine of each element; NaN below 1."""
+
+
+def arcsin(x: Tensor) -> Tensor:
+    """Arcsine of each element (the same as `asin`; MindSpore names this alias's argument `x`)."""
+
+
+def arcsinh(input: Tensor) -> Tensor:
+    """Inverse hyperbolic sine of each element."""
+
+
 def arctan2(input: Any, other: Any) -> Tensor:
     """Arctangent of input / other element-wise, in the quadrant given by both signs."""
+
+
+def arctanh(input: Tensor) -> Tensor:
+    """Inverse hyperbolic tangent of each element; +-inf at +-1, NaN outside [-1, 1]."""
 
 
 def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
@@ -91,6 +123,14 @@ def argsort(input: Tensor, axis: int = -1, descending: bool = False) -> Tensor:
 
 def argwhere(input: Tensor) -> Tensor:
     """Same as `nonzero(input)`."""
+
+
+def asin(input: Tensor) -> Tensor:
+    """Arcsine of each element (radians, in [-pi/2, pi/2]); NaN outside [-1, 1]."""
+
+
+def asinh(input: Tensor) -> Tensor:
+    """Inverse hyperbolic sine of each element."""
 
 
 def assign(variable: Tensor, value: Any) -> Tensor:
@@ -111,6 +151,10 @@ def atan(input: Tensor) -> Tensor:
 
 def atan2(input: Any, other: Any) -> Tensor:
     """Arctangent of input / other element-wise, in the quadrant given by both signs."""
+
+
+def atanh(input: Tensor) -> Tensor:
+    """Inverse hyperbolic tangent of each element; +-inf at +-1, NaN outside [-1, 1]."""
 
 
 def avg_pool2d(
@@ -258,6 +302,14 @@ def cross_entropy(
     """The cross entropy loss between input logits and target."""
 
 
+def cummax(input: Tensor, axis: int) -> tuple[Tensor, Tensor]:
+    """(values, indices): the running maximum of `input` along `axis` and where each came from."""
+
+
+def cummin(input: Tensor, axis: int) -> tuple[Tensor, Tensor]:
+    """(values, indices): the running minimum of `input` along `axis` and where each came from."""
+
+
 def cumsum(x: Tensor, axis: Any = None, dtype: Any = None) -> Tensor:
     """Cumulative sum along `axis` (of the flattened input when None); `dtype` casts first."""
 
@@ -304,6 +356,10 @@ def equal(input: Any, other: Any) -> Tensor:
 
 def erf(input: Tensor) -> Tensor:
     """Gauss error function of each element: erf(x) = 2/sqrt(pi) * integral_0^x exp(-t^2) dt."""
+
+
+def erfc(input: Tensor) -> Tensor:
+    """Complementary error function of each element: 1 - erf(x), accurate where erf(x) is near 1."""
 
 
 def exp(input: Tensor) -> Tensor:
@@ -1100,8 +1156,20 @@ def zeros_like(input: Tensor, *, dtype: Any = None) -> Tensor:
     """A tensor of zeros with the shape (and dtype) of `input`."""
 
 
+class ACos(Operation):
+    """``ACos()(x)``: arccosine of each element (radians, in [0, pi]); NaN outside [-1, 1]."""
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
 class Abs(Operation):
     """``Abs()(x)``: |x| element-wise."""
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class Acosh(Operation):
+    """``Acosh()(x)``: inverse hyperbolic cosine of each element; NaN below 1."""
     def __call__(self, x: Tensor) -> Tensor: ...
     def construct(self, x: Tensor) -> Tensor: ...
 
@@ -1162,6 +1230,18 @@ class Argmin(Operation):
     def construct(self, input_x: Tensor) -> Tensor: ...
 
 
+class Asin(Operation):
+    """``Asin()(x)``: arcsine of each element (radians, in [-pi/2, pi/2]); NaN outside [-1, 1]."""
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class Asinh(Operation):
+    """``Asinh()(x)``: inverse hyperbolic sine of each element."""
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
 class Atan(Operation):
     """``Atan()(x)``: arctangent element-wise."""
     def __call__(self, x: Tensor) -> Tensor: ...
@@ -1172,6 +1252,12 @@ class Atan2(Operation):
     """``Atan2()(x, y)``: arctangent of x / y in the right quadrant."""
     def __call__(self, x: Any, y: Any) -> Tensor: ...
     def construct(self, x: Any, y: Any) -> Tensor: ...
+
+
+class Atanh(Operation):
+    """``Atanh()(x)``: inverse hyperbolic tangent of each element; +-inf at +-1, NaN outside [-1, 1]."""
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
 
 
 class AvgPool(Operation):
@@ -1361,6 +1447,12 @@ class Equal(Operation):
 
 class Erf(Operation):
     """``Erf()(x)``: gauss error function of each element: erf(x) = 2/sqrt(pi) * integral_0^x exp(-t^2) dt."""
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class Erfc(Operation):
+    """``Erfc()(x)``: complementary error function of each element: 1 - erf(x), accurate where erf(x) is near 1."""
     def __call__(self, x: Tensor) -> Tensor: ...
     def construct(self, x: Tensor) -> Tensor: ...
 

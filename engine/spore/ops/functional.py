@@ -16,6 +16,7 @@ _MODULE_NAMES = (
     "normalization", "loss_ops", "nn_misc",             # batch/layer norm, losses, dropout/embedding
     "state",                                            # in-place state updates (assign)
     "resize",                                           # interpolate (separable resampling)
+    "math_extra",                                       # inverse trig, erfc, cummax/cummin, addmm
 )
 DECLARATION_MODULES: tuple[types.ModuleType, ...] = tuple(
     importlib.import_module(f"{__package__}.{n}") for n in _MODULE_NAMES)
