@@ -230,7 +230,9 @@ export class NotebookSession implements KernelSession, vscode.Disposable {
   }
 
   private async answerInput(client: BridgeClient, prompt: string, password: boolean): Promise<void> {
+    this.log.info(`[${this.label}] the kernel asks for input: ${JSON.stringify(prompt)}`);
     const value = await vscode.window.showInputBox({ prompt: prompt || "Input for the Spore kernel", password, ignoreFocusOut: true });
+    this.log.info(`[${this.label}] input ${value === undefined ? "cancelled (sending an empty line)" : "given"}`);
     // cancel answers "" so the kernel's input() returns instead of waiting forever
     const reply = await client.request("input_reply", { value: value ?? "" }).catch((err: Error) => ({ ok: false, error: err.message }));
     if (!reply.ok) this.log.warn(`[${this.label}] input reply: ${reply.error}`);
