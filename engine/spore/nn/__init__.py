@@ -20,6 +20,26 @@ from .wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 from ..amp.loss_scale import DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell  # noqa: E402
 from ..amp.train_cell import TrainOneStepWithLossScaleCell  # noqa: E402
 
+# mindspore.nn still exports the metrics (they live in spore.train.metrics)
+from ..train.metrics import (  # noqa: E402
+    F1,
+    MAE,
+    MSE,
+    Accuracy,
+    Fbeta,
+    Loss,
+    Metric,
+    Precision,
+    Recall,
+    Top1CategoricalAccuracy,
+    Top5CategoricalAccuracy,
+    TopKCategoricalAccuracy,
+    get_metric_fn,
+    get_metrics,
+    names,
+    rearrange_inputs,
+)
+
 # what `from spore.nn import *` exports: MindSpore's nn names, nothing imported along the way
 __all__ = ["Cell", "CellDict", "CellList", "SequentialCell", "TrainOneStepCell", "WithEvalCell", "WithLossCell",
            "DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell", "TrainOneStepWithLossScaleCell"]
@@ -28,6 +48,9 @@ __all__ += layer.__all__
 __all__ += learning_rate_schedule.__all__
 __all__ += loss.__all__
 __all__ += optim.__all__
+__all__ += ["F1", "MAE", "MSE", "Accuracy", "Fbeta", "Loss", "Metric", "Precision", "Recall", "Top1CategoricalAccuracy",
+            "Top5CategoricalAccuracy", "TopKCategoricalAccuracy", "get_metric_fn", "get_metrics", "names",
+            "rearrange_inputs"]
 
 
 if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherwise accept any attribute of the module

@@ -48,7 +48,7 @@ EXEMPT_CELLS: dict[str, str] = {}
 
 # Cells whose state moves on every call: covered by the cases below with the state kept out of
 # the comparison, and step by step by the dedicated tests.
-STATEFUL_CELLS = ("TrainOneStepCell", "TrainOneStepWithLossScaleCell", "BatchNorm1d", "BatchNorm2d",
+STATEFUL_CELLS = ("TrainOneStepCell", "TrainOneStepWithLossScaleCell", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d",
                   "DynamicLossScaleUpdateCell")
 
 LR_SCHEDULES = ("LearningRateSchedule", "ExponentialDecayLR", "NaturalExpDecayLR", "InverseDecayLR",
@@ -2106,7 +2106,13 @@ def nn_cell_cases() -> list[Case]:
     return (_activation_cell_cases() + _basic_cell_cases() + _conv_cell_cases() + _pool_cell_cases()
             + _norm_cell_cases() + _embedding_cell_cases() + _rnn_cell_cases() + _attention_cell_cases()
             + _loss_cell_cases() + _container_cell_cases() + _wrapper_cell_cases() + _schedule_cases()
-            + _fused_pattern_cases() + _cell_grad_cases())
+            + _fused_pattern_cases() + _cell_grad_cases() + _api_breadth_cases())
+
+
+def _api_breadth_cases() -> list[Case]:
+    from .cases_nn_api import api_nn_cases  # the issue-14 Cells (imported here: that module imports this one)
+
+    return api_nn_cases()
 
 
 def covered_name(case: Case) -> str:

@@ -1,15 +1,17 @@
 """Layers of `spore.nn`, one module per family (basic, activation, conv, pooling, normalization,
 embedding, rnn, transformer)."""
 
-from . import activation, basic, conv, embedding, normalization, pooling, rnn, transformer
+from . import activation, basic, conv, embedding, extra, normalization, pooling, rnn, rnn_cells, transformer
 from .activation import *
 from .activation import get_activation
 from .basic import *
 from .conv import *
 from .embedding import *
+from .extra import *
 from .normalization import *
 from .pooling import *
 from .rnn import *
+from .rnn_cells import *
 from .transformer import *
 
 # what `from spore.nn.layer import *` (and so `spore.nn`) exports: each family's layers
@@ -22,3 +24,5 @@ __all__ += normalization.__all__
 __all__ += pooling.__all__
 __all__ += rnn.__all__
 __all__ += transformer.__all__
+__all__ += extra.__all__
+__all__ += rnn_cells.__all__

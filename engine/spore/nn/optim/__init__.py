@@ -6,10 +6,11 @@ parameters per step (`spore._kernels.*_update_multi`); other dtypes and Adagrad/
 """
 
 from .ada_grad import Adagrad
+from .adadelta import Adadelta
 from .adam import Adam, AdamW, AdamWeightDecay
 from .momentum import Momentum
 from .optimizer import Optimizer
 from .rmsprop import RMSProp
 from .sgd import SGD
 
-__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamWeightDecay", "AdamW", "Adagrad", "RMSProp"]
+__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamWeightDecay", "AdamW", "Adagrad", "Adadelta", "RMSProp"]

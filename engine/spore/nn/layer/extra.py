@@ -1,0 +1,165 @@
+"""More of MindSpore's everyday layers (issue 14): BatchNorm3d, Upsample and the remaining simple
+activations (Hardtanh, Softsign's relatives, shrinkage functions, SeLU, CELU, GLU, Threshold,
+Softmin, Softmax2d). Each is a thin Cell over existing ops, so gradients and Graph mode come with
+them; formulas are MindSpore's documented ones.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...common import dtype as mstype
+from ...ops import functional as F
+from ...tensor import Tensor
+from ..cell import Cell
+from .normalization import _BatchNorm
+
+__all__ = ["BatchNorm3d", "Upsample", "Hardtanh", "Tanhshrink", "Softmin", "HShrink", "SoftShrink", "SeLU", "CELU",
+           "GLU", "Threshold", "Softmax2d"]
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalization over (N, C, D, H, W) inputs, per channel C (see BatchNorm2d)."""
+
+    _ranks = (5,)
+    _layout = "(N, C, D, H, W)"
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.9, affine: bool = True,
+                 gamma_init: Any = "ones", beta_init: Any = "zeros", moving_mean_init: Any = "zeros",
+                 moving_var_init: Any = "ones", use_batch_statistics: bool | None = None,
+                 dtype: Any = mstype.float32) -> None:
+        super().__init__(num_features, eps, momentum, affine, gamma_init, beta_init, moving_mean_init,
+                         moving_var_init, use_batch_statistics, "NCHW", dtype)
+
+
+class Upsample(Cell):
+    """`ops.interpolate` as a layer: ``Upsample(size=None, scale_factor=None, mode='nearest', ...)``."""
+
+    def __init__(self, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+                 align_corners: bool | None = None, recompute_scale_factor: bool | None = None) -> None:
+        super().__init__()
+        self.size, self.scale_factor, self.mode = size, scale_factor, mode
+        self.align_corners, self.recompute_scale_factor = align_corners, recompute_scale_factor
+
+    def construct(self, x: Tensor) -> Tensor:
+        return F.interpolate(x, self.size, self.scale_factor, self.mode, self.align_corners,
+                             self.recompute_scale_factor)
+
+
+class Hardtanh(Cell):
+    """x clipped to [min_val, max_val]."""
+
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0) -> None:
+        super().__init__()
+        if min_val > max_val:
+            raise ValueError(f"Hardtanh: min_val ({min_val}) must not exceed max_val ({max_val})")
+        self.min_val, self.max_val = float(min_val), float(max_val)
+
+    def construct(self, x: Tensor) -> Tensor:
+        return F.clamp(x, self.min_val, self.max_val)
+
+
+class Tanhshrink(Cell):
+    """x - tanh(x)."""
+
+    def construct(self, x: Tensor) -> Tensor:
+        return F.sub(x, F.tanh(x))
+
+
+class Softmin(Cell):
+    """softmax(-x) along `axis`."""
+
+    def __init__(self, axis: int = -1) -> None:
+        super().__init__()
+        self.axis = axis
+
+    def construct(self, x: Tensor) -> Tensor:
+        return F.softmax(F.neg(x), self.axis)
+
+
+class Softmax2d(Cell):
+    """softmax over the channel axis of (C, H, W) or (N, C, H, W) inputs."""
+
+    def construct(self, x: Tensor) -> Tensor:
+        if x.ndim not in (3, 4):
+            from ._common import shape_error
+
+            raise shape_error("Softmax2d", "input of shape (C, H, W) or (N, C, H, W)", x)
+        return F.softmax(x, -3)
+
+
+class HShrink(Cell):
+    """x where |x| > lambd, else 0."""
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = float(lambd)
+
+    def construct(self, input_x: Tensor) -> Tensor:
+        return F.where(F.greater(F.abs(input_x), self.lambd), input_x, F.zeros_like(input_x))
+
+
+class SoftShrink(Cell):
+    """x - lambd where x > lambd, x + lambd where x < -lambd, else 0."""
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        if lambd < 0:
+            raise ValueError(f"SoftShrink: lambd must be >= 0, got {lambd}")
+        self.lambd = float(lambd)
+
+    def construct(self, input_x: Tensor) -> Tensor:
+        shrunk = F.sub(input_x, F.mul(F.sign(input_x), self.lambd))
+        return F.where(F.greater(F.abs(input_x), self.lambd), shrunk, F.zeros_like(input_x))
+
+
+class SeLU(Cell):
+    """scale * (max(0, x) + min(0, alpha * (exp(x) - 1))), the self-normalising constants."""
+
+    def construct(self, input_x: Tensor) -> Tensor:
+        neg = F.mul(F.sub(F.exp(F.minimum(input_x, 0.0)), 1.0), _SELU_ALPHA)
+        return F.mul(F.where(F.greater(input_x, 0.0), input_x, neg), _SELU_SCALE)
+
+
+class CELU(Cell):
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+
+    def __init__(self, alpha: float = 1.0) -> None:
+        super().__init__()
+        if alpha == 0:
+            raise ValueError("CELU: alpha must not be 0")
+        self.alpha = float(alpha)
+
+    def construct(self, x: Tensor) -> Tensor:
+        neg = F.mul(F.sub(F.exp(F.div(F.minimum(x, 0.0), self.alpha)), 1.0), self.alpha)
+        return F.where(F.greater(x, 0.0), x, neg)
+
+
+class GLU(Cell):
+    """a * sigmoid(b), where a and b are the two halves of the input along `axis`."""
+
+    def __init__(self, axis: int = -1) -> None:
+        super().__init__()
+        self.axis = axis
+
+    def construct(self, x: Tensor) -> Tensor:
+        if x.shape[self.axis] % 2:
+            from ._common import shape_error
+
+            raise shape_error("GLU", f"an even size along axis {self.axis}", x)
+        a, b = F.split(x, x.shape[self.axis] // 2, self.axis)
+        return F.mul(a, F.sigmoid(b))
+
+
+class Threshold(Cell):
+    """x where x > threshold, else `value`."""
+
+    def __init__(self, threshold: float, value: float) -> None:
+        super().__init__()
+        self.threshold, self.value = float(threshold), float(value)
+
+    def construct(self, input_x: Tensor) -> Tensor:
+        return F.where(F.greater(input_x, self.threshold), input_x, F.full_like(input_x, self.value))
