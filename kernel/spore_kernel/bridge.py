@@ -75,6 +75,11 @@ IDLE_GRACE = 5.0         # after an execute_reply, how long its iopub idle statu
 KNOWN_REQUESTS = 256     # finished requests remembered so late output still finds its cell
 
 
+class Refused(ValueError):
+    """A request its arguments or the kernel's state do not allow (no such spec, dead kernel, ...): an
+    answer for the extension, not a bug, so it is not logged with a traceback."""
+
+
 class KernelGone(RuntimeError):
     """The kernel died or was restarted while a request waited for it."""
 
@@ -109,7 +114,7 @@ def resolve_kernelspec(name: str, private_dir: Path, kernel_dirs: list[str] | No
         return ksm, "installed"
     except NoSuchKernel:
         if name != KERNEL_NAME:
-            raise ValueError(f"no kernelspec named {name!r} is installed (`jupyter kernelspec list` shows "
+            raise Refused(f"no kernelspec named {name!r} is installed (`jupyter kernelspec list` shows "
                              "the installed ones)") from None
     from .install import kernel_dict
 
@@ -162,26 +167,28 @@ class Bridge:
             self.write(await handler(req))
         except KernelGone as err:
             self.write(failure(req.id, str(err), **{err.why: True}))
+        except Refused as err:
+            self.write(failure(req.id, str(err)))
         except Exception as err:  # noqa: BLE001 - one failed request must not end the bridge
             log.error("request %s failed:\n%s", req.type, traceback.format_exc())
             self.write(failure(req.id, f"{type(err).__name__}: {err}"))
 
     def _need_kernel(self) -> None:
         if self.state == "dead":
-            raise RuntimeError("the kernel died; restart it")
+            raise Refused("the kernel died; restart it")
         if self.state in ("new", "starting"):
-            raise RuntimeError("the kernel is not started yet (send start first)")
+            raise Refused("the kernel is not started yet (send start first)")
         if self.state == "stopped":
-            raise RuntimeError("the kernel was shut down")
+            raise Refused("the kernel was shut down")
 
     async def do_start(self, req: Request) -> dict[str, Any]:
         from jupyter_client.manager import AsyncKernelManager
 
         if self.state != "new":
-            raise RuntimeError(f"the kernel is already {self.state}")
+            raise Refused(f"the kernel is already {self.state}")
         cwd = req.get("cwd") or os.getcwd()
         if not Path(cwd).is_dir():
-            raise ValueError(f"cwd {cwd!r} is not a directory")
+            raise Refused(f"cwd {cwd!r} is not a directory")
         name = req.get("kernel_name") or KERNEL_NAME
         self.state = "starting"
         try:
@@ -265,7 +272,7 @@ class Bridge:
 
     async def do_restart(self, req: Request) -> dict[str, Any]:
         if self.state in ("new", "starting", "stopped", "restarting"):
-            raise RuntimeError(f"cannot restart: the kernel is {self.state}")
+            raise Refused(f"cannot restart: the kernel is {self.state}")
         alive = self.state == "running" and await self.km.is_alive()
         self.state = "restarting"
         self._fail_pending(KernelGone("the kernel was restarted", "restarted"))

@@ -289,6 +289,7 @@ def test_a_kernel_that_dies_is_reported_and_can_be_restarted(spec_dir, tmp_path)
         assert rep == {"reply": rid, "ok": False, "error": died["message"], "dead": True}
         refused, _ = b.execute("1")
         assert not refused["ok"] and "the kernel died; restart it" in refused["error"]
+        assert "Traceback" not in b.stderr()  # a refusal is an answer, not a logged failure
         back, _ = b.call("restart")
         assert back["ok"]
         rep, outs = b.execute("'back'")

@@ -157,6 +157,13 @@ export class NotebookSession implements KernelSession, vscode.Disposable {
     }
     this.running = undefined;
     await this.opChain;
+    if (reply === undefined || !reply.ok) {
+      // the kernel died, was restarted or the bridge went away: say so in the cell, not only in a toast
+      const name = reply?.dead ? "Kernel died" : reply?.restarted ? "Kernel restarted" : "Spore kernel";
+      await execution.appendOutput(new vscode.NotebookCellOutput([
+        vscode.NotebookCellOutputItem.error({ name, message: reply?.error ?? "the Spore kernel bridge stopped" }),
+      ]));
+    }
     if (reply?.ok && typeof reply.execution_count === "number") execution.executionOrder = reply.execution_count;
     const success = reply?.ok === true && reply.status === "ok";
     execution.end(success, Date.now());
