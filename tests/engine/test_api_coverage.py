@@ -37,7 +37,7 @@ FLOORS = {
     "mindspore": 69,
     "mindspore.Tensor": 180,
     "mindspore.amp": 12,
-    "mindspore.dataset": 14,
+    "mindspore.dataset": 15,
     "mindspore.dataset.text": 0,
     "mindspore.dataset.transforms": 6,
     "mindspore.dataset.vision": 13,

@@ -11,6 +11,7 @@ import typing as _typing
 from . import config, text, transforms, vision
 from .batch_op import BatchInfo
 from .core import Dataset
+from .csv_source import CSVDataset
 from .errors import DatasetError, DatasetMapError
 from .samplers import (
     DistributedSampler,
@@ -34,7 +35,8 @@ def zip(datasets):  # noqa: A001 - MindSpore's name
     return datasets[0].zip(datasets[1:])
 
 
-__all__ = ["BatchInfo", "Cifar10Dataset", "Dataset", "DatasetError", "DatasetMapError", "DistributedSampler",
+__all__ = ["BatchInfo", "CSVDataset",
+           "Cifar10Dataset", "Dataset", "DatasetError", "DatasetMapError", "DistributedSampler",
            "GeneratorDataset", "ImageFolderDataset", "MnistDataset", "NumpySlicesDataset", "ParquetDataset",
            "RandomSampler", "Sampler", "SequentialSampler", "SubsetRandomSampler", "SubsetSampler",
            "WeightedRandomSampler", "config", "text", "transforms", "vision", "zip"]
