@@ -334,3 +334,12 @@ def test_without_an_installed_spec_the_built_in_one_is_used(tmp_path):
     assert spec.interrupt_mode == "signal"
     with pytest.raises(ValueError, match="no kernelspec named 'other'"):
         resolve_kernelspec("other", tmp_path / "private", kernel_dirs=[str(empty)])
+
+
+def test_complete_and_inspect_answer_with_the_kernels_reply(bridge):
+    b, _ = bridge
+    b.execute("spore_value_for_completion = 3")
+    done, events = b.call("complete", code="spore_value_for_", cursor_pos=16)
+    assert done["ok"] and "spore_value_for_completion" in done["matches"] and events == []
+    info, _ = b.call("inspect", code="len", cursor_pos=3)
+    assert info["ok"] and info["found"] and "Return the number of items" in info["data"]["text/plain"]
