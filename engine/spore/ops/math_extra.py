@@ -18,6 +18,7 @@ from ..tensor import Tensor
 from ._rules import norm_axis
 from .elementwise import _as_float, _float_infer, _generate_wrappers, add, div, exp, mul, neg, sub
 from .indexing import GatherDGrad
+from .linalg import matmul
 from .math_ops import sqrt, square
 from .primitive import Api, Aval, primitive
 
@@ -189,8 +190,6 @@ def cummin(input: Tensor, axis: int) -> tuple[Tensor, Tensor]:
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """beta * input + alpha * (mat1 @ mat2), `input` broadcasting to the product's shape."""
-    from .linalg import matmul
-
     prod = matmul(mat1, mat2)
     if alpha != 1:
         prod = mul(prod, alpha)

@@ -5,7 +5,7 @@ matrix built in NumPy from the sizes alone: 'linear'/'bilinear'/'trilinear' (two
 (four taps, a = -0.75), 'area' (the mean of each output cell's input span, as adaptive average
 pooling). The matrix is applied with `matmul` (nearest modes: a `gather` of the chosen indices),
 so the gradient, Graph mode and the shape rules are those of ops that exist already; no new
-primitive is needed.
+primitive is needed (they are imported at module level, so the op catalogue's bytecode walk sees them).
 
 Coordinates follow MindSpore 2.x (which matches PyTorch): with ``align_corners=True`` the corner
 pixels' centres line up, ``src = dst * (in - 1) / (out - 1)``; otherwise half-pixel centres,
@@ -24,6 +24,10 @@ import numpy as np
 from ..common import dtype as mstype
 from ..errors import ShapeError
 from ..tensor import Tensor
+from .array import cast
+from .indexing import gather
+from .linalg import matmul
+from .shape_ops import swapaxes
 
 _RANKS = {"linear": (3,), "bilinear": (4,), "bicubic": (4,), "trilinear": (5,), "nearest": (3, 4, 5),
           "nearest-exact": (3, 4, 5), "area": (3, 4, 5)}
@@ -104,11 +108,6 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
     'bicubic' (4-D), 'trilinear' (5-D) or 'area'. `align_corners` (linear modes and bicubic only)
     lines up the corner pixels; see the module docstring for the exact coordinates. Differentiable.
     """
-    from .array import cast
-    from .indexing import gather
-    from .linalg import matmul
-    from .shape_ops import swapaxes
-
     op = "interpolate"
     if mode not in _RANKS:
         raise ValueError(f"{op}: mode must be one of {sorted(_RANKS)}, got {mode!r}")
