@@ -33,7 +33,7 @@ test("per-line totals and counts match Python's sums over the Profiler's events"
     assert.equal(got[key].calls, want.calls, key);
     assert.ok(Math.abs(got[key].totalUs - want.total_us) < 1e-3 * want.calls, `${key}: ${got[key].totalUs} vs ${want.total_us}`);
     percent += got[key].percent;
-    assert.match(lensTitle(got[key]), new RegExp(`^⏱ [\\d.]+ (ns|µs|ms|s) · [\\d.]+% · ${want.calls} calls$`));
+    assert.match(lensTitle(got[key]), new RegExp(`^\\$\\(watch\\) [\\d.]+ (ns|µs|ms|s) · [\\d.]+% · ${want.calls} calls$`));
   }
   assert.ok(Math.abs(percent - 100) < 1e-6, "every event of this trace has a user line");
 });

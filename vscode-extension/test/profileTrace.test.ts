@@ -39,8 +39,8 @@ test("aggregation per file and line: total, share of the trace, calls, ops by ti
   assert.equal(five.totalUs, 800);
   assert.equal(five.percent, 80);
   assert.deepEqual(five.ops, ["FusedDense", "MatMul", "Add"]);
-  assert.equal(lensTitle(five), "⏱ 800 µs · 80.0% · 3 calls");
-  assert.equal(lensTitle(net.get(6)!), "⏱ 100 µs · 10.0% · 1 call");
+  assert.equal(lensTitle(five), "$(watch) 800 µs · 80.0% · 3 calls");
+  assert.equal(lensTitle(net.get(6)!), "$(watch) 100 µs · 10.0% · 1 call");
   assert.equal(eventsOfLine(trace, "/w/net.py", 5).length, 3);
   assert.equal(eventsOfLine(trace, "/w/other.py", 5).length, 0);
 });

@@ -26,7 +26,8 @@ export function contentSecurityPolicy(nonce: string): string {
 const STYLE = `
 body { margin: 0; padding: 0 8px; font: 12px var(--vscode-font-family, sans-serif); color: var(--vscode-foreground);
        background: var(--vscode-editor-background); user-select: none; }
-.header { display: flex; gap: 12px; align-items: center; padding: 6px 0; }
+.header { display: flex; flex-wrap: wrap; gap: 4px 12px; align-items: center; padding: 6px 0; }
+.header > * { white-space: nowrap; }
 .title { font-weight: bold; }
 .summary, .banner { opacity: 0.85; }
 .banner { color: var(--vscode-editorInfo-foreground, inherit); }

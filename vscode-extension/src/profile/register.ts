@@ -1,7 +1,8 @@
 /**
  * "Spore: Open Profile": a Profiler trace (`spore_trace.json`) as a timeline webview, and per-line code
- * lenses ("⏱ 3.21 ms · 12.4% · 200 calls") on the source lines of its events in open Python files. A lens
- * click opens the timeline with that line's events only; a click on an event reveals its line.
+ * lenses ("$(watch) 3.21 ms · 12.4% · 200 calls", the codicon drawn as a stopwatch) on the source lines
+ * of its events in open Python files. A lens click opens the timeline with that line's events only; a
+ * click on an event reveals its line.
  *
  * Which trace: the argument (the explorer's context menu passes the file), else the active editor's file
  * when it is a spore_trace.json, else the newest spore_trace.json in the workspace, else an open dialog.

@@ -215,9 +215,9 @@ export function formatPercent(percent: number): string {
   return percent > 0 && percent < 0.05 ? "<0.1%" : `${percent.toFixed(1)}%`;
 }
 
-/** The code lens: "⏱ 3.21 ms · 12.4% · 200 calls". */
+/** The code lens: "$(watch) 3.21 ms · 12.4% · 200 calls" (VS Code draws `$(watch)` as its stopwatch icon). */
 export function lensTitle(stat: LineStat): string {
-  return `⏱ ${formatDuration(stat.totalUs)} · ${formatPercent(stat.percent)} · ${stat.calls} ${stat.calls === 1 ? "call" : "calls"}`;
+  return `$(watch) ${formatDuration(stat.totalUs)} · ${formatPercent(stat.percent)} · ${stat.calls} ${stat.calls === 1 ? "call" : "calls"}`;
 }
 
 /** The events of one source line (what a lens click shows). */

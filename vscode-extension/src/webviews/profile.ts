@@ -81,7 +81,8 @@ function setData(next: Trace | undefined, nextFilter: LineFilter | undefined): v
   const total = events.reduce((s, e) => s + e.dur, 0);
   summary.textContent = `${events.length} events · ${formatDuration(total)}`
     + (filter ? ` · ${formatPercent(trace.totalUs ? (100 * total) / trace.totalUs : 0)} of the trace` : "");
-  banner.textContent = filter ? `Only ${filter.file}:${filter.line}` : "";
+  banner.textContent = filter ? `Only ${filter.file.split(/[\\/]/).pop()}:${filter.line}` : "";
+  banner.title = filter ? `${filter.file}:${filter.line}` : "";
   showAll.hidden = !filter;
   empty.hidden = true;
   canvas.height = 0;
@@ -117,7 +118,8 @@ function draw(): void {
     ctx.moveTo(x, LAYOUT.axis - 4);
     ctx.lineTo(x, cssHeight);
     ctx.stroke();
-    ctx.fillText(formatDuration(t - trace.startUs), x + 2, LAYOUT.axis / 2);
+    const rel = t - trace.startUs;
+    ctx.fillText(rel < 0 ? `-${formatDuration(-rel)}` : formatDuration(rel), x + 2, LAYOUT.axis / 2);
   }
   trace.tracks.forEach((track, row) => {
     const top = LAYOUT.axis + row * LAYOUT.row;
@@ -226,7 +228,9 @@ window.addEventListener("resize", () => draw());
 window.addEventListener("message", (ev: MessageEvent) => {
   const msg = ev.data as { type?: string; name?: string; trace?: Trace; filter?: LineFilter };
   if (msg?.type === "trace" && msg.trace) {
-    title.textContent = msg.name ?? "spore_trace.json";
+    const name = msg.name ?? "spore_trace.json";
+    title.textContent = name.split(/[\\/]/).slice(-2).join("/");
+    title.title = name;
     setData(msg.trace, msg.filter);
   } else if (msg?.type === "filter") {
     setData(undefined, msg.filter);
