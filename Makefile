@@ -10,8 +10,9 @@ CSRC := $(wildcard engine/csrc/*.cpp engine/csrc/*.h)
 SO := engine/spore/_kernels$(shell $(PYTHON) -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
 # Tests pin BLAS/OpenMP to one thread: two shared cores make multi-threaded timings swing wildly.
 THREADS1 := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
-# build-essential .. libkrb5-dev: code-server's native modules (the VS Code e2e suite); chromium drives it
-APT_PKGS := libdnnl-dev ccache chromium nodejs neovim build-essential pkg-config libx11-dev libxkbfile-dev libsecret-1-dev libkrb5-dev
+# build-essential .. libkrb5-dev: code-server's native modules (the VS Code e2e suite); chromium drives it;
+# openmpi-bin libopenmpi-dev: data-parallel training (mpi4py builds against it)
+APT_PKGS := libdnnl-dev ccache chromium nodejs neovim build-essential pkg-config libx11-dev libxkbfile-dev libsecret-1-dev libkrb5-dev openmpi-bin libopenmpi-dev
 
 .PHONY: demo test bench lint sysdeps install clean kernels vsix
 
