@@ -133,10 +133,16 @@ class Tensor:
         """Inverse hyperbolic cosine of each element; NaN below 1."""
     def add(self, other: Any) -> Tensor:
         """Adds `other` to `input` element-wise."""
+    def addbmm(self, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        """beta * input + alpha * (the sum over the batch of batch1 @ batch2)."""
     def addcdiv(self, tensor1: Any, tensor2: Any, value: Any = 1) -> Tensor:
         """input + value * tensor1 / tensor2, element-wise with broadcasting."""
     def addcmul(self, tensor1: Any, tensor2: Any, value: Any = 1) -> Tensor:
         """input + value * tensor1 * tensor2, element-wise with broadcasting."""
+    def addmv(self, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        """beta * input + alpha * (mat @ vec)."""
+    def addr(self, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        """beta * x + alpha * outer(vec1, vec2)."""
     def all(self, axis: Any = None, keep_dims: builtins.bool = False) -> Tensor:
         """Whether all elements over `axis` are true (non-zero); all axes when None."""
     def allclose(
@@ -165,6 +171,8 @@ class Tensor:
         where: Any = None,
     ) -> Tensor:
         """Minimum over `axis` (int or tuple; all when None); ties share the gradient."""
+    def aminmax(self, *, axis: builtins.int = 0, keepdims: builtins.bool = False) -> tuple[Tensor, Tensor]:
+        """(minimum, maximum) along `axis`."""
     def any(self, axis: Any = None, keep_dims: builtins.bool = False) -> Tensor:
         """Whether any element over `axis` is true (non-zero); all axes when None."""
     def arccos(self) -> Tensor:
@@ -208,6 +216,8 @@ class Tensor:
         """Arctangent of input / other element-wise, in the quadrant given by both signs."""
     def atanh(self) -> Tensor:
         """Inverse hyperbolic tangent of each element; +-inf at +-1, NaN outside [-1, 1]."""
+    def baddbmm(self, batch1: Tensor, batch2: Tensor, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        """beta * input + alpha * (batch1 @ batch2), batch by batch."""
     def bool(self) -> Tensor: ...
     def broadcast_to(self, shape: Sequence[builtins.int]) -> Tensor: ...
     def ceil(self) -> Tensor:
@@ -220,19 +230,34 @@ class Tensor:
         """Clamps each element into [min, max]; bounds are numbers, tensors (broadcast) or None."""
     def clone(self) -> Tensor: ...
     def copy(self) -> Tensor: ...
+    def copysign(self, other: Any) -> Tensor:
+        """|x| with the sign of `other` (-0.0 counts as negative)."""
     def cos(self) -> Tensor:
         """Cosine of each element (radians)."""
     def cosh(self) -> Tensor:
         """Hyperbolic cosine of each element."""
+    def cumprod(self, dim: builtins.int, dtype: Any = None) -> Tensor:
+        """The running product along `dim` (exact for zeros and negatives: one multiply per step)."""
     def cumsum(self, axis: Any = None, dtype: Any = None) -> Tensor:
         """Cumulative sum along `axis` (of the flattened input when None); `dtype` casts first."""
+    def deg2rad(self) -> Tensor:
+        """Degrees to radians."""
     def detach(self) -> Tensor: ...
+    def diag(self) -> Tensor:
+        """MindSpore's diag: a tensor of shape ``input.shape + input.shape`` with `input`'s values on its diagonal (a
+        1-D input gives the square diagonal matrix)."""
+    def diff(self, n: builtins.int = 1, axis: builtins.int = -1, prepend: Any = None, append: Any = None) -> Tensor:
+        """The n-th forward difference along `axis`, after joining `prepend` and `append` to `x`."""
     def dim(self) -> builtins.int: ...
     def div(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
         """Divides `input` by `other` element-wise."""
     def divide(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
         """Divides `input` by `other` element-wise."""
+    def dot(self, other: Tensor) -> Tensor:
+        """The inner product of two 1-D tensors (a 0-D result)."""
     def double(self) -> Tensor: ...
+    def dsplit(self, indices_or_sections: Any) -> tuple[Tensor, ...]:
+        """Split along axis 2 (rank >= 3)."""
     def eq(self, other: Any) -> Tensor:
         """Computes the equivalence between two tensors element-wise (bool result)."""
     def equal(self, other: Any) -> Tensor:
@@ -262,10 +287,16 @@ class Tensor:
     def flipud(self) -> Tensor:
         """Reverses the rows (dimension 0)."""
     def float(self) -> Tensor: ...
+    def float_power(self, other: Any) -> Tensor:
+        """self ** other computed in float64 (MindSpore's ``Tensor.float_power(other)``)."""
     def floor(self) -> Tensor:
         """Rounds each element down to the nearest integer (integer tensors are returned as they are)."""
     def floor_divide(self, other: Any) -> Tensor:
         """Divides `input` by `other` element-wise and rounds the quotient down."""
+    def fmod(self, other: Any) -> Tensor:
+        """The remainder of input / other with the sign of `input` (C's fmod; `remainder` is NumPy's %)."""
+    def frac(self) -> Tensor:
+        """The fractional part x - trunc(x), with x's sign."""
     @staticmethod
     def from_numpy(array: numpy.ndarray) -> Tensor:
         """A Tensor that shares memory with the NumPy `array` (MindSpore's ``Tensor.from_numpy``)."""
@@ -277,6 +308,8 @@ class Tensor:
         """Slices of `input_x` at N-d `indices` (shape (..., k) indexing the first k dims)."""
     def ge(self, other: Any) -> Tensor:
         """Computes the boolean value of input >= other element-wise."""
+    def ger(self, vec2: Tensor) -> Tensor:
+        """The outer product of two 1-D tensors (the same as `outer`)."""
     def greater(self, other: Any) -> Tensor:
         """Computes the boolean value of input > other element-wise."""
     def greater_equal(self, other: Any) -> Tensor:
@@ -284,9 +317,17 @@ class Tensor:
     def gt(self, other: Any) -> Tensor:
         """Computes the boolean value of input > other element-wise."""
     def half(self) -> Tensor: ...
+    def heaviside(self, values: Any) -> Tensor:
+        """0 where input < 0, 1 where input > 0, `values` where input == 0."""
+    def hsplit(self, indices_or_sections: Any) -> tuple[Tensor, ...]:
+        """Split along axis 1 (axis 0 for a 1-D tensor)."""
+    def hypot(self, other: Any) -> Tensor:
+        """sqrt(input**2 + other**2), without overflow for large values."""
     def index_select(self, axis: builtins.int, index: Any) -> Tensor:
         """Entries of `input` along `axis` at the 1-D `index`."""
     def init_data(self) -> Tensor: ...
+    def inner(self, other: Tensor) -> Tensor:
+        """Sum of products over the last axes (a 0-D operand multiplies): shape a.shape[:-1] + b.shape[:-1]."""
     def int(self) -> Tensor: ...
     def isclose(
         self,
@@ -321,6 +362,12 @@ class Tensor:
         """Returns the logarithm to the base 2 of a tensor element-wise."""
     def log_softmax(self, axis: builtins.int = -1) -> Tensor:
         """Log of softmax along `axis`, computed stably."""
+    def logaddexp(self, other: Any) -> Tensor:
+        """log(exp(input) + exp(other)), computed stably."""
+    def logaddexp2(self, other: Any) -> Tensor:
+        """log2(2**input + 2**other), computed stably."""
+    def logcumsumexp(self, axis: builtins.int) -> Tensor:
+        """log(cumsum(exp(input))) along `axis`, computed stably."""
     def logical_and(self, other: Any) -> Tensor:
         """Computes the logical AND of two tensors element-wise (inputs read as truth values)."""
     def logical_not(self) -> Tensor:
@@ -329,6 +376,8 @@ class Tensor:
         """Computes the logical OR of two tensors element-wise (inputs read as truth values)."""
     def logical_xor(self, other: Any) -> Tensor:
         """Computes the logical XOR of two tensors element-wise (inputs read as truth values)."""
+    def logit(self, eps: builtins.float | None = None) -> Tensor:
+        """log(p / (1 - p)), with p clamped to [eps, 1 - eps] when `eps` is given."""
     def logsumexp(self, axis: Any, keepdims: builtins.bool = False) -> Tensor:
         """log(sum(exp(self))) over `axis`, computed stably."""
     def long(self) -> Tensor: ...
@@ -366,6 +415,8 @@ class Tensor:
         """The minimum of the tensor or along `axis` (values only unless `return_indices`)."""
     def minimum(self, other: Any) -> Tensor:
         """Computes the minimum of two inputs element-wise (ties share the gradient equally)."""
+    def mm(self, mat2: Tensor) -> Tensor:
+        """The product of two 2-D matrices."""
     def moveaxis(self, source: Any, destination: Any) -> Tensor:
         """Moves dimensions `source` to positions `destination`, keeping the others in order."""
     def movedim(self, source: Any, destination: Any) -> Tensor:
@@ -374,6 +425,10 @@ class Tensor:
         """Multiplies `input` by `other` element-wise."""
     def multiply(self, value: Any) -> Tensor:
         """`self` times `value` element-wise (MindSpore's ``Tensor.multiply(value)``)."""
+    def nanmean(self, axis: Any = None, keepdims: builtins.bool = False, *, dtype: Any = None) -> Tensor:
+        """The mean over `axis` of the elements that are not NaN (NaN where all are)."""
+    def nansum(self, axis: Any = None, keepdims: builtins.bool = False, *, dtype: Any = None) -> Tensor:
+        """The sum over `axis` with NaNs counted as zero."""
     def narrow(self, axis: builtins.int, start: builtins.int, length: builtins.int) -> Tensor:
         """`length` elements of `input` along `axis`, from `start`."""
     def ne(self, other: Any) -> Tensor:
@@ -399,12 +454,18 @@ class Tensor:
     def numel(self) -> builtins.int: ...
     def numpy(self) -> numpy.ndarray:
         """The values as a NumPy array (shares memory, as MindSpore's CPU tensors do)."""
+    def outer(self, vec2: Tensor) -> Tensor:
+        """The outer product of two 1-D tensors: (n, m)."""
     def permute(self, *axis: Any) -> Tensor:
         """Permutes the dimensions (`ops.permute(x, (1, 0))`, or `x.permute(1, 0)` as a method)."""
+    def positive(self) -> Tensor:
+        """`input` itself (unary plus); bool inputs are refused, as in MindSpore."""
     def pow(self, exponent: Any) -> Tensor:
         """Raises `input` to the power `exponent` element-wise (either may be a Python number)."""
     def prod(self, axis: Any = None, keep_dims: builtins.bool = False, dtype: Any = None) -> Tensor:
         """Product of the elements over `axis` (all when None); `dtype` casts the input first."""
+    def rad2deg(self) -> Tensor:
+        """Radians to degrees."""
     def ravel(self) -> Tensor:
         """The elements as a 1-D tensor."""
     def reciprocal(self) -> Tensor:
@@ -422,6 +483,8 @@ class Tensor:
         """NumPy-style resize: a tensor of `new_shape` filled from the flattened values, repeated (or cut) as needed."""
     def roll(self, shifts: Any, dims: Any = None) -> Tensor:
         """Rotates elements by `shifts` along `dims` (the flattened tensor when None)."""
+    def rot90(self, k: builtins.int, dims: Sequence[builtins.int]) -> Tensor:
+        """`input` rotated by 90 degrees `k` times in the plane of `dims` (from the first towards the second)."""
     def round(self, *, decimals: builtins.int = 0) -> Tensor:
         """Rounds each element half to even, to `decimals` decimal places."""
     def rsqrt(self) -> Tensor:
@@ -430,10 +493,14 @@ class Tensor:
         """A copy of `input` with `src` written along `axis` at `index` (torch.scatter semantics)."""
     def set_dtype(self, dtype: Any) -> Tensor:
         """Change the dtype in place (a compiled graph rebinds the traced value to the cast)."""
+    def sgn(self) -> Tensor:
+        """-1, 0 or 1 by the sign of each element (real tensors: the same as `sign`)."""
     def sigmoid(self) -> Tensor:
         """Computes Sigmoid of input element-wise: 1 / (1 + exp(-x))."""
     def sign(self) -> Tensor:
         """Returns -1, 0 or 1 per element according to its sign (bool input is read as 0/1)."""
+    def signbit(self) -> Tensor:
+        """Whether the sign bit is set: True for negatives and for -0.0."""
     def sin(self) -> Tensor:
         """Sine of each element (radians)."""
     def sinh(self) -> Tensor:
@@ -463,6 +530,8 @@ class Tensor:
         """Exchanges two dimensions."""
     def swapdims(self, dim0: builtins.int, dim1: builtins.int) -> Tensor:
         """Same as `swapaxes`."""
+    def t(self) -> Tensor:
+        """The transpose of a 2-D tensor (a 0-D or 1-D tensor is returned as it is)."""
     def take(self, index: Any, axis: builtins.int | None = None, mode: str = 'clip') -> Tensor:
         """NumPy's take: elements at `index` along `axis` (flattened when None); `mode` 'raise', 'wrap' or 'clip' says
         what happens to out-of-range indices."""
@@ -485,8 +554,21 @@ class Tensor:
     ) -> tuple[Tensor, Tensor]:
         """(values, int32 indices) of the `k` largest (smallest if not `largest`) entries along `dim` (the last when
         None). Results always come sorted."""
+    def trace(
+        self,
+        offset: builtins.int = 0,
+        axis1: builtins.int = 0,
+        axis2: builtins.int = 1,
+        dtype: Any = None,
+    ) -> Tensor:
+        """The sum along diagonal `offset` of the (axis1, axis2) planes (NumPy's trace, as MindSpore's
+        ``Tensor.trace``); the other axes remain."""
     def transpose(self, *axes: Any) -> Tensor:
         """`x.transpose(*axes)`: no axes reverses them; also accepts one tuple."""
+    def tril(self, diagonal: builtins.int = 0) -> Tensor:
+        """The lower triangle of the last two axes: entries above `diagonal` set to 0."""
+    def triu(self, diagonal: builtins.int = 0) -> Tensor:
+        """The upper triangle of the last two axes: entries below `diagonal` set to 0."""
     def true_divide(self, divisor: Any) -> Tensor:
         """Divides `dividend` by `divisor` element-wise (true division)."""
     def trunc(self) -> Tensor:
@@ -505,6 +587,10 @@ class Tensor:
         """`x.view(*shape)`: the same elements in a new shape (one entry may be -1)."""
     def view_as(self, other: Tensor) -> Tensor:
         """`x.view_as(other)`: reshaped to `other`'s shape."""
+    def vsplit(self, indices_or_sections: Any) -> tuple[Tensor, ...]:
+        """Split along axis 0 (rank >= 2)."""
+    def xdivy(self, y: Any) -> Tensor:
+        """x / y, and 0 where x is 0 (whatever y is)."""
     def xlogy(self, other: Any) -> Tensor:
         """Computes input * log(other) element-wise, 0 where input is 0."""
     def zero_(self) -> Tensor:

@@ -48,6 +48,10 @@ def add(input: Any, other: Any) -> Tensor:
     """Adds `other` to `input` element-wise."""
 
 
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """beta * input + alpha * (the sum over the batch of batch1 @ batch2)."""
+
+
 def addcdiv(input: Tensor, tensor1: Any, tensor2: Any, value: Any = 1) -> Tensor:
     """input + value * tensor1 / tensor2, element-wise with broadcasting."""
 
@@ -58,6 +62,14 @@ def addcmul(input: Tensor, tensor1: Any, tensor2: Any, value: Any = 1) -> Tensor
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """beta * input + alpha * (mat1 @ mat2), `input` broadcasting to the product's shape."""
+
+
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """beta * input + alpha * (mat @ vec)."""
+
+
+def addr(x: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """beta * x + alpha * outer(vec1, vec2)."""
 
 
 def all(input: Tensor, axis: Any = None, keep_dims: bool = False) -> Tensor:
@@ -74,6 +86,10 @@ def amax(input: Tensor, axis: Any = None, keepdims: bool = False, *, initial: An
 
 def amin(input: Tensor, axis: Any = None, keepdims: bool = False, *, initial: Any = None, where: Any = None) -> Tensor:
     """Minimum over `axis` (int or tuple; all when None); ties share the gradient."""
+
+
+def aminmax(input: Tensor, *, axis: int = 0, keepdims: bool = False) -> tuple[Tensor, Tensor]:
+    """(minimum, maximum) along `axis`."""
 
 
 def any(input: Tensor, axis: Any = None, keep_dims: bool = False) -> Tensor:
@@ -157,6 +173,18 @@ def atanh(input: Tensor) -> Tensor:
     """Inverse hyperbolic tangent of each element; +-inf at +-1, NaN outside [-1, 1]."""
 
 
+def atleast_1d(inputs: Any) -> Any:
+    """Each tensor with at least 1 dimension (a tuple for a list of tensors)."""
+
+
+def atleast_2d(inputs: Any) -> Any:
+    """Each tensor with at least 2 dimensions (a 1-D tensor becomes a row)."""
+
+
+def atleast_3d(inputs: Any) -> Any:
+    """Each tensor with at least 3 dimensions ((n,) becomes (1, n, 1); (m, n) becomes (m, n, 1))."""
+
+
 def avg_pool2d(
     input_x: Tensor,
     kernel_size: Any = 1,
@@ -182,6 +210,10 @@ def avg_pool2d_padmode(
 ) -> Tensor:
     """Average pooling with nn.AvgPool2d's pad_mode. 'same' follows TensorFlow (and MindSpore's AvgPool): the padding is
     never counted in the divisor; 'pad' honours count_include_pad."""
+
+
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """beta * input + alpha * (batch1 @ batch2), batch by batch."""
 
 
 def batch_norm(
@@ -236,6 +268,11 @@ def cat(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
     """Same as `concat`."""
 
 
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0) -> Tensor:
+    """The p-norm distance between each row of x1 (B, P, M) and each row of x2 (B, R, M): (B, P, R) (2-D inputs without
+    the batch axis work too)."""
+
+
 def ceil(input: Tensor) -> Tensor:
     """Rounds each element up to the nearest integer (integer tensors are returned as they are)."""
 
@@ -250,6 +287,10 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
 
 def clip(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     """Clamps each element into [min, max]; bounds are numbers, tensors (broadcast) or None."""
+
+
+def column_stack(tensors: Sequence[Tensor]) -> Tensor:
+    """1-D tensors as the columns of a 2-D one (2-D tensors joined along axis 1)."""
 
 
 def concat(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
@@ -283,12 +324,20 @@ def conv2d(
     """2-D convolution over an NCHW input with a (C_out, C_in/groups, kH, kW) weight."""
 
 
+def copysign(x: Tensor, other: Any) -> Tensor:
+    """|x| with the sign of `other` (-0.0 counts as negative)."""
+
+
 def cos(input: Tensor) -> Tensor:
     """Cosine of each element (radians)."""
 
 
 def cosh(input: Tensor) -> Tensor:
     """Hyperbolic cosine of each element."""
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-08) -> Tensor:
+    """x1 . x2 / max(|x1| |x2|, eps) along `dim` (broadcasting)."""
 
 
 def cross_entropy(
@@ -310,21 +359,50 @@ def cummin(input: Tensor, axis: int) -> tuple[Tensor, Tensor]:
     """(values, indices): the running minimum of `input` along `axis` and where each came from."""
 
 
+def cumprod(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    """The running product along `dim` (exact for zeros and negatives: one multiply per step)."""
+
+
 def cumsum(x: Tensor, axis: Any = None, dtype: Any = None) -> Tensor:
     """Cumulative sum along `axis` (of the flattened input when None); `dtype` casts first."""
+
+
+def deg2rad(x: Tensor) -> Tensor:
+    """Degrees to radians."""
 
 
 def dense(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """input @ weight.T + bias, as MindSpore's `ops.dense` (weight is (out, in))."""
 
 
+def diag(input: Tensor) -> Tensor:
+    """MindSpore's diag: a tensor of shape ``input.shape + input.shape`` with `input`'s values on its diagonal (a 1-D
+    input gives the square diagonal matrix)."""
+
+
+def diff(x: Tensor, n: int = 1, axis: int = -1, prepend: Any = None, append: Any = None) -> Tensor:
+    """The n-th forward difference along `axis`, after joining `prepend` and `append` to `x`."""
+
+
 def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     """Divides `input` by `other` element-wise."""
+
+
+def dot(input: Tensor, other: Tensor) -> Tensor:
+    """The inner product of two 1-D tensors (a 0-D result)."""
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, seed: int | None = None) -> Tensor:
     """During training, randomly zeroes elements of the input with probability `p` and scales the rest by 1/(1 - p);
     returns the input unchanged when not training (or p = 0)."""
+
+
+def dsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
+    """Split along axis 2 (rank >= 3)."""
+
+
+def dstack(tensors: Sequence[Tensor]) -> Tensor:
+    """The tensors, made at least 3-D, joined along axis 2."""
 
 
 def elu(input_x: Tensor, alpha: float = 1.0) -> Tensor:
@@ -399,6 +477,10 @@ def flipud(input: Tensor) -> Tensor:
     """Reverses the rows (dimension 0)."""
 
 
+def float_power(input: Any, exponent: Any) -> Tensor:
+    """input ** exponent computed in float64 (MindSpore's float_power)."""
+
+
 def floor(input: Tensor) -> Tensor:
     """Rounds each element down to the nearest integer (integer tensors are returned as they are)."""
 
@@ -409,6 +491,14 @@ def floor_divide(input: Any, other: Any) -> Tensor:
 
 def floor_mod(x: Any, y: Any) -> Tensor:
     """Remainder of floor division element-wise (the result has the sign of `y`)."""
+
+
+def fmod(input: Tensor, other: Any) -> Tensor:
+    """The remainder of input / other with the sign of `input` (C's fmod; `remainder` is NumPy's %)."""
+
+
+def frac(x: Tensor) -> Tensor:
+    """The fractional part x - trunc(x), with x's sign."""
 
 
 def full(size: Any, fill_value: Any, *, dtype: Any = None) -> Tensor:
@@ -443,6 +533,10 @@ def gelu(input: Tensor, approximate: str = 'none') -> Tensor:
     """Gaussian error linear unit; `approximate` is 'none' (erf) or 'tanh'."""
 
 
+def ger(input: Tensor, vec2: Tensor) -> Tensor:
+    """The outer product of two 1-D tensors (the same as `outer`)."""
+
+
 def getitem(tensor: Tensor, index: Any) -> Tensor:
     """`tensor[index]`: ints (negative too), slices with any step, None, Ellipsis, boolean masks and integer
     arrays/lists/Tensors, mixed as NumPy allows. Differentiable."""
@@ -468,8 +562,20 @@ def hardswish(input: Tensor) -> Tensor:
     """Hard swish: x * relu6(x + 3) / 6."""
 
 
+def heaviside(input: Tensor, values: Any) -> Tensor:
+    """0 where input < 0, 1 where input > 0, `values` where input == 0."""
+
+
+def hsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
+    """Split along axis 1 (axis 0 for a 1-D tensor)."""
+
+
 def hstack(tensors: Sequence[Tensor]) -> Tensor:
     """Joins horizontally: along axis 0 for 1-D tensors, else axis 1."""
+
+
+def hypot(input: Tensor, other: Any) -> Tensor:
+    """sqrt(input**2 + other**2), without overflow for large values."""
 
 
 def identity(input: Tensor) -> Tensor: ...
@@ -482,6 +588,10 @@ def index_select(input: Tensor, axis: int, index: Any) -> Tensor:
 def index_shape(op: str, shape: Sequence[int], index: tuple) -> tuple[int, ...]:
     """The shape `x[index]` has for `x` of `shape`, by NumPy's rules (advanced dims placed in line when the
     integer/array entries are adjacent, first otherwise)."""
+
+
+def inner(input: Tensor, other: Tensor) -> Tensor:
+    """Sum of products over the last axes (a 0-D operand multiplies): shape a.shape[:-1] + b.shape[:-1]."""
 
 
 def interpolate(
@@ -514,6 +624,10 @@ def isnan(input: Tensor) -> Tensor:
     """Determines which elements are NaN."""
 
 
+def kron(input: Tensor, other: Tensor) -> Tensor:
+    """The Kronecker product: every entry of `input` times the whole of `other`."""
+
+
 def l1_loss(input: Tensor, target: Tensor, reduction: str = 'mean') -> Tensor:
     """Mean absolute error between `input` and `target` (broadcast together)."""
 
@@ -526,6 +640,10 @@ def layer_norm(
     eps: float = 1e-05,
 ) -> Tensor:
     """Applies the Layer Normalization to the mini-batch input over its trailing `normalized_shape`."""
+
+
+def ldexp(x: Tensor, other: Any) -> Tensor:
+    """x * 2**other."""
 
 
 def le(input: Any, other: Any) -> Tensor:
@@ -572,6 +690,18 @@ def log_softmax(logits: Tensor, axis: int = -1) -> Tensor:
     """Log of softmax along `axis`, computed stably."""
 
 
+def logaddexp(input: Tensor, other: Any) -> Tensor:
+    """log(exp(input) + exp(other)), computed stably."""
+
+
+def logaddexp2(input: Tensor, other: Any) -> Tensor:
+    """log2(2**input + 2**other), computed stably."""
+
+
+def logcumsumexp(input: Tensor, axis: int) -> Tensor:
+    """log(cumsum(exp(input))) along `axis`, computed stably."""
+
+
 def logical_and(input: Any, other: Any) -> Tensor:
     """Computes the logical AND of two tensors element-wise (inputs read as truth values)."""
 
@@ -586,6 +716,10 @@ def logical_or(input: Any, other: Any) -> Tensor:
 
 def logical_xor(input: Any, other: Any) -> Tensor:
     """Computes the logical XOR of two tensors element-wise (inputs read as truth values)."""
+
+
+def logit(input: Tensor, eps: float | None = None) -> Tensor:
+    """log(p / (1 - p)), with p clamped to [eps, 1 - eps] when `eps` is given."""
 
 
 def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any = None) -> Tensor:
@@ -681,6 +815,10 @@ def mish(x: Tensor) -> Tensor:
     """Mish: x * tanh(softplus(x))."""
 
 
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    """The product of two 2-D matrices."""
+
+
 def moveaxis(x: Tensor, source: Any, destination: Any) -> Tensor:
     """Moves dimensions `source` to positions `destination`, keeping the others in order."""
 
@@ -699,6 +837,14 @@ def mul(input: Any, other: Any) -> Tensor:
 
 def multiply(input: Any, other: Any) -> Tensor:
     """Multiplies `input` by `other` element-wise (same as `mul`)."""
+
+
+def nanmean(input: Tensor, axis: Any = None, keepdims: bool = False, *, dtype: Any = None) -> Tensor:
+    """The mean over `axis` of the elements that are not NaN (NaN where all are)."""
+
+
+def nansum(input: Tensor, axis: Any = None, keepdims: bool = False, *, dtype: Any = None) -> Tensor:
+    """The sum over `axis` with NaNs counted as zero."""
 
 
 def narrow(input: Tensor, axis: int, start: int, length: int) -> Tensor:
@@ -768,6 +914,10 @@ def ones_like(input: Tensor, *, dtype: Any = None) -> Tensor:
     """A tensor of ones with the shape (and dtype) of `input`."""
 
 
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    """The outer product of two 1-D tensors: (n, m)."""
+
+
 def pad(input_x: Tensor, padding: Any, mode: str = 'constant', value: Any = None) -> Tensor:
     """Pads the last len(padding)//2 dimensions: `padding` is (left, right) for the last one, then (top, bottom) for the
     one before, and so on. Modes: 'constant' (with `value`, default 0; negative padding crops), 'reflect',
@@ -781,6 +931,10 @@ def permute(input: Tensor, *axis: Any) -> Tensor:
 def pool2d(x: Tensor, mode: str, kernel_size: Any = 1, stride: Any = 1, pad_mode: str = 'valid') -> Tensor:
     """Max (`mode='max'`) or average (`mode='avg'`) pooling with TF-style pad_mode 'valid' / 'same', as nn.MaxPool2d /
     nn.AvgPool2d and ops.MaxPool / ops.AvgPool do it (for 'same', average pooling does not count the padding)."""
+
+
+def positive(input: Tensor) -> Tensor:
+    """`input` itself (unary plus); bool inputs are refused, as in MindSpore."""
 
 
 def pow(input: Any, exponent: Any) -> Tensor:
@@ -798,6 +952,10 @@ def print_(*input_x: Any) -> None:
 
 def prod(input: Tensor, axis: Any = None, keep_dims: bool = False, dtype: Any = None) -> Tensor:
     """Product of the elements over `axis` (all when None); `dtype` casts the input first."""
+
+
+def rad2deg(x: Tensor) -> Tensor:
+    """Radians to degrees."""
 
 
 def rand(*size: Any, dtype: Any = None, seed: Any = None) -> Tensor:
@@ -893,6 +1051,10 @@ def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
     """Rotates elements by `shifts` along `dims` (the flattened tensor when None)."""
 
 
+def rot90(input: Tensor, k: int, dims: Sequence[int]) -> Tensor:
+    """`input` rotated by 90 degrees `k` times in the plane of `dims` (from the first towards the second)."""
+
+
 def round(input: Tensor, *, decimals: int = 0) -> Tensor:
     """Rounds each element half to even, to `decimals` decimal places."""
 
@@ -917,6 +1079,10 @@ def setitem_(tensor: Tensor, index: Any, value: Any) -> Tensor:
     """In-place `tensor[index] = value`, recorded as a functional `SetItem` so gradients stay right."""
 
 
+def sgn(input: Tensor) -> Tensor:
+    """-1, 0 or 1 by the sign of each element (real tensors: the same as `sign`)."""
+
+
 def shape(input_x: Tensor) -> tuple[int, ...]:
     """The shape, as a tuple of ints."""
 
@@ -927,6 +1093,10 @@ def sigmoid(input: Tensor) -> Tensor:
 
 def sign(input: Tensor) -> Tensor:
     """Returns -1, 0 or 1 per element according to its sign (bool input is read as 0/1)."""
+
+
+def signbit(input: Tensor) -> Tensor:
+    """Whether the sign bit is set: True for negatives and for -0.0."""
 
 
 def silu(input: Tensor) -> Tensor:
@@ -1046,6 +1216,10 @@ def swapdims(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """Same as `swapaxes`."""
 
 
+def t(input: Tensor) -> Tensor:
+    """The transpose of a 2-D tensor (a 0-D or 1-D tensor is returned as it is)."""
+
+
 def take(input: Tensor, index: Any, axis: int | None = None, mode: str = 'clip') -> Tensor:
     """NumPy's take: elements at `index` along `axis` (flattened when None); `mode` 'raise', 'wrap' or 'clip' says what
     happens to out-of-range indices."""
@@ -1096,8 +1270,20 @@ def topk(
     Results always come sorted."""
 
 
+def trace(input: Tensor) -> Tensor:
+    """The sum of the main diagonal of a 2-D tensor."""
+
+
 def transpose(input: Tensor, dims: Sequence[int]) -> Tensor:
     """Permutes the dimensions of `input` by `dims` (negative entries count from the end)."""
+
+
+def tril(input: Tensor, diagonal: int = 0) -> Tensor:
+    """The lower triangle of the last two axes: entries above `diagonal` set to 0."""
+
+
+def triu(input: Tensor, diagonal: int = 0) -> Tensor:
+    """The upper triangle of the last two axes: entries below `diagonal` set to 0."""
 
 
 def true_divide(dividend: Any, divisor: Any) -> Tensor:
@@ -1136,12 +1322,20 @@ def var_mean(input: Tensor, axis: Any = None, ddof: int | bool = 0, keepdims: bo
     """(variance, mean) over `axis`, see `var`."""
 
 
+def vsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
+    """Split along axis 0 (rank >= 2)."""
+
+
 def vstack(inputs: Sequence[Tensor]) -> Tensor:
     """Joins vertically (along axis 0), 1-D tensors becoming rows."""
 
 
 def where(condition: Any, input: Any, other: Any) -> Tensor:
     """Elements of `input` where `condition` holds, else of `other` (broadcast; numbers welcome)."""
+
+
+def xdivy(x: Tensor, y: Any) -> Tensor:
+    """x / y, and 0 where x is 0 (whatever y is)."""
 
 
 def xlogy(input: Any, other: Any) -> Tensor:

@@ -17,6 +17,7 @@ _MODULE_NAMES = (
     "state",                                            # in-place state updates (assign)
     "resize",                                           # interpolate (separable resampling)
     "math_extra",                                       # inverse trig, erfc, cummax/cummin, addmm
+    "composite_extra",                                  # mm, tril, hypot, nansum, diff, rot90, cdist, ...
 )
 DECLARATION_MODULES: tuple[types.ModuleType, ...] = tuple(
     importlib.import_module(f"{__package__}.{n}") for n in _MODULE_NAMES)

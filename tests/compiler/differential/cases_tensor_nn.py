@@ -1367,7 +1367,13 @@ def tensor_method_cases() -> list[Case]:
     """Cases for every public Tensor method and property, and the operator dunders."""
     return (_unary_cases() + _binary_cases() + _reduction_cases() + _shape_cases() + _index_cases()
             + _creation_conversion_cases() + _state_cases() + _activation_cases() + _property_cases()
-            + _getitem_cases() + _setitem_cases() + _dunder_cases() + _grad_cases())
+            + _getitem_cases() + _setitem_cases() + _dunder_cases() + _grad_cases() + _api_breadth_tensor_cases())
+
+
+def _api_breadth_tensor_cases() -> list[Case]:
+    from .cases_api import api_tensor_cases  # the issue-14 Tensor methods (that module imports this one)
+
+    return api_tensor_cases()
 
 
 # --- helper Cells (user code: compiled by the frontend) -------------------------------------------
