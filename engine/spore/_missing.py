@@ -10,7 +10,9 @@ language server's "unknown name" check reads `dir`).
 
 `EXCLUDED` is the one exclusion table: MindSpore names that need hardware, services or file
 formats Spore does not have. Everything else missing is simply not written yet (issue 14).
-Regenerate the name list after updating the JSON with ``python -m spore._missing <json>``.
+Regenerate the name list after updating the JSON with ``python -m spore._missing <json>``; print
+the documented coverage table (every missing name with its reason) with ``python -m spore._missing
+--report``.
 """
 
 from __future__ import annotations
@@ -103,10 +105,50 @@ def render_names(api: dict[str, object]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def coverage_report() -> str:
+    """The documented table, in Markdown: per namespace how many of MindSpore's names Spore has, then
+    every missing name with its reason ("not written yet" unless `EXCLUDED` gives one).
+    ``python -m spore._missing --report`` prints it; the names come from the running modules."""
+    import importlib
+
+    import spore
+
+    from ._mindspore_names import NAMES
+
+    def has(namespace: str, name: str) -> bool:
+        obj: object = spore
+        for part in namespace.split(".")[1:]:
+            try:
+                obj = getattr(obj, part)
+            except AttributeError:
+                try:
+                    obj = importlib.import_module(f"spore.{part}" if obj is spore else f"{obj.__name__}.{part}")
+                except (ImportError, AttributeError):
+                    return False
+        return hasattr(obj, name)
+
+    lines = ["| namespace | Spore has | of | % |", "|---|---:|---:|---:|"]
+    missing: list[tuple[str, str]] = []
+    total_have = total = 0
+    for ns in sorted(NAMES):
+        names = sorted(NAMES[ns])
+        have = [n for n in names if has(ns, n)]
+        missing += [(f"{ns}.{n}", EXCLUDED.get(f"{ns}.{n}", "not written yet")) for n in names if n not in have]
+        total_have, total = total_have + len(have), total + len(names)
+        lines.append(f"| `{ns}` | {len(have)} | {len(names)} | {100 * len(have) / len(names):.1f} |")
+    lines.append(f"| all | {total_have} | {total} | {100 * total_have / total:.1f} |")
+    lines += ["", "| missing name | reason |", "|---|---|"]
+    lines += [f"| `{q}` | {reason} |" for q, reason in sorted(missing, key=lambda m: (m[1] == "not written yet", m[0]))]
+    return "\n".join(lines) + "\n"
+
+
 if __name__ == "__main__":
     import json
     import pathlib
     import sys
 
-    data = json.loads(pathlib.Path(sys.argv[1]).read_text(encoding="utf-8"))["api"]
-    pathlib.Path(__file__).with_name("_mindspore_names.py").write_text(render_names(data), encoding="utf-8")
+    if sys.argv[1:] == ["--report"]:
+        print(coverage_report(), end="")
+    else:
+        data = json.loads(pathlib.Path(sys.argv[1]).read_text(encoding="utf-8"))["api"]
+        pathlib.Path(__file__).with_name("_mindspore_names.py").write_text(render_names(data), encoding="utf-8")

@@ -183,3 +183,16 @@ def test_the_engine_name_list_is_the_json():
     assert {f"{ns}.{n}" for ns, names in NAMES.items() for n in names} == set(API)
     source = Path(spore.__file__).with_name("_mindspore_names.py").read_text(encoding="utf-8")
     assert source == _missing.render_names(API), "regenerate: python -m spore._missing " + str(DATA)
+
+
+def test_the_documented_table_lists_every_missing_name_with_its_reason():
+    report = _missing.coverage_report()
+    table = _table()
+    for ns, (have, total) in table.items():
+        assert f"| `{ns}` | {have} | {total} |" in report
+    rows = [line for line in report.splitlines() if line.startswith("| `mindspore") and "." in line.split("`")[1]
+            and line.count("|") == 3]
+    listed = {line.split("`")[1] for line in rows}
+    assert listed == set(MISSING)
+    for qual, reason in _missing.EXCLUDED.items():
+        assert f"| `{qual}` | {reason} |" in report
