@@ -8,7 +8,12 @@ test("the panel's CSP loads nothing but the nonce'd script and the extension's s
   assert.equal(webviewCsp(SRC, "abcdEFGH1234"),
                `default-src 'none'; script-src 'nonce-abcdEFGH1234'; style-src ${SRC} 'nonce-abcdEFGH1234'`);
   assert.throws(() => webviewCsp(SRC, "x' 'unsafe-inline"), /nonce/);
-  assert.throws(() => webviewCsp("'unsafe-inline'", "abcdEFGH1234"), /cspSource/);
+  // what VS Code 1.139 / code-server hand out
+  assert.equal(webviewCsp("'self' https://*.vscode-cdn.net", "abcdEFGH1234"),
+               "default-src 'none'; script-src 'nonce-abcdEFGH1234'; style-src 'self' https://*.vscode-cdn.net 'nonce-abcdEFGH1234'");
+  for (const bad of ["'unsafe-inline'", "", "https://a; script-src *", "'self' 'unsafe-eval'", "data: 'x"]) {
+    assert.throws(() => webviewCsp(bad, "abcdEFGH1234"), /cspSource/, bad);
+  }
 });
 
 test("nonces are fresh and alphanumeric", () => {

@@ -366,7 +366,8 @@ export function mount(root, D, hooks) {
   append(root, [h("div", { class: "sv-top" }, h("h1", null, h("span", null, "spore"), " " + str(D.name)), input, fitBtn,
                   expandBtn, collapseBtn, stats), results, stage, panel]);
 
-  let G = null, view = { x: 20, y: 20, s: 1 }, selected = -1, hits = [], lineHits = [], pendingFit = false;
+  let G = null, view = { x: 20, y: 20, s: 1 }, selected = -1, hits = [], lineHits = [], pendingFit = false, moved = false;
+  const NARROW = 720;  // px: below this the details panel goes under the graph
 
   function applyView() {
     vp.setAttribute("transform", "translate(" + view.x + "," + view.y + ") scale(" + view.s + ")");
@@ -409,6 +410,7 @@ export function mount(root, D, hooks) {
     view.x = px - (px - view.x) * sc / view.s;
     view.y = py - (py - view.y) * sc / view.s;
     view.s = sc;
+    moved = true;
     applyView();
   }, { passive: false });
   let drag = null;
@@ -417,7 +419,7 @@ export function mount(root, D, hooks) {
     if (!drag) return;
     const dx = ev.clientX - drag.x, dy = ev.clientY - drag.y;
     if (Math.abs(dx) + Math.abs(dy) > 4) drag.moved = true;
-    if (drag.moved) { view.x = drag.vx + dx; view.y = drag.vy + dy; applyView(); }
+    if (drag.moved) { view.x = drag.vx + dx; view.y = drag.vy + dy; moved = true; applyView(); }
   });
   listen(window, "pointerup", function () { setTimeout(function () { drag = null; }, 0); });
 
@@ -606,10 +608,20 @@ export function mount(root, D, hooks) {
     return lineHits.map(function (i) { return str(details(i).id); });
   }
 
+  // Narrow hosts (an editor split, a notebook column) stack the details under the graph instead of
+  // beside it; until the user pans or zooms, the graph is fitted again whenever the size changes
+  // (a notebook output is measured only once shown).
+  function layoutForWidth() {
+    const w = root.getBoundingClientRect().width;
+    if (w > 0) root.classList.toggle("sv-narrow", w < NARROW);
+  }
+  layoutForWidth();
   open(hooks.hash || "");
-  // a notebook output is measured only once shown: fit then
-  const ro = typeof ResizeObserver === "function" ? new ResizeObserver(function () { if (G && pendingFit) fit(true); }) : null;
-  if (ro) { ro.observe(stage); cleanups.push(function () { ro.disconnect(); }); }
+  const ro = typeof ResizeObserver === "function" ? new ResizeObserver(function () {
+    layoutForWidth();
+    if (G && (pendingFit || !moved)) fit(true);
+  }) : null;
+  if (ro) { ro.observe(root); cleanups.push(function () { ro.disconnect(); }); }
   return {
     open: open,
     highlightLines: highlightLines,

@@ -12,10 +12,13 @@ export function makeNonce(): string {
 /** Nothing loads but the nonce'd script; styles from the extension's own files or nonce'd. */
 export function webviewCsp(cspSource: string, nonce: string): string {
   if (!/^[A-Za-z0-9]{8,}$/.test(nonce)) throw new Error("webviewCsp: the nonce must be 8+ alphanumerics");
-  if (/[;'"\s]/.test(cspSource.replace(/ /g, "")) || cspSource.length === 0) {
+  // VS Code's is e.g. "'self' https://*.vscode-cdn.net": 'self', schemes and hosts, never an 'unsafe-…' keyword
+  const tokens = cspSource.trim().split(/\s+/);
+  const ok = (tok: string) => tok === "'self'" || /^[A-Za-z][A-Za-z0-9+.-]*:[^\s;'",]*$/.test(tok) || /^[*A-Za-z0-9.-]+(:\d+)?$/.test(tok);
+  if (cspSource.trim() === "" || !tokens.every(ok)) {
     throw new Error(`webviewCsp: unexpected cspSource ${JSON.stringify(cspSource)}`);
   }
-  return `default-src 'none'; script-src 'nonce-${nonce}'; style-src ${cspSource} 'nonce-${nonce}'`;
+  return `default-src 'none'; script-src 'nonce-${nonce}'; style-src ${tokens.join(" ")} 'nonce-${nonce}'`;
 }
 
 export function escapeHtml(text: string): string {

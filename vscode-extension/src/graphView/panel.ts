@@ -27,11 +27,12 @@ export class GraphPanel implements vscode.Disposable {
 
   /** Show `view` in the panel (created beside the editor on first use). */
   static show(context: vscode.ExtensionContext, name: string, view: Record<string, unknown>, source: GraphSource): GraphPanel {
+    const fresh = !GraphPanel.current;
     if (!GraphPanel.current) GraphPanel.current = new GraphPanel(context);
     const p = GraphPanel.current;
     p.source = source;
     p.panel.title = panelTitle(name);
-    p.panel.reveal(vscode.ViewColumn.Beside, true);
+    if (!fresh) p.panel.reveal(p.panel.viewColumn, true);  // where it is: Beside again would split once more
     p.post({ type: "show", view });
     return p;
   }
@@ -45,12 +46,17 @@ export class GraphPanel implements vscode.Disposable {
       { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
       { enableScripts: true, localResourceRoots: [dist], retainContextWhenHidden: true, enableFindWidget: true });
     const webview = this.panel.webview;
-    webview.html = webviewHtml({
-      cspSource: webview.cspSource,
-      nonce: makeNonce(),
-      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(dist, "webviews", "graph.js")).toString(),
-      title: "Spore Graph",
-    });
+    try {
+      webview.html = webviewHtml({
+        cspSource: webview.cspSource,
+        nonce: makeNonce(),
+        scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(dist, "webviews", "graph.js")).toString(),
+        title: "Spore Graph",
+      });
+    } catch (err) {
+      this.panel.dispose();  // no empty panel left behind
+      throw err;
+    }
     this.subs.push(
       webview.onDidReceiveMessage((raw) => this.receive(raw)),
       this.panel.onDidDispose(() => this.dispose()),
