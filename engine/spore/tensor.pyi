@@ -139,6 +139,8 @@ class Tensor:
         """input + value * tensor1 / tensor2, element-wise with broadcasting."""
     def addcmul(self, tensor1: Any, tensor2: Any, value: Any = 1) -> Tensor:
         """input + value * tensor1 * tensor2, element-wise with broadcasting."""
+    def addmm(self, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        """beta * self + alpha * (mat1 @ mat2)."""
     def addmv(self, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
         """beta * input + alpha * (mat @ vec)."""
     def addr(self, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
@@ -218,8 +220,14 @@ class Tensor:
         """Inverse hyperbolic tangent of each element; +-inf at +-1, NaN outside [-1, 1]."""
     def baddbmm(self, batch1: Tensor, batch2: Tensor, beta: Any = 1, alpha: Any = 1) -> Tensor:
         """beta * input + alpha * (batch1 @ batch2), batch by batch."""
+    def bfloat16(self) -> Tensor:
+        """`self` as bfloat16."""
+    def bmm(self, mat2: Tensor) -> Tensor:
+        """The batched matrix product self @ mat2 of two 3-D tensors."""
     def bool(self) -> Tensor: ...
     def broadcast_to(self, shape: Sequence[builtins.int]) -> Tensor: ...
+    def byte(self) -> Tensor:
+        """`self` as uint8."""
     def ceil(self) -> Tensor:
         """Rounds each element up to the nearest integer (integer tensors are returned as they are)."""
     def chunk(self, chunks: builtins.int, axis: builtins.int = 0) -> tuple[Tensor, ...]:
@@ -229,6 +237,8 @@ class Tensor:
     def clip(self, min: Any = None, max: Any = None) -> Tensor:
         """Clamps each element into [min, max]; bounds are numbers, tensors (broadcast) or None."""
     def clone(self) -> Tensor: ...
+    def contiguous(self) -> Tensor:
+        """A C-contiguous tensor with the same values (`self` when it already is one)."""
     def copy(self) -> Tensor: ...
     def copysign(self, other: Any) -> Tensor:
         """|x| with the sign of `other` (-0.0 counts as negative)."""
@@ -236,6 +246,10 @@ class Tensor:
         """Cosine of each element (radians)."""
     def cosh(self) -> Tensor:
         """Hyperbolic cosine of each element."""
+    def cummax(self, axis: builtins.int) -> tuple[Tensor, Tensor]:
+        """(running maximum along `axis`, int64 indices)."""
+    def cummin(self, axis: builtins.int) -> tuple[Tensor, Tensor]:
+        """(running minimum along `axis`, int64 indices)."""
     def cumprod(self, dim: builtins.int, dtype: Any = None) -> Tensor:
         """The running product along `dim` (exact for zeros and negatives: one multiply per step)."""
     def cumsum(self, axis: Any = None, dtype: Any = None) -> Tensor:
@@ -329,6 +343,14 @@ class Tensor:
     def inner(self, other: Tensor) -> Tensor:
         """Sum of products over the last axes (a 0-D operand multiplies): shape a.shape[:-1] + b.shape[:-1]."""
     def int(self) -> Tensor: ...
+    def is_complex(self) -> builtins.bool:
+        """Whether the dtype is complex (never, in Spore: it has no complex dtypes)."""
+    def is_contiguous(self) -> builtins.bool:
+        """Whether the memory is C-contiguous (a traced tensor in Graph mode always is)."""
+    def is_floating_point(self) -> builtins.bool:
+        """Whether the dtype is a floating-point one."""
+    def is_signed(self) -> builtins.bool:
+        """Whether the dtype holds negative numbers (floats and signed integers)."""
     def isclose(
         self,
         other: Any,
@@ -343,6 +365,12 @@ class Tensor:
         """Determines which elements are positive or negative infinity."""
     def isnan(self) -> Tensor:
         """Determines which elements are NaN."""
+    def isneginf(self) -> Tensor:
+        """Which elements are -inf."""
+    def isposinf(self) -> Tensor:
+        """Which elements are +inf."""
+    def isreal(self) -> Tensor:
+        """Which elements are real: all of them (Spore has no complex dtypes)."""
     def item(self, *index: builtins.int) -> Any: ...
     def le(self, other: Any) -> Tensor:
         """Computes the boolean value of input <= other element-wise."""
@@ -421,16 +449,27 @@ class Tensor:
         """Moves dimensions `source` to positions `destination`, keeping the others in order."""
     def movedim(self, source: Any, destination: Any) -> Tensor:
         """Same as `moveaxis`."""
+    def msort(self) -> Tensor:
+        """`input` sorted along its first axis."""
     def mul(self, other: Any) -> Tensor:
         """Multiplies `input` by `other` element-wise."""
     def multiply(self, value: Any) -> Tensor:
         """`self` times `value` element-wise (MindSpore's ``Tensor.multiply(value)``)."""
+    def nan_to_num(
+        self,
+        nan: builtins.float | None = None,
+        posinf: builtins.float | None = None,
+        neginf: builtins.float | None = None,
+    ) -> Tensor:
+        """NaN -> `nan` (0.0), +inf -> `posinf` (the dtype's max), -inf -> `neginf` (its lowest)."""
     def nanmean(self, axis: Any = None, keepdims: builtins.bool = False, *, dtype: Any = None) -> Tensor:
         """The mean over `axis` of the elements that are not NaN (NaN where all are)."""
     def nansum(self, axis: Any = None, keepdims: builtins.bool = False, *, dtype: Any = None) -> Tensor:
         """The sum over `axis` with NaNs counted as zero."""
     def narrow(self, axis: builtins.int, start: builtins.int, length: builtins.int) -> Tensor:
         """`length` elements of `input` along `axis`, from `start`."""
+    def ndimension(self) -> builtins.int:
+        """The number of dimensions (the same as ``ndim``)."""
     def ne(self, other: Any) -> Tensor:
         """Computes the non-equivalence of two tensors element-wise (bool result)."""
     def neg(self) -> Tensor:
@@ -464,6 +503,8 @@ class Tensor:
         """Raises `input` to the power `exponent` element-wise (either may be a Python number)."""
     def prod(self, axis: Any = None, keep_dims: builtins.bool = False, dtype: Any = None) -> Tensor:
         """Product of the elements over `axis` (all when None); `dtype` casts the input first."""
+    def ptp(self, axis: Any = None, keepdims: builtins.bool = False) -> Tensor:
+        """max - min over `axis` (every axis when None): NumPy's peak-to-peak."""
     def rad2deg(self) -> Tensor:
         """Radians to degrees."""
     def ravel(self) -> Tensor:
@@ -479,6 +520,8 @@ class Tensor:
     def repeat_interleave(self, repeats: Any, dim: builtins.int | None = None) -> Tensor: ...
     def reshape(self, *shape: Any) -> Tensor:
         """Reshape the input tensor based on the given shape."""
+    def reshape_as(self, other: Tensor) -> Tensor:
+        """`self` reshaped to `other`'s shape."""
     def resize(self, *new_shape: Any) -> Tensor:
         """NumPy-style resize: a tensor of `new_shape` filled from the flattened values, repeated (or cut) as needed."""
     def roll(self, shifts: Any, dims: Any = None) -> Tensor:
@@ -495,6 +538,8 @@ class Tensor:
         """Change the dtype in place (a compiled graph rebinds the traced value to the cast)."""
     def sgn(self) -> Tensor:
         """-1, 0 or 1 by the sign of each element (real tensors: the same as `sign`)."""
+    def short(self) -> Tensor:
+        """`self` as int16."""
     def sigmoid(self) -> Tensor:
         """Computes Sigmoid of input element-wise: 1 / (1 + exp(-x))."""
     def sign(self) -> Tensor:
@@ -526,6 +571,8 @@ class Tensor:
         """Subtracts `other` from `input` element-wise."""
     def sum(self, axis: Any = None, dtype: Any = None, keepdims: builtins.bool = False, initial: Any = None) -> Tensor:
         """Return sum of tensor elements over a given axis (``Tensor.sum``; `initial` is added)."""
+    def sum_to_size(self, *size: Any) -> Tensor:
+        """`self` summed down to `size` (which `self` must broadcast from), as a gradient is reduced."""
     def swapaxes(self, axis0: builtins.int, axis1: builtins.int) -> Tensor:
         """Exchanges two dimensions."""
     def swapdims(self, dim0: builtins.int, dim1: builtins.int) -> Tensor:
@@ -545,6 +592,8 @@ class Tensor:
         """Repeats the whole input `dims[i]` times along dimension i."""
     def to(self, dtype: Any) -> Tensor: ...
     def tolist(self) -> Any: ...
+    def top_k(self, k: builtins.int, sorted: builtins.bool = True) -> tuple[Tensor, Tensor]:
+        """(values, indices) of the `k` largest entries along the last axis."""
     def topk(
         self,
         k: builtins.int,
@@ -573,6 +622,8 @@ class Tensor:
         """Divides `dividend` by `divisor` element-wise (true division)."""
     def trunc(self) -> Tensor:
         """Rounds each element toward zero (integer tensors are returned as they are)."""
+    def type_as(self, other: Tensor) -> Tensor:
+        """`input` cast to `other`'s dtype."""
     def unbind(self, dim: builtins.int = 0) -> tuple[Tensor, ...]:
         """Same as `unstack`."""
     def unique(self) -> tuple[Tensor, Tensor]:

@@ -35,14 +35,14 @@ API: dict[str, dict[str, Any]] = json.loads(DATA.read_text(encoding="utf-8"))["a
 # Raise a floor when you add names; the test fails when coverage drops below it.
 FLOORS = {
     "mindspore": 69,
-    "mindspore.Tensor": 219,
+    "mindspore.Tensor": 242,
     "mindspore.amp": 12,
     "mindspore.dataset": 15,
     "mindspore.dataset.text": 0,
     "mindspore.dataset.transforms": 6,
     "mindspore.dataset.vision": 13,
     "mindspore.nn": 113,
-    "mindspore.ops": 407,
+    "mindspore.ops": 417,
     "mindspore.train": 35,
 }
 

@@ -142,3 +142,46 @@ def test_tensor_trace_is_numpys_trace():
     np.testing.assert_allclose(ms.Tensor(S).trace(1, 1, 2).asnumpy(), np.trace(S, 1, 1, 2), rtol=1e-12)
     np.testing.assert_allclose(ms.Tensor(S).trace().asnumpy(), np.trace(S), rtol=1e-12)
     assert ms.Tensor(A).float_power(2).dtype == ms.float64
+
+
+def test_queries_conversions_and_nan_handling():
+    x = np.array([[1.0, np.nan], [np.inf, -np.inf]])
+    t = ms.Tensor(x)
+    np.testing.assert_array_equal(ops.nan_to_num(t).asnumpy(), np.nan_to_num(x))
+    np.testing.assert_array_equal(t.nan_to_num(0.5, 7.0, -7.0).asnumpy(),
+                                  np.nan_to_num(x, nan=0.5, posinf=7, neginf=-7))
+    np.testing.assert_array_equal(ops.isposinf(t).asnumpy(), np.isposinf(x))
+    np.testing.assert_array_equal(t.isneginf().asnumpy(), np.isneginf(x))
+    assert ops.isreal(t).asnumpy().all() and not ops.is_complex(t) and ops.is_floating_point(t)
+    assert not ms.Tensor(np.array([1, 2])).is_floating_point()
+    c = np.array([[0, 1, 2], [3, 0, 0]])
+    assert int(ops.count_nonzero(ms.Tensor(c)).asnumpy()) == 3
+    np.testing.assert_array_equal(ops.count_nonzero(ms.Tensor(c), 0).asnumpy(), np.count_nonzero(c, 0))
+    assert ops.count_nonzero(ms.Tensor(c)).dtype == ms.int32
+    assert ops.type_as(ms.Tensor(c), t).dtype == ms.float64
+    np.testing.assert_array_equal(ops.msort(ms.Tensor(A)).asnumpy(), np.sort(A, 0))
+    v, i = ops.top_k(ms.Tensor(A), 2)
+    np.testing.assert_array_equal(v.asnumpy(), -np.sort(-A, 1)[:, :2])
+    assert ms.Tensor(A).top_k(1)[1].asnumpy().ravel().tolist() == A.argmax(1).tolist()
+
+
+def test_tensor_only_methods():
+    x = ms.Tensor(S)
+    assert x.reshape_as(ms.Tensor(np.zeros((4, 6)))).shape == (4, 6) and x.ndimension() == 3
+    assert x.is_signed() and ms.Tensor(np.array([1], np.int8)).is_signed()
+    assert not ms.Tensor(np.array([1], np.uint8)).is_signed()
+    strided = ms.Tensor.from_numpy(np.arange(12.0).reshape(3, 4)).T
+    assert ms.Tensor(A).is_contiguous() and strided.contiguous().is_contiguous()
+    np.testing.assert_array_equal(strided.contiguous().asnumpy(), np.arange(12.0).reshape(3, 4).T)
+    assert x.byte().dtype == ms.uint8 and x.short().dtype == ms.int16 and x.bfloat16().dtype == ms.bfloat16
+    np.testing.assert_allclose(x.ptp().asnumpy(), np.ptp(S))
+    np.testing.assert_allclose(x.ptp(1, True).asnumpy(), np.ptp(S, 1, keepdims=True))
+    np.testing.assert_allclose(x.sum_to_size(3, 1).asnumpy(), S.sum(0).sum(1, keepdims=True))
+    np.testing.assert_allclose(x.sum_to_size((1, 3, 4)).asnumpy(), S.sum(0, keepdims=True))
+    with pytest.raises(ms.ShapeError, match="sum_to_size"):
+        x.sum_to_size(2, 2)
+    np.testing.assert_allclose(x.bmm(ms.Tensor(np.swapaxes(S, 1, 2))).asnumpy(), S @ np.swapaxes(S, 1, 2))
+    np.testing.assert_allclose(ms.Tensor(A[:, :3]).addmm(ms.Tensor(A), ms.Tensor(B[:, :3]), alpha=2.0).asnumpy(),
+                               A[:, :3] + 2 * A @ B[:, :3])
+    np.testing.assert_array_equal(ms.Tensor(A).cummax(1)[0].asnumpy(), np.maximum.accumulate(A, 1))
+    np.testing.assert_array_equal(ms.Tensor(A).cummin(0)[0].asnumpy(), np.minimum.accumulate(A, 0))

@@ -340,6 +340,10 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-08) 
     """x1 . x2 / max(|x1| |x2|, eps) along `dim` (broadcasting)."""
 
 
+def count_nonzero(x: Tensor, axis: Any = (), keep_dims: bool = False, dtype: Any = ...) -> Tensor:
+    """How many elements are nonzero, over `axis` (every axis when it is ())."""
+
+
 def cross_entropy(
     input: Tensor,
     target: Tensor,
@@ -608,6 +612,14 @@ def interpolate(
     the exact coordinates. Differentiable."""
 
 
+def is_complex(input: Tensor) -> bool:
+    """Whether the dtype is complex (never, in Spore: it has no complex dtypes)."""
+
+
+def is_floating_point(input: Tensor) -> bool:
+    """Whether the dtype is a floating-point one."""
+
+
 def isclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
     """Whether each pair of elements is close: |input - other| <= atol + rtol * |other|."""
 
@@ -622,6 +634,18 @@ def isinf(input: Tensor) -> Tensor:
 
 def isnan(input: Tensor) -> Tensor:
     """Determines which elements are NaN."""
+
+
+def isneginf(input: Tensor) -> Tensor:
+    """Which elements are -inf."""
+
+
+def isposinf(input: Tensor) -> Tensor:
+    """Which elements are +inf."""
+
+
+def isreal(input: Tensor) -> Tensor:
+    """Which elements are real: all of them (Spore has no complex dtypes)."""
 
 
 def kron(input: Tensor, other: Tensor) -> Tensor:
@@ -831,12 +855,25 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = 'mean') -> Tensor:
     """Mean squared error between `input` and `target` (broadcast together)."""
 
 
+def msort(input: Tensor) -> Tensor:
+    """`input` sorted along its first axis."""
+
+
 def mul(input: Any, other: Any) -> Tensor:
     """Multiplies `input` by `other` element-wise."""
 
 
 def multiply(input: Any, other: Any) -> Tensor:
     """Multiplies `input` by `other` element-wise (same as `mul`)."""
+
+
+def nan_to_num(
+    input: Tensor,
+    nan: float | None = None,
+    posinf: float | None = None,
+    neginf: float | None = None,
+) -> Tensor:
+    """NaN -> `nan` (0.0), +inf -> `posinf` (the dtype's max), -inf -> `neginf` (its lowest)."""
 
 
 def nanmean(input: Tensor, axis: Any = None, keepdims: bool = False, *, dtype: Any = None) -> Tensor:
@@ -1259,6 +1296,10 @@ def tile(input: Tensor, dims: Sequence[int]) -> Tensor:
     """Repeats the whole input `dims[i]` times along dimension i."""
 
 
+def top_k(input_x: Tensor, k: int, sorted: bool = True) -> tuple[Tensor, Tensor]:
+    """(values, indices) of the `k` largest entries along the last axis (results always come sorted)."""
+
+
 def topk(
     input: Tensor,
     k: int,
@@ -1292,6 +1333,10 @@ def true_divide(dividend: Any, divisor: Any) -> Tensor:
 
 def trunc(input: Tensor) -> Tensor:
     """Rounds each element toward zero (integer tensors are returned as they are)."""
+
+
+def type_as(input: Tensor, other: Tensor) -> Tensor:
+    """`input` cast to `other`'s dtype."""
 
 
 def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:

@@ -20,6 +20,7 @@ from ..common import dtype as mstype
 from ..errors import ShapeError
 from ..tensor import Tensor, tensor_method
 from . import functional as F
+from .math_extra import addmm, cummax, cummin
 
 
 def _t(x: Any, like: Tensor | None = None) -> Tensor:
@@ -476,3 +477,172 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0) -> Tensor:
     if p == 1:
         return F.sum(d, -1)
     return F.pow(F.sum(F.pow(d, float(p)), -1), 1.0 / float(p))
+
+
+# --- dtype and shape queries, conversions ----------------------------------------------------------------
+@tensor_method("type_as")
+def type_as(input: Tensor, other: Tensor) -> Tensor:
+    """`input` cast to `other`'s dtype."""
+    return input if input.dtype is other.dtype else F.cast(input, other.dtype)
+
+
+@tensor_method("is_floating_point")
+def is_floating_point(input: Tensor) -> bool:
+    """Whether the dtype is a floating-point one."""
+    return bool(input.dtype.is_float)
+
+
+@tensor_method("is_complex")
+def is_complex(input: Tensor) -> bool:
+    """Whether the dtype is complex (never, in Spore: it has no complex dtypes)."""
+    return False
+
+
+@tensor_method("isreal")
+def isreal(input: Tensor) -> Tensor:
+    """Which elements are real: all of them (Spore has no complex dtypes)."""
+    return F.cast(F.ones_like(input, dtype=mstype.int32), mstype.bool_)
+
+
+@tensor_method("isposinf")
+def isposinf(input: Tensor) -> Tensor:
+    """Which elements are +inf."""
+    return F.logical_and(F.isinf(input), F.greater(input, 0)) if input.dtype.is_float else \
+        F.cast(F.zeros_like(input, dtype=mstype.int32), mstype.bool_)
+
+
+@tensor_method("isneginf")
+def isneginf(input: Tensor) -> Tensor:
+    """Which elements are -inf."""
+    return F.logical_and(F.isinf(input), F.less(input, 0)) if input.dtype.is_float else \
+        F.cast(F.zeros_like(input, dtype=mstype.int32), mstype.bool_)
+
+
+@tensor_method("nan_to_num")
+def nan_to_num(input: Tensor, nan: float | None = None, posinf: float | None = None,
+               neginf: float | None = None) -> Tensor:
+    """NaN -> `nan` (0.0), +inf -> `posinf` (the dtype's max), -inf -> `neginf` (its lowest)."""
+    if not input.dtype.is_float:
+        return input
+    info = np.finfo(input.dtype.np if input.dtype is not mstype.bfloat16 else np.float32)
+    x = F.where(F.isnan(input), F.full_like(input, 0.0 if nan is None else nan), input)
+    x = F.where(isposinf(x), F.full_like(x, float(info.max) if posinf is None else posinf), x)
+    return F.where(isneginf(x), F.full_like(x, float(info.min) if neginf is None else neginf), x)
+
+
+def count_nonzero(x: Tensor, axis: Any = (), keep_dims: bool = False, dtype: Any = mstype.int32) -> Tensor:
+    """How many elements are nonzero, over `axis` (every axis when it is ())."""
+    axes = None if axis == () or axis is None else axis
+    ones = F.cast(F.ne(x, 0), mstype.int32)
+    return F.cast(F.sum(ones, axes, keep_dims), dtype)
+
+
+@tensor_method("msort")
+def msort(input: Tensor) -> Tensor:
+    """`input` sorted along its first axis."""
+    return F.sort(input, 0)[0]
+
+
+def top_k(input_x: Tensor, k: int, sorted: bool = True) -> tuple[Tensor, Tensor]:
+    """(values, indices) of the `k` largest entries along the last axis (results always come sorted)."""
+    return F.topk(input_x, k, None, True, sorted)
+
+
+@tensor_method("top_k")
+def _top_k_method(self: Tensor, k: int, sorted: bool = True) -> tuple[Tensor, Tensor]:
+    """(values, indices) of the `k` largest entries along the last axis."""
+    return top_k(self, k, sorted)
+
+
+@tensor_method("reshape_as")
+def _reshape_as(self: Tensor, other: Tensor) -> Tensor:
+    """`self` reshaped to `other`'s shape."""
+    return F.reshape(self, tuple(other.shape))
+
+
+@tensor_method("ndimension")
+def _ndimension(self: Tensor) -> int:
+    """The number of dimensions (the same as ``ndim``)."""
+    return self.ndim
+
+
+@tensor_method("is_signed")
+def _is_signed(self: Tensor) -> bool:
+    """Whether the dtype holds negative numbers (floats and signed integers)."""
+    return self.dtype.is_float or (self.dtype.is_int and not self.dtype.name.startswith("uint"))
+
+
+@tensor_method("is_contiguous")
+def _is_contiguous(self: Tensor) -> bool:
+    """Whether the memory is C-contiguous (a traced tensor in Graph mode always is)."""
+    return bool(self._traced or self._data.flags.c_contiguous)
+
+
+@tensor_method("contiguous")
+def _contiguous(self: Tensor) -> Tensor:
+    """A C-contiguous tensor with the same values (`self` when it already is one)."""
+    if self._traced or self._data.flags.c_contiguous:
+        return self
+    return Tensor._wrap(np.ascontiguousarray(self._data))
+
+
+@tensor_method("byte")
+def _byte(self: Tensor) -> Tensor:
+    """`self` as uint8."""
+    return F.cast(self, mstype.uint8)
+
+
+@tensor_method("short")
+def _short(self: Tensor) -> Tensor:
+    """`self` as int16."""
+    return F.cast(self, mstype.int16)
+
+
+@tensor_method("bfloat16")
+def _bfloat16(self: Tensor) -> Tensor:
+    """`self` as bfloat16."""
+    return F.cast(self, mstype.bfloat16)
+
+
+@tensor_method("ptp")
+def _ptp(self: Tensor, axis: Any = None, keepdims: bool = False) -> Tensor:
+    """max - min over `axis` (every axis when None): NumPy's peak-to-peak."""
+    axes = tuple(range(self.ndim)) if axis is None else axis
+    return F.sub(F.amax(self, axes, keepdims), F.amin(self, axes, keepdims))
+
+
+@tensor_method("sum_to_size")
+def _sum_to_size(self: Tensor, *size: Any) -> Tensor:
+    """`self` summed down to `size` (which `self` must broadcast from), as a gradient is reduced."""
+    shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else tuple(size)
+    lead = self.ndim - len(shape)
+    if lead < 0 or any(s not in (1, d) for s, d in zip(shape, self.shape[lead:])):
+        raise ShapeError("sum_to_size", f"a size {tuple(self.shape)} broadcasts from", f"size {shape}")
+    x = F.sum(self, tuple(range(lead))) if lead else self
+    axes = tuple(i for i, (s, d) in enumerate(zip(shape, x.shape)) if s == 1 and d != 1)
+    return F.sum(x, axes, True) if axes else x
+
+
+# --- Tensor methods MindSpore has for ops defined in other modules ----------------------------------------
+@tensor_method("bmm")
+def _bmm_method(self: Tensor, mat2: Tensor) -> Tensor:
+    """The batched matrix product self @ mat2 of two 3-D tensors."""
+    return F.bmm(self, mat2)
+
+
+@tensor_method("addmm")
+def _addmm_method(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """beta * self + alpha * (mat1 @ mat2)."""
+    return addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+
+
+@tensor_method("cummax")
+def _cummax_method(self: Tensor, axis: int) -> tuple[Tensor, Tensor]:
+    """(running maximum along `axis`, int64 indices)."""
+    return cummax(self, axis)
+
+
+@tensor_method("cummin")
+def _cummin_method(self: Tensor, axis: int) -> tuple[Tensor, Tensor]:
+    """(running minimum along `axis`, int64 indices)."""
+    return cummin(self, axis)

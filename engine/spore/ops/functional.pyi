@@ -69,6 +69,7 @@ from spore.ops.composite_extra import cdist as cdist
 from spore.ops.composite_extra import column_stack as column_stack
 from spore.ops.composite_extra import copysign as copysign
 from spore.ops.composite_extra import cosine_similarity as cosine_similarity
+from spore.ops.composite_extra import count_nonzero as count_nonzero
 from spore.ops.composite_extra import cumprod as cumprod
 from spore.ops.composite_extra import deg2rad as deg2rad
 from spore.ops.composite_extra import diag as diag
@@ -84,6 +85,11 @@ from spore.ops.composite_extra import heaviside as heaviside
 from spore.ops.composite_extra import hsplit as hsplit
 from spore.ops.composite_extra import hypot as hypot
 from spore.ops.composite_extra import inner as inner
+from spore.ops.composite_extra import is_complex as is_complex
+from spore.ops.composite_extra import is_floating_point as is_floating_point
+from spore.ops.composite_extra import isneginf as isneginf
+from spore.ops.composite_extra import isposinf as isposinf
+from spore.ops.composite_extra import isreal as isreal
 from spore.ops.composite_extra import kron as kron
 from spore.ops.composite_extra import ldexp as ldexp
 from spore.ops.composite_extra import logaddexp as logaddexp
@@ -91,6 +97,8 @@ from spore.ops.composite_extra import logaddexp2 as logaddexp2
 from spore.ops.composite_extra import logcumsumexp as logcumsumexp
 from spore.ops.composite_extra import logit as logit
 from spore.ops.composite_extra import mm as mm
+from spore.ops.composite_extra import msort as msort
+from spore.ops.composite_extra import nan_to_num as nan_to_num
 from spore.ops.composite_extra import nanmean as nanmean
 from spore.ops.composite_extra import nansum as nansum
 from spore.ops.composite_extra import outer as outer
@@ -100,9 +108,11 @@ from spore.ops.composite_extra import rot90 as rot90
 from spore.ops.composite_extra import sgn as sgn
 from spore.ops.composite_extra import signbit as signbit
 from spore.ops.composite_extra import t as t
+from spore.ops.composite_extra import top_k as top_k
 from spore.ops.composite_extra import trace as trace
 from spore.ops.composite_extra import tril as tril
 from spore.ops.composite_extra import triu as triu
+from spore.ops.composite_extra import type_as as type_as
 from spore.ops.composite_extra import vsplit as vsplit
 from spore.ops.composite_extra import xdivy as xdivy
 from spore.ops.conv_pool import adaptive_avg_pool1d as adaptive_avg_pool1d

@@ -8,7 +8,7 @@ import numpy as np
 from spore import ops
 
 from .cases_ops import _functions
-from .cases_tensor_nn import C, fl, it, nz, pos
+from .cases_tensor_nn import C, fl, it, nz, pos, special
 
 
 @_functions
@@ -90,6 +90,38 @@ def _composite_table() -> dict[str, list[tuple[tuple, dict]]]:
                               ((p(4, 3), p(1, 3)), {"dim": 1, "eps": 1e-3})],
         "cdist": [((p(2, 3, 4), p(2, 5, 4)), {}), ((p(3, 2), p(4, 2)), {"p": 1.0}),
                   ((p(1, 3, 2), p(1, 2, 2)), {"p": 3.0})],
+        "type_as": [((p(3, 4), it(0, 3, 2)), {}), ((it(0, 5, 4), p(1)), {}), ((p(2), p(2, dt=np.float64)), {})],
+        "is_floating_point": [((p(3),), {}), ((it(0, 3, 2),), {}), ((p(2, dt=np.float64),), {})],
+        "is_complex": [((p(3),), {}), ((it(0, 3, 2),), {}), ((p(2, 2),), {})],
+        "isreal": [((p(3),), {}), ((it(0, 3, 2),), {}), ((special(2, 3),), {})],
+        "isposinf": [((special(3, 4),), {}), ((p(3),), {}), ((it(0, 3, 2),), {})],
+        "isneginf": [((special(3, 4),), {}), ((p(3),), {}), ((it(0, 3, 2),), {})],
+        "nan_to_num": [((special(3, 4),), {}), ((special(2, 3), 1.0, 9.0, -9.0), {}),
+                       ((special(5),), {"posinf": 100.0})],
+        "count_nonzero": [((it(0, 2, 3, 4),), {}), ((it(0, 2, 3, 4), 1), {}), ((p(2, 3), (0, 1), True), {})],
+        "msort": [((p(4, 3),), {}), ((p(5),), {}), ((it(0, 9, 3, 2),), {})],
+        "top_k": [((p(3, 5), 2), {}), ((p(6), 3), {}), ((p(2, 4), 1, False), {})],
+    }
+
+
+def _tensor_only_table() -> dict[str, list[tuple[tuple, dict]]]:
+    p = fl
+    return {
+        "reshape_as": [((p(2, 6), p(3, 4)), {}), ((p(4), p(2, 2)), {}), ((p(2, 3), p(6)), {})],
+        "ndimension": [((p(2, 3),), {}), ((p(4),), {}), ((p(1, 2, 3),), {})],
+        "is_signed": [((p(2, 3),), {}), ((it(0, 3, 2),), {}), ((it(0, 3, 2, dt=np.uint8),), {})],
+        "is_contiguous": [((p(2, 3),), {}), ((p(4),), {}), ((it(0, 3, 2),), {})],
+        "contiguous": [((p(2, 3),), {}), ((p(4),), {}), ((it(0, 3, 2),), {})],
+        "byte": [((it(0, 200, 2, 3),), {}), ((p(4, lo=0.0, hi=9.0),), {}), ((it(0, 2, 3),), {})],
+        "short": [((it(-50, 50, 2, 3),), {}), ((p(4, lo=-9.0, hi=9.0),), {}), ((it(0, 2, 3),), {})],
+        "bfloat16": [((p(2, 3),), {}), ((p(4),), {}), ((it(0, 5, 3),), {})],
+        "ptp": [((p(3, 4),), {}), ((p(3, 4), 1), {}), ((p(2, 3, 2), 0, True), {})],
+        "sum_to_size": [((p(2, 3, 4), 3, 1), {}), ((p(3, 4), (1, 4)), {}), ((p(2, 3), 3), {})],
+        "bmm": [((p(2, 3, 4), p(2, 4, 2)), {}), ((p(1, 2, 2), p(1, 2, 3)), {}), ((p(3, 1, 2), p(3, 2, 1)), {})],
+        "addmm": [((p(2, 4), p(2, 3), p(3, 4)), {}), ((p(4), p(2, 3), p(3, 4)), {"beta": 2.0}),
+                  ((p(2, 4), p(2, 3), p(3, 4)), {"alpha": 0.5})],
+        "cummax": [((p(3, 4), 1), {}), ((p(5), 0), {}), ((it(-3, 3, 2, 3), 0), {})],
+        "cummin": [((p(3, 4), 1), {}), ((p(5), 0), {}), ((it(-3, 3, 2, 3), -1), {})],
     }
 
 
@@ -126,7 +158,7 @@ def api_tensor_cases() -> list:
     import spore as ms
 
     out = []
-    for name, calls in _composite_table().items():
+    for name, calls in {**_composite_table(), **_tensor_only_table()}.items():
         method = getattr(ms.Tensor, name, None)
         if method is None or getattr(method, "__module__", "") != "spore.ops.composite_extra":
             continue
