@@ -166,3 +166,28 @@ def test_a_malformed_document_is_a_value_error_naming_it():
     broken = {**hostile_graph(), "nodes": [{"id": "n0"}]}
     with pytest.raises(ValueError, match="malformed spore.graph/1 document"):
         view_payload(broken)
+
+
+def test_the_sandboxed_iframe_runs_the_viewer_under_its_csp(resmlp_after, tmp_path):
+    """What Jupyter front ends without the Spore renderer show (the kernel's text/html): the page in an
+    `<iframe srcdoc sandbox="allow-scripts">` with its own CSP. Its DOM is out of the host's reach
+    (opaque origin), so a screenshot shows that the viewer drew the graph in there."""
+    import subprocess
+
+    import numpy as np
+    from PIL import Image
+
+    from spore_viz import iframe
+
+    from .chromium import CHROMIUM, FLAGS
+
+    host = tmp_path / "host.html"
+    host.write_text(f"<!DOCTYPE html><html><body style='margin:0'>{iframe(resmlp_after, height=880)}</body></html>",
+                    encoding="utf-8")
+    shot = tmp_path / "frame.png"
+    cmd = [CHROMIUM, *FLAGS, "--virtual-time-budget=3000", f"--screenshot={shot}", host.resolve().as_uri()]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=90)
+    assert proc.returncode == 0 and shot.exists(), proc.stderr[-2000:]
+    px = np.asarray(Image.open(shot).convert("RGB")).reshape(-1, 3)
+    violet = int(np.all(px == (0x7C, 0x3A, 0xED), axis=1).sum())  # the stripe of dense nodes: drawn by viewer.js
+    assert violet > 100, f"the viewer drew nothing inside the iframe (violet={violet})"
