@@ -271,6 +271,17 @@ def _looks_numeric(value: Any) -> bool:
     return isinstance(value, (int, float, complex)) and not isinstance(value, bool)
 
 
+class OnnxError(SporeError, ValueError):
+    """An ONNX model Spore cannot export or import: a broken or hostile file, an op without a
+    mapping, an unsupported opset. Carries `op` (the op type or primitive), `node` (the node or
+    Cell scope) when known, so the message says what and where."""
+
+    def __init__(self, message: str, *, op: str | None = None, node: str | None = None,
+                 loc: SourceLoc | None = None, hint: str | None = None):
+        self.op, self.node = op, node
+        super().__init__(message, loc=loc, hint=hint)
+
+
 class NonFiniteError(SporeError, FloatingPointError):
     """An op produced NaN or Inf, caught by a NaN/Inf guard (the debugger's ``breakOnNaN``).
 
