@@ -63,6 +63,15 @@ const out = { root: !!root, nodes, posted, lit, litOther, labels: [...el.querySe
               imgs: document.querySelectorAll("img").length, styles: document.querySelectorAll("style#spore-graph-view-styles").length };
 r.renderOutputItem({ id: "out2", json: () => ({ schema: "spore.graph/1", nodes: [] }) }, document.body.appendChild(document.createElement("div")));
 out.notice = document.querySelector(".sv-error")?.textContent;
+// a saved notebook output can carry any payload: a cycle in the tree or a huge pass count is refused, not run
+const crafted = JSON.parse(document.getElementById("data").textContent);
+const cyclic = { ...crafted, view: { ...crafted.view, items: crafted.view.items.map((it, i) => (i === 0 ? [...it.slice(0, 2), 0, ...it.slice(3)] : it)) } };
+const slow = { ...crafted, view: { ...crafted.view, C: { ...crafted.view.C, PASSES: 1e9 } } };
+out.crafted = [cyclic, slow].map((data, k) => {
+  const box = document.body.appendChild(document.createElement("div"));
+  r.renderOutputItem({ id: "bad" + k, json: () => data }, box);
+  return box.querySelector(".sv-error")?.textContent;
+});
 r.disposeOutputItem("out1");
 out.afterDispose = el.querySelectorAll("[data-node-id]").length;
 const pre = document.createElement("pre"); pre.id = "probe"; pre.textContent = JSON.stringify(out); document.body.appendChild(pre);
@@ -85,6 +94,8 @@ const pre = document.createElement("pre"); pre.id = "probe"; pre.textContent = J
   assert.equal(out.styles, 1);
   assert.match(out.notice, /no viewer layout: the kernel that made it lacks spore_viz/);
   assert.equal(out.afterDispose, 0);
+  assert.match(out.crafted[0], /malformed payload: item 0 has a bad parent/);
+  assert.match(out.crafted[1], /malformed payload: C.PASSES must be 0..20/);
 });
 
 test("no bundled graph view builds markup from strings", () => {

@@ -37,6 +37,7 @@ function str(v) { return v === null || v === undefined ? "" : String(v); }
 /** A positive integer line/column from untrusted data, or undefined. */
 function posInt(v) { return typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : undefined; }
 
+function isSize(v) { return typeof v === "number" && isFinite(v) && v >= 0 && v <= 1e7; }
 /** Checks the payload's outline before anything is built, so a malformed file fails with one clear message. */
 function check(D) {
   const bad = function (what) { throw new Error("spore graph viewer: malformed payload: " + what); };
@@ -44,10 +45,14 @@ function check(D) {
   if (!Array.isArray(D.items) || !D.items.length) bad("'items' must be a non-empty list");
   D.items.forEach(function (a, i) {
     if (!Array.isArray(a) || a.length < 10) bad("item " + i + " is not a 10-field row");
-    if (i > 0 && !(Number.isInteger(a[2]) && a[2] >= 0 && a[2] < i)) bad("item " + i + " has a bad parent");
-    if (typeof a[4] !== "number" || typeof a[5] !== "number") bad("item " + i + " has no size");
+    // parents come first, so walking up always ends (a notebook's saved output can carry any payload)
+    if (i === 0 ? a[2] !== -1 : !(Number.isInteger(a[2]) && a[2] >= 0 && a[2] < i)) bad("item " + i + " has a bad parent");
+    if (!isSize(a[4]) || !isSize(a[5])) bad("item " + i + " has no size");
   });
   if (!D.C || typeof D.C !== "object") bad("'C' (layout constants) missing");
+  for (const k of ["PAD", "HEADER", "HGAP", "DGAP", "VGAP", "PORT_GAP", "DUMMY_W", "LABEL_CH"]) if (!isSize(D.C[k])) bad("C." + k);
+  if (!(Number.isInteger(D.C.PASSES) && D.C.PASSES >= 0 && D.C.PASSES <= 20)) bad("C.PASSES must be 0..20");
+  if (!Array.isArray(D.C.WEAK)) bad("C.WEAK must be a list");
   for (const k of ["levels", "details", "sources"]) if (D[k] === null || typeof D[k] !== "object") bad("'" + k + "' must be an object");
   if (!Array.isArray(D.edges) || !Array.isArray(D.labels) || !Array.isArray(D.expanded)) bad("'edges', 'labels', 'expanded' must be lists");
 }
