@@ -62,6 +62,8 @@ test("the real capture: the construct's graph for the program's input, the step 
   assert.equal(payload.name, "Net.construct");
   assert.deepEqual(payload.items.filter((it) => it[0] === "input").map((it) => it[3]), ["6×4 f32"]);
   assert.ok(!fs.existsSync(path.join(dir, "ran.txt")));
+  assert.deepEqual(payloadArgs("/w/g.json", "/w"), ["-m", "spore_viz", "payload", "/w/g.json", "--sources", "/w"]);
+  assert.deepEqual(payloadArgs("/w/g.json"), ["-m", "spore_viz", "payload", "/w/g.json"]);
   const json = path.join(dir, "bad.json");
   fs.writeFileSync(json, '{"schema": "other/1"}');
   const bad = outcome(await run(python, payloadArgs(json), { cwd: dir, timeoutMs: 60000 }), "reading bad.json", 60);

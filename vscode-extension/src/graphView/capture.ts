@@ -67,8 +67,9 @@ export function run(command: string, args: readonly string[], opts: RunOptions):
   });
 }
 
-export function payloadArgs(file: string): string[] {
-  return ["-m", "spore_viz", "payload", file];
+/** `sources`: the one folder whose files may lend their lines to the details panel (the workspace folder). */
+export function payloadArgs(file: string, sources?: string): string[] {
+  return ["-m", "spore_viz", "payload", file, ...(sources ? ["--sources", sources] : [])];
 }
 
 /** `line` 1-based; the Python side stops itself a little after our own kill would. */

@@ -55,7 +55,11 @@ async function showJson(env: FeatureEnv, uri: vscode.Uri): Promise<void> {
   const file = uri.fsPath;
   const python = await pythonFor(uri);
   const timeoutS = timeoutFor(uri);
-  const res = await runWithProgress(`Spore: laying out ${path.basename(file)}…`, python.command, payloadArgs(file),
+  // source lines only from files in the JSON's own workspace folder (spore_viz resolves symlinks);
+  // the panel cannot send anything anywhere (its CSP allows no connection)
+  const folder = vscode.workspace.getWorkspaceFolder(uri);
+  const sources = folder?.uri.scheme === "file" ? folder.uri.fsPath : undefined;
+  const res = await runWithProgress(`Spore: laying out ${path.basename(file)}…`, python.command, payloadArgs(file, sources),
                                     path.dirname(file), timeoutS);
   const out = outcome(res, `reading ${path.basename(file)}`, timeoutS);
   if (!out.ok) {
