@@ -29,8 +29,8 @@ _REWRITE = "MindSpore's source-rewrite API (mindspore.rewrite), not part of Spor
 
 EXCLUDED: dict[str, str] = {
     **{f"mindspore.{n}": _DISTRIBUTED for n in (
-        "comm_exec_order_check", "communication_stream", "get_auto_parallel_context", "set_auto_parallel_context",
-        "reset_auto_parallel_context", "load_distributed_checkpoint", "restore_group_info_list", "shard", "reshard",
+        "comm_exec_order_check", "communication_stream",
+        "load_distributed_checkpoint", "restore_group_info_list", "shard", "reshard",
         "transform_checkpoint_by_rank", "transform_checkpoints", "rank_list_for_transform", "Layout",
         "merge_pipeline_strategys", "sync_pipeline_shared_parameters", "set_kernel_launch_group",
         "build_searched_strategy", "get_ckpt_path_with_strategy", "parameter_broadcast", "set_algo_parameters",
