@@ -64,7 +64,6 @@ __all__ = sorted(n for n in _LAZY if n != "numpy")
 if TYPE_CHECKING:  # what static tools (Pylance, Pyright, jedi) see
     from . import (  # noqa: E402,F401
         amp,
-        communication,
         dataset,  # noqa: E402,F401
         nn,
         numpy,
@@ -104,16 +103,30 @@ if TYPE_CHECKING:  # what static tools (Pylance, Pyright, jedi) see
     )
     from .common.initializer import initializer  # noqa: E402,F401
     from .common.jit_hints import constexpr, jit_class, lazy_inline, mutable, no_inline  # noqa: E402,F401
-    from .common.seed import get_seed, initial_seed, manual_seed, seed, set_seed  # noqa: E402,F401
-    from .compiler.jit import jit  # noqa: E402,F401
-    from .context import COMPATIBLE, GRAPH_MODE, LAX, PYNATIVE_MODE, STRICT, get_context, set_context, set_device  # noqa: E402,F401,E501
-    from .errors import DTypeError, GraphCompileError, ShapeError, SporeError  # noqa: E402,F401
-    from .parallel import (  # noqa: E402,F401
-        ParallelMode,
-        get_auto_parallel_context,
-        reset_auto_parallel_context,
-        set_auto_parallel_context,
+    from .common.seed import (  # noqa: E402,F401
+        Generator,
+        get_rng_state,
+        get_seed,
+        initial_seed,
+        manual_seed,
+        seed,
+        set_rng_state,
+        set_seed,
     )
+    from .compiler.jit import jit  # noqa: E402,F401
+    from .context import (  # noqa: E402,F401
+        COMPATIBLE,
+        GRAPH_MODE,
+        LAX,
+        PYNATIVE_MODE,
+        STRICT,
+        get_context,
+        set_context,
+        set_deterministic,
+        set_device,
+        set_recursion_limit,
+    )
+    from .errors import DTypeError, GraphCompileError, ShapeError, SporeError  # noqa: E402,F401
     from .profiler import Profiler  # noqa: E402,F401
     from .runcheck import run_check  # noqa: E402,F401
     from .tensor import Parameter, ParameterTuple, Tensor  # noqa: E402
@@ -138,14 +151,19 @@ if TYPE_CHECKING:  # what static tools (Pylance, Pyright, jedi) see
         MAE,
         MSE,
         Accuracy,
+        ConfusionMatrix,
+        CosineSimilarity,
+        Dice,
         Fbeta,
         Loss,
         Metric,
+        Perplexity,
         Precision,
         Recall,
         Top1CategoricalAccuracy,
         Top5CategoricalAccuracy,
         TopKCategoricalAccuracy,
+        auc,
         get_metric_fn,
         names,
         rearrange_inputs,

@@ -45,7 +45,10 @@ EXCLUDED: dict[str, str] = {
         "Stream", "StreamCtx", "StreamLimitCtx", "current_stream", "default_stream", "set_cur_stream",
         "synchronize", "Event", "MemPool", "PluggableAllocator", "use_mem_pool", "set_stream_limit",
         "reset_stream_limit", "get_stream_limit", "DeviceCtx", "set_kernel_launch_capture", "launch_blocking",
-        "empty_cache", "ms_memory_recycle", "memory_replay", "set_device_limit", "get_device_limit")},
+        "empty_cache", "ms_memory_recycle", "memory_replay", "set_device_limit", "get_device_limit",
+        "max_memory_allocated", "max_memory_reserved", "memory_allocated", "memory_reserved", "memory_stats",
+        "memory_summary", "reset_max_memory_allocated", "reset_max_memory_reserved", "reset_peak_memory_stats",
+        "set_memory", "UntypedStorage", "swap_tensors")},
     "mindspore.Tensor.offload": _DEVICE,
     "mindspore.Tensor.offload_file_path": _DEVICE,
     **{f"mindspore.{n}": _MINDRECORD for n in (

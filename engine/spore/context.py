@@ -134,3 +134,19 @@ def _reset_for_tests() -> None:
     _CONTEXT.clear()
     _CONTEXT.update(_DEFAULTS)
     call_state_changed()
+
+
+def set_deterministic(deterministic: bool) -> None:
+    """MindSpore's ``ms.set_deterministic``: the same as ``set_context(deterministic="ON"/"OFF")``
+    (Spore's CPU kernels are deterministic either way; the setting is kept and reported)."""
+    if not isinstance(deterministic, bool):
+        raise TypeError(f"set_deterministic: deterministic must be a bool, got {type(deterministic).__name__}")
+    set_context(deterministic="ON" if deterministic else "OFF")
+
+
+def set_recursion_limit(recursion_limit: int = 1000) -> None:
+    """MindSpore's ``ms.set_recursion_limit``: how deep Graph mode follows calls when compiling,
+    the same as ``set_context(max_call_depth=...)``."""
+    if isinstance(recursion_limit, bool) or not isinstance(recursion_limit, int) or recursion_limit <= 0:
+        raise ValueError(f"set_recursion_limit: recursion_limit must be a positive int, got {recursion_limit!r}")
+    set_context(max_call_depth=recursion_limit)

@@ -34,16 +34,16 @@ API: dict[str, dict[str, Any]] = json.loads(DATA.read_text(encoding="utf-8"))["a
 # names Spore has, per namespace, when this was last raised (the target is 90% of each: issue 14).
 # Raise a floor when you add names; the test fails when coverage drops below it.
 FLOORS = {
-    "mindspore": 69,
+    "mindspore": 79,
     "mindspore.Tensor": 242,
-    "mindspore.amp": 12,
+    "mindspore.amp": 18,
     "mindspore.dataset": 15,
     "mindspore.dataset.text": 0,
     "mindspore.dataset.transforms": 6,
     "mindspore.dataset.vision": 13,
-    "mindspore.nn": 113,
+    "mindspore.nn": 118,
     "mindspore.ops": 417,
-    "mindspore.train": 35,
+    "mindspore.train": 40,
 }
 
 # present names whose signature differs from MindSpore's on purpose, and why

@@ -195,3 +195,41 @@ def test_spore_numpy_gradients_flow_and_missing_names_are_clear():
         mnp.polyfit  # noqa: B018
     assert "numpy" not in ms.__all__  # `from spore import *` must not shadow NumPy
     assert ms.numpy is mnp
+
+
+def test_rng_state_generator_and_settings():
+    state = ms.get_rng_state()
+    first = ops.randn(4).asnumpy()
+    ms.set_rng_state(state)
+    np.testing.assert_array_equal(ops.randn(4).asnumpy(), first)
+    with pytest.raises(TypeError, match="get_rng_state"):
+        ms.set_rng_state(42)
+    g = ms.Generator().manual_seed(7)
+    assert g.initial_seed() == 7
+    saved = g.get_state()
+    a = g.numpy_generator.standard_normal(3)
+    g.set_state(saved)
+    np.testing.assert_array_equal(g.numpy_generator.standard_normal(3), a)
+    np.testing.assert_array_equal(ms.Generator().manual_seed(7).numpy_generator.standard_normal(3), a)
+    before = ms.get_context("deterministic"), ms.get_context("max_call_depth")
+    try:
+        ms.set_deterministic(True)
+        ms.set_recursion_limit(321)
+        assert ms.get_context("deterministic") == "ON" and ms.get_context("max_call_depth") == 321
+        with pytest.raises(ValueError, match="recursion_limit"):
+            ms.set_recursion_limit(0)
+    finally:
+        ms.set_context(deterministic=before[0], max_call_depth=before[1])
+
+
+def test_amp_and_train_reexport_mindspores_names():
+    import subprocess
+    import sys
+
+    assert ms.amp.jit is ms.jit and ms.amp.mutable is ms.mutable and ms.amp.Tensor is ms.Tensor
+    assert ms.train.FixedLossScaleManager is ms.amp.FixedLossScaleManager is ms.FixedLossScaleManager
+    # each package imports on its own, whichever comes first (spore.amp -> nn -> train.metrics -> amp was a cycle)
+    for first in ("spore.amp", "spore.train", "spore.nn", "spore.dataset"):
+        code = f"import {first}; import spore; print(spore.train.build_train_network.__name__)"
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0 and out.stdout.strip() == "build_train_network", out.stderr

@@ -86,3 +86,41 @@ def test_reduce_lr_on_plateau_maximises_accuracy_in_auto_mode():
 def test_reduce_lr_on_plateau_checks_its_arguments(kw, match):
     with pytest.raises(ValueError, match=match):
         ReduceLROnPlateau(**kw)
+
+
+# --- the metrics added for issue 14 -------------------------------------------------------------------
+def test_perplexity_confusion_matrix_cosine_dice_and_auc():
+    from spore.train import ConfusionMatrix, CosineSimilarity, Dice, Perplexity, auc
+
+    probs = np.array([[0.1, 0.9], [0.6, 0.4], [0.3, 0.7]])
+    labels = np.array([1, 0, 0])
+    p = Perplexity()
+    p.update(ms.Tensor(probs), ms.Tensor(labels))
+    assert p.eval() == pytest.approx(np.exp(-np.mean(np.log([0.9, 0.6, 0.3]))))
+    q = Perplexity(ignore_label=0)
+    q.update(ms.Tensor(probs), ms.Tensor(labels))
+    assert q.eval() == pytest.approx(1 / 0.9)
+    cm = ConfusionMatrix(2)
+    cm.update(ms.Tensor(probs), ms.Tensor(labels))
+    np.testing.assert_array_equal(cm.eval(), [[1, 1], [0, 1]])  # rows: true class, columns: predicted
+    cmn = ConfusionMatrix(2, normalize="target")
+    cmn.update(ms.Tensor(probs), ms.Tensor(labels))
+    np.testing.assert_allclose(cmn.eval(), [[0.5, 0.5], [0.0, 1.0]])
+    x = np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 2.0]])
+    cs = CosineSimilarity()
+    cs.update(ms.Tensor(x))
+    u = x / np.linalg.norm(x, axis=1, keepdims=True)
+    want = u @ u.T
+    np.fill_diagonal(want, 0)
+    np.testing.assert_allclose(cs.eval(), want)
+    d = Dice(smooth=1e-5)
+    y_pred, y = np.array([[1, 0, 1, 1]], float), np.array([[1, 1, 0, 1]], float)
+    d.update(ms.Tensor(y_pred), ms.Tensor(y))
+    assert d.eval() == pytest.approx((2 * 2 + 1e-5) / (6 + 1e-5))
+    assert auc([0, 0.5, 1], [0, 0.75, 1]) == pytest.approx(0.625)
+    assert auc([1, 0.5, 0], [1, 0.75, 0]) == pytest.approx(0.625)
+    with pytest.raises(ValueError, match="reorder"):
+        auc([0, 1, 0.5], [0, 1, 0.5])
+    with pytest.raises(RuntimeError, match="number of samples is 0"):
+        Perplexity().eval()
+    assert ms.nn.ConfusionMatrix is ConfusionMatrix and ms.Perplexity is Perplexity

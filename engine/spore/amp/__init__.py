@@ -10,6 +10,9 @@
 
 import typing as _typing
 
+from ..common.jit_hints import constexpr, jit_class, mutable  # noqa: F401  (mindspore.amp re-exports them)
+from ..compiler.jit import jit  # noqa: F401
+from ..tensor import Parameter, Tensor  # noqa: F401
 from .build import build_train_network
 from .loss_scale import (
     DynamicLossScaleManager,

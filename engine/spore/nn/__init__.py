@@ -16,10 +16,6 @@ from .optim import *
 from .wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 
 # isort: split
-# the data-parallel reducer is a Cell: imported once nn.cell exists
-from ..parallel.grad_reducer import DistributedGradReducer  # noqa: E402  (data parallelism)
-
-# isort: split
 # amp builds on the nn names above, so it is imported after them
 from ..amp.loss_scale import DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell  # noqa: E402
 from ..amp.train_cell import TrainOneStepWithLossScaleCell  # noqa: E402
@@ -30,14 +26,19 @@ from ..train.metrics import (  # noqa: E402
     MAE,
     MSE,
     Accuracy,
+    ConfusionMatrix,
+    CosineSimilarity,
+    Dice,
     Fbeta,
     Loss,
     Metric,
+    Perplexity,
     Precision,
     Recall,
     Top1CategoricalAccuracy,
     Top5CategoricalAccuracy,
     TopKCategoricalAccuracy,
+    auc,
     get_metric_fn,
     get_metrics,
     names,
@@ -45,8 +46,7 @@ from ..train.metrics import (  # noqa: E402
 )
 
 # what `from spore.nn import *` exports: MindSpore's nn names, nothing imported along the way
-__all__ = ["Cell", "CellDict", "CellList", "DistributedGradReducer", "SequentialCell", "TrainOneStepCell",
-           "WithEvalCell", "WithLossCell",
+__all__ = ["Cell", "CellDict", "CellList", "SequentialCell", "TrainOneStepCell", "WithEvalCell", "WithLossCell",
            "DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell", "TrainOneStepWithLossScaleCell"]
 __all__ += dynamic_lr.__all__
 __all__ += layer.__all__
@@ -55,7 +55,7 @@ __all__ += loss.__all__
 __all__ += optim.__all__
 __all__ += ["F1", "MAE", "MSE", "Accuracy", "Fbeta", "Loss", "Metric", "Precision", "Recall", "Top1CategoricalAccuracy",
             "Top5CategoricalAccuracy", "TopKCategoricalAccuracy", "get_metric_fn", "get_metrics", "names",
-            "rearrange_inputs"]
+            "rearrange_inputs", "ConfusionMatrix", "CosineSimilarity", "Dice", "Perplexity", "auc"]
 
 
 if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherwise accept any attribute of the module

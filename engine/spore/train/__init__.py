@@ -35,14 +35,19 @@ from .metrics import (
     MAE,
     MSE,
     Accuracy,
+    ConfusionMatrix,
+    CosineSimilarity,
+    Dice,
     Fbeta,
     Loss,
     Metric,
+    Perplexity,
     Precision,
     Recall,
     Top1CategoricalAccuracy,
     Top5CategoricalAccuracy,
     TopKCategoricalAccuracy,
+    auc,
     get_metric_fn,
     get_metrics,
     names,
@@ -50,9 +55,9 @@ from .metrics import (
 )
 from .model import Model
 
-# isort: split
-# mindspore.train also exports the loss-scale managers and build_train_network (they live in spore.amp)
-from ..amp import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager, build_train_network  # noqa: E402
+# mindspore.train also exports the loss-scale managers and build_train_network; they live in spore.amp,
+# which imports spore.nn, which imports the metrics from here: so they are looked up on first use
+_FROM_AMP = ("DynamicLossScaleManager", "FixedLossScaleManager", "LossScaleManager", "build_train_network")
 
 __all__ = [
     "save_checkpoint", "load_checkpoint", "load_param_into_net", "CheckpointError", "CheckpointMismatchError",
@@ -61,13 +66,17 @@ __all__ = [
     "MSE", "Accuracy", "Fbeta", "Loss", "Metric", "Precision", "Recall", "Top1CategoricalAccuracy",
     "Top5CategoricalAccuracy", "TopKCategoricalAccuracy", "get_metric_fn", "get_metrics", "names", "rearrange_inputs",
     "LambdaCallback", "ReduceLROnPlateau", "DynamicLossScaleManager", "FixedLossScaleManager", "LossScaleManager",
-    "build_train_network",
+    "build_train_network", "ConfusionMatrix", "CosineSimilarity", "Dice", "Perplexity", "auc",
 ]
 
 
 if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherwise accept any attribute of the module
     def __getattr__(name: str):
         """A MindSpore name this module lacks raises NotSupportedError saying so (see spore._missing)."""
+        if name in _FROM_AMP:
+            from .. import amp
+
+            return getattr(amp, name)
         from .._missing import missing_attribute
 
         raise missing_attribute("mindspore.train", name)

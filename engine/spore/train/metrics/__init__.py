@@ -10,6 +10,7 @@ from typing import Any
 
 from .accuracy import Accuracy
 from .error import MAE, MSE
+from .extra import ConfusionMatrix, CosineSimilarity, Dice, Perplexity, auc
 from .fbeta import F1, Fbeta
 from .loss import Loss
 from .metric import EvaluationBase, Metric, rearrange_inputs
@@ -28,6 +29,8 @@ __factory__: dict[str, type] = {
     "mae": MAE,
     "mse": MSE,
     "loss": Loss,
+    "perplexity": Perplexity,
+    "dice": Dice,
 }
 
 
@@ -80,4 +83,5 @@ def get_metrics(metrics: Any) -> dict[str, Metric] | None:
 
 __all__ = ["Metric", "EvaluationBase", "rearrange_inputs", "Accuracy", "Precision", "Recall", "Fbeta", "F1",
            "MAE", "MSE", "Loss", "TopKCategoricalAccuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
-           "names", "get_metric_fn", "get_metrics"]
+           "names", "get_metric_fn", "get_metrics", "Perplexity", "ConfusionMatrix", "CosineSimilarity", "Dice",
+           "auc"]
