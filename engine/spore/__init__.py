@@ -64,6 +64,7 @@ __all__ = sorted(n for n in _LAZY if n != "numpy")
 if TYPE_CHECKING:  # what static tools (Pylance, Pyright, jedi) see
     from . import (  # noqa: E402,F401
         amp,
+        communication,
         dataset,  # noqa: E402,F401
         nn,
         numpy,
@@ -127,6 +128,12 @@ if TYPE_CHECKING:  # what static tools (Pylance, Pyright, jedi) see
         set_recursion_limit,
     )
     from .errors import DTypeError, GraphCompileError, ShapeError, SporeError  # noqa: E402,F401
+    from .parallel import (  # noqa: E402,F401
+        ParallelMode,
+        get_auto_parallel_context,
+        reset_auto_parallel_context,
+        set_auto_parallel_context,
+    )
     from .profiler import Profiler  # noqa: E402,F401
     from .runcheck import run_check  # noqa: E402,F401
     from .tensor import Parameter, ParameterTuple, Tensor  # noqa: E402

@@ -198,10 +198,14 @@ def backward(roots: Sequence[Tensor], sens: Sequence[Tensor], leaves: Sequence[T
 
     for r, s in zip(roots, sens):
         accumulate(r, s)
-    for node in _toposort(roots, leaf_ids):
+    order = _toposort(roots, leaf_ids)
+    ready = _ready_schedule(order, leaves) if GRAD_READY.hook is not None else {}
+    for i, node in enumerate(order):
         outs = node.outputs()
         cots = [grads.pop(id(o), None) for o in outs]
         if all(c is None for c in cots):
+            for t in ready.get(i, ()):
+                GRAD_READY.hook(t, grads.get(id(t)))
             continue
         inputs = tuple(as_read(t, v) for t, v in zip(node.inputs, node.versions))
         if any(t is None for t in inputs):
@@ -216,4 +220,35 @@ def backward(roots: Sequence[Tensor], sens: Sequence[Tensor], leaves: Sequence[T
         for t, g in zip(inputs, in_grads):
             if g is not None and (is_tracked(t)):
                 accumulate(t, g)
+        for t in ready.get(i, ()):  # these leaves' gradients are final: data parallelism starts reducing them
+            GRAD_READY.hook(t, grads.get(id(t)))
     return [grads.get(id(t)) for t in leaves]
+
+
+class _GradReady:
+    """Hook into `backward`: ``hook(leaf, grad)`` is called as soon as a leaf's gradient is complete
+    (after the last node that reads it), so gradient all-reduce can overlap the rest of the backward
+    pass (`spore.parallel`). None (the default) costs nothing."""
+
+    __slots__ = ("hook",)
+
+    def __init__(self) -> None:
+        self.hook: Any = None
+
+
+GRAD_READY = _GradReady()
+
+
+def _ready_schedule(order: Sequence[Node], leaves: Sequence[Tensor]) -> dict[int, list[Tensor]]:
+    """For each node index, the leaves whose last reader it is."""
+    last: dict[int, int] = {}
+    wanted = {id(t) for t in leaves}
+    for i, node in enumerate(order):
+        for t in node.inputs:
+            if id(t) in wanted:
+                last[id(t)] = i
+    by_id = {id(t): t for t in leaves}
+    out: dict[int, list[Tensor]] = {}
+    for key, i in last.items():
+        out.setdefault(i, []).append(by_id[key])
+    return out

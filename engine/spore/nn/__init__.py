@@ -16,6 +16,10 @@ from .optim import *
 from .wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 
 # isort: split
+# the data-parallel reducer is a Cell: imported once nn.cell exists
+from ..parallel.grad_reducer import DistributedGradReducer  # noqa: E402  (data parallelism)
+
+# isort: split
 # amp builds on the nn names above, so it is imported after them
 from ..amp.loss_scale import DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell  # noqa: E402
 from ..amp.train_cell import TrainOneStepWithLossScaleCell  # noqa: E402
@@ -46,7 +50,8 @@ from ..train.metrics import (  # noqa: E402
 )
 
 # what `from spore.nn import *` exports: MindSpore's nn names, nothing imported along the way
-__all__ = ["Cell", "CellDict", "CellList", "SequentialCell", "TrainOneStepCell", "WithEvalCell", "WithLossCell",
+__all__ = ["Cell", "CellDict", "CellList", "DistributedGradReducer", "SequentialCell", "TrainOneStepCell",
+           "WithEvalCell", "WithLossCell",
            "DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell", "TrainOneStepWithLossScaleCell"]
 __all__ += dynamic_lr.__all__
 __all__ += layer.__all__

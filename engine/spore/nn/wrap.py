@@ -74,9 +74,20 @@ class TrainOneStepCell(Cell):
         self.sens = sens
         self.return_grad = return_grad
         self.grad_reducer = _identity  # where data-parallel training averages gradients across processes
+        from ..parallel import _context as parallel_context
+
+        if parallel_context.data_parallel():  # DATA_PARALLEL on several ranks: reduce, start from rank 0
+            from ..parallel import broadcast_parameters
+            from ..parallel.grad_reducer import DistributedGradReducer
+
+            broadcast_parameters(network if isinstance(network, Cell) else self.weights)
+            self.grad_reducer = DistributedGradReducer(self.weights, parallel_context._CONTEXT["gradients_mean"])
         self.__dict__["_grad_fn"] = value_and_grad(network, grad_position=None, weights=self.weights)
 
     def construct(self, *inputs: Any) -> Any:
+        begin = getattr(self.grad_reducer, "begin", None)
+        if begin is not None:
+            begin()  # bucketed all-reduce starts as the backward pass completes each bucket
         loss, grads = self.__dict__["_grad_fn"](*inputs)
         if self.sens is not None:
             grads = tuple(F.mul(g, self.sens) for g in grads)
