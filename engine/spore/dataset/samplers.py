@@ -205,6 +205,20 @@ def resolve_sampler(sampler: Any, shuffle: bool | None, num_samples: int | None,
         return s
     if num_shards is not None:
         return DistributedSampler(num_shards, shard_id, shuffle=shuffle is not False, num_samples=num_samples)
+    auto = _data_parallel_shard()
+    if auto is not None:  # DATA_PARALLEL on several ranks: each rank reads its own shard of the same order
+        return DistributedSampler(auto[0], auto[1], shuffle=shuffle is not False, num_samples=num_samples)
     if shuffle is False:
         return SequentialSampler(num_samples=num_samples)
     return RandomSampler(num_samples=num_samples)
+
+
+def _data_parallel_shard() -> tuple[int, int] | None:
+    """(ranks, this rank) under data-parallel training on several ranks (`spore.parallel`), else None."""
+    from ..parallel._context import data_parallel
+
+    if not data_parallel():
+        return None
+    from ..communication import get_group_size, get_rank
+
+    return get_group_size(), get_rank()

@@ -263,12 +263,14 @@ class Model:
 
     @staticmethod
     def _callback_list(callbacks: Any) -> list[Callback]:
+        from ..parallel.training import rank_callbacks  # data parallel: writers run on rank 0
+
         if callbacks is None:
             return []
         if isinstance(callbacks, Callback):
-            return [callbacks]
+            return rank_callbacks([callbacks])
         if isinstance(callbacks, Iterable):
-            return list(callbacks)
+            return rank_callbacks(list(callbacks))
         raise TypeError(f"The 'callbacks' is not a Callback or a list of Callback, got {type(callbacks).__name__}.")
 
     def _check_callbacks(self, callbacks: Any, mode: str) -> None:
@@ -293,8 +295,9 @@ class Model:
         cb_params.mode = "train"
         cb_params.loss_fn = self._loss_fn
         cb_params.optimizer = self._optimizer
-        cb_params.parallel_mode = "stand_alone"
-        cb_params.device_number = 1
+        from ..parallel.training import parallel_info
+
+        cb_params.parallel_mode, cb_params.device_number = parallel_info()
         cb_params.train_dataset = batches.source
         cb_params.list_callback = self._callback_list(callbacks)
         cb_params.train_dataset_element = None
@@ -418,6 +421,9 @@ class Model:
                 outputs = self._run(self._eval_network, element)
                 cb_params.net_outputs = outputs
                 list_callback.on_eval_step_end(run_context)
+                from ..parallel.training import gather_outputs  # data parallel: every rank's batch
+
+                outputs = gather_outputs(outputs)
                 self._update_metrics(outputs)
                 if eval_loss is not None:
                     eval_loss.update(outputs[self._eval_indexes[0]])
