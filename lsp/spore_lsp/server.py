@@ -12,6 +12,7 @@ import functools
 import traceback
 from collections.abc import Callable
 from typing import Any, TypeVar
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.capabilities import ServerCapabilitiesBuilder
@@ -52,7 +53,11 @@ class SporeLanguageServer(LanguageServer):
 
     # ---- programs ---------------------------------------------------------------------------
     def program_for(self, uri: str) -> Program | None:
-        """The program a document belongs to: its notebook's cells in order, or the text document alone."""
+        """The program a document belongs to: its notebook's cells in order, or the text document alone.
+
+        pygls keys `text_documents` by the *unquoted* URI, so lookups unquote too: VS Code's cell URIs end in
+        a quoted fragment (`#W0sZmlsZQ%3D%3D`) and its file URIs quote spaces. The program keeps the URIs as
+        the client sent them (diagnostics and edits go back under those)."""
         ws = self.workspace
         notebook = ws.get_notebook_document(cell_uri=uri) or ws.get_notebook_document(notebook_uri=uri)
         if notebook is not None:
@@ -60,12 +65,12 @@ class SporeLanguageServer(LanguageServer):
             for cell in notebook.cells:
                 if cell.kind != types.NotebookCellKind.Code:
                     continue
-                doc = ws.text_documents.get(cell.document)
+                doc = ws.text_documents.get(unquote(cell.document))
                 if doc is None or (doc.language_id or "python") != "python":
                     continue
                 cells.append((cell.document, doc.source, doc.version))
             return from_cells(notebook.uri, notebook.version, cells)
-        doc = ws.text_documents.get(uri)
+        doc = ws.text_documents.get(unquote(uri))
         if doc is None:
             return None
         return from_text(uri, doc.source, doc.version)

@@ -7,7 +7,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
-from .helpers import apply_edits, change_text, open_and_diagnose, uri_for, wait_diagnostics
+from .helpers import apply_edits, change_text, open_and_diagnose, open_text, uri_for, wait_diagnostics
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -140,3 +140,25 @@ async def test_bad_params_get_an_error_naming_the_field(client: LanguageClient, 
     # the server is still answering
     uri, _ = await open_and_diagnose(client, "after.py", HEAD)
     assert (await mode(client, uri, 0))["mode"] == "PYNATIVE_MODE"
+
+
+async def test_cell_and_file_uris_with_escapes_as_vs_code_sends_them(client: LanguageClient):
+    """VS Code's cell URIs end in a quoted base64 fragment (`#W0sZmlsZQ%3D%3D`) and file URIs quote spaces;
+    pygls keys its documents by the unquoted URI, so the server must look them up that way too (before,
+    a VS Code notebook was analysed as an empty program: "default (PYNATIVE_MODE)", no Spore)."""
+    nb = uri_for("my%20nb.ipynb")
+    uris = [f"vscode-notebook-cell:{nb[len('file:'):]}#W{i}sZmlsZQ%3D%3D" for i in range(2)]
+    client.notebook_document_did_open(types.DidOpenNotebookDocumentParams(
+        notebook_document=types.NotebookDocument(uri=nb, notebook_type="jupyter-notebook", version=1, cells=[
+            types.NotebookCell(kind=types.NotebookCellKind.Code, document=u) for u in uris]),
+        cell_text_documents=[types.TextDocumentItem(uri=u, language_id="python", version=1, text=t)
+                             for u, t in zip(uris, [HEAD + "ms.set_context(mode=ms.GRAPH_MODE)\n", NET])]))
+    await wait_diagnostics(client, uris[1])
+    got = await mode(client, uris[1], 2)
+    assert got["mode"] == "GRAPH_MODE" and got["source"] == "set_context at cell 1, line 3"
+    assert got["sourceLocation"] == {"uri": uris[0], "line": 2}, "locations keep the URI the client sent"
+    assert got["compiled"] is True and got["spore"] is True
+    spaced = uri_for("my%20model.py")
+    open_text(client, spaced, HEAD + "ms.set_context(mode=ms.GRAPH_MODE)\n")
+    await wait_diagnostics(client, spaced)
+    assert (await mode(client, spaced, 0))["mode"] == "GRAPH_MODE"
