@@ -35,7 +35,9 @@ test("a mode set from a variable shows as unknown and says why", () => {
 test("a file without spore says so in the tooltip", () => {
   const info = parsed({ mode: "PYNATIVE_MODE", source: "default (PYNATIVE_MODE)", compiled: false, switchTo: "GRAPH_MODE", spore: false });
   assert.equal(info.spore, false);
-  assert.match(statusTooltip(info), /does not import spore/);
+  assert.match(statusTooltip(info), /This file does not import spore/);
+  assert.match(statusTooltip({ ...info, notebook: true }), /This notebook does not import spore/);
+  assert.match(statusTooltip({ ...info, spore: true, notebook: true }), /switch this notebook to GRAPH_MODE/);
 });
 
 test("malformed answers are named, not shown", () => {

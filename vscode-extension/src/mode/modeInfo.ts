@@ -22,6 +22,8 @@ export interface ModeInfo {
   origin: "file" | "kernel";
   /** the program uses Spore (the server offers its mode switch only then); kernels always do */
   spore: boolean;
+  /** the code is a notebook cell (the server's answer covers the notebook's cells up to this one) */
+  notebook?: boolean;
 }
 
 const MODES: readonly string[] = ["GRAPH_MODE", "PYNATIVE_MODE", "UNKNOWN"];
@@ -92,11 +94,11 @@ export function statusTooltip(info: ModeInfo): string {
       ? `Spore mode: set from a variable (${info.source}); the server cannot know its value without running the code`
       : `Spore mode: ${info.mode}, from ${info.source}`,
   ];
-  if (!info.spore) lines.push("This file does not import spore: nothing here runs in a Spore mode yet.");
+  if (!info.spore) lines.push(`This ${info.notebook ? "notebook" : "file"} does not import spore: nothing here runs in a Spore mode yet.`);
   if (info.compiled) lines.push(`The cursor is in compiled code${info.compiledScope ? ` (${info.compiledScope})` : ""}.`);
   lines.push(info.origin === "kernel"
     ? `Click to switch the kernel (or the notebook's set_context) to ${info.switchTo}.`
-    : `Click to switch this file to ${info.switchTo} (edits its set_context).`);
+    : `Click to switch this ${info.notebook ? "notebook" : "file"} to ${info.switchTo} (edits its set_context).`);
   return lines.join("\n");
 }
 

@@ -88,7 +88,9 @@ class ModeStatus implements vscode.Disposable {
       this.env.output.appendLine(`[spore] mode status: ${fromKernel}; using the language server's answer`);
     }
     if (target.document === undefined) return "the notebook has no Python code cell";
-    return this.askServer(target.document, target.position);
+    const info = await this.askServer(target.document, target.position);
+    if (typeof info !== "string" && target.notebook) info.notebook = true;
+    return info;
   }
 
   private async askKernel(session: KernelSession): Promise<ModeInfo | string> {
@@ -204,7 +206,7 @@ async function switchMode(env: FeatureEnv, status: ModeStatus): Promise<void> {
     }
   } else if (target.document) {
     if (!info.spore) {
-      void vscode.window.showInformationMessage("Spore: this file does not import spore, so it has no mode to switch.");
+      void vscode.window.showInformationMessage(`Spore: this ${info.notebook ? "notebook" : "file"} does not import spore, so it has no mode to switch.`);
       return;
     }
     problem = await applyServerSwitch(env.server.runningClient, target.document, target.position, info.switchTo);
