@@ -77,6 +77,7 @@ class DistributedGradReducer(Cell):
         self.__dict__["_where"] = {id(p): (b, j) for b in self._buckets for j, p in enumerate(b.members)}
         self.__dict__["_index"] = {id(p): i for i, p in enumerate(params)}
         self.__dict__["_comm_events"] = []   # (bucket, start_s, end_s) of the last step, for overlap measurements
+        self.early_buckets = 0               # buckets of the last step started during the backward pass
 
     # --- buckets -------------------------------------------------------------------------------------
     def _make_buckets(self, params: tuple) -> list[_Bucket]:
@@ -115,6 +116,7 @@ class DistributedGradReducer(Cell):
             b.filled.clear()
             b.future = None
         self._comm_events.clear()
+        self.early_buckets = 0
         if self.overlap and B.group_size(self.group) > 1 and TRACING.builder is None:
             tape.GRAD_READY.hook = self._on_ready
 
@@ -132,6 +134,7 @@ class DistributedGradReducer(Cell):
         self._put(bucket, j, grad)
         if len(bucket.filled) == len(bucket.members):
             self._launch(bucket)
+            self.early_buckets += 1
 
     def _put(self, bucket: _Bucket, j: int, grad: Tensor) -> None:
         a, b = bucket.offsets[j], bucket.offsets[j + 1]
