@@ -144,7 +144,8 @@ class ExportCtx:
             outs.append(self.node("Identity", [self.name_of(a)])[0])
         nodes, self.nodes = self.nodes, saved
         g_in = [helper.make_tensor_value_info(n, _elem(v.aval), list(v.aval.shape)) for v, n in inputs]
-        g_out = [helper.make_tensor_value_info(o, _elem(a.aval), list(a.aval.shape)) for o, a in zip(outs, graph.outputs)]
+        g_out = [helper.make_tensor_value_info(o, _elem(a.aval), list(a.aval.shape))
+                 for o, a in zip(outs, graph.outputs)]
         return helper.make_graph(nodes, name, g_in, g_out)
 
 

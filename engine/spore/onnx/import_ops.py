@@ -1,0 +1,714 @@
+"""ONNX op types that import as compositions of Spore primitives (one function each), the NumPy
+versions of shape arithmetic (`STATIC`, used when every input is a known constant), and attribute
+decoding. One-to-one ops are not here: they are the `imports` of the primitives' `OnnxMap`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..errors import OnnxError
+from ..tensor import Tensor
+
+
+def attributes(node: Any) -> dict[str, Any]:
+    """A node's attributes as Python values (ints, floats, strings, lists, arrays, graphs)."""
+    from onnx import AttributeProto, numpy_helper
+
+    out: dict[str, Any] = {}
+    for a in node.attribute:
+        if a.type == AttributeProto.FLOAT:
+            out[a.name] = a.f
+        elif a.type == AttributeProto.INT:
+            out[a.name] = a.i
+        elif a.type == AttributeProto.STRING:
+            out[a.name] = a.s.decode("utf-8", "replace")
+        elif a.type == AttributeProto.TENSOR:
+            out[a.name] = numpy_helper.to_array(a.t)
+        elif a.type == AttributeProto.GRAPH:
+            out[a.name] = a.g
+        elif a.type == AttributeProto.FLOATS:
+            out[a.name] = list(a.floats)
+        elif a.type == AttributeProto.INTS:
+            out[a.name] = list(a.ints)
+        elif a.type == AttributeProto.STRINGS:
+            out[a.name] = [s.decode("utf-8", "replace") for s in a.strings]
+        else:
+            raise OnnxError(f"{node.op_type}: attribute {a.name!r} of type {a.type} is not supported",
+                            op=node.op_type, node=node.name)
+    return out
+
+
+def _P(name: str) -> Any:
+    from ..ops.primitive import REGISTRY
+
+    return REGISTRY[name]
+
+
+def _shape(x: Any) -> tuple[int, ...]:
+    return tuple(int(d) for d in np.shape(x)) if not isinstance(x, Tensor) else tuple(x.shape)
+
+
+def _reshape(ic: Any, x: Any, shape: Any) -> Any:
+    return _P("Reshape")(ic.t(x), shape=tuple(int(d) for d in shape))
+
+
+def _ints(ic: Any, x: Any, what: str) -> list[int]:
+    return [int(v) for v in np.asarray(ic.static(x, what)).reshape(-1)]
+
+
+def _onnx_reshape_dims(in_shape: tuple[int, ...], dims: list[int], allowzero: int) -> tuple[int, ...]:
+    out = [in_shape[i] if d == 0 and not allowzero else d for i, d in enumerate(dims)]
+    if -1 in out:
+        known = math.prod(d for d in out if d != -1)
+        out[out.index(-1)] = math.prod(in_shape) // known if known else 0
+    return tuple(out)
+
+
+# -- static (NumPy) versions: shapes and constant arithmetic -----------------------------------
+def _s_shape(ic: Any, ins: list, attrs: dict) -> np.ndarray:
+    shape = np.asarray(_shape(ins[0]), np.int64)
+    start, end = attrs.get("start", 0), attrs.get("end")
+    return shape[start:end] if end is not None else shape[start:]
+
+
+STATIC: dict[str, Any] = {
+    "Shape": _s_shape,
+    "Size": lambda ic, ins, a: np.asarray(int(np.prod(_shape(ins[0]))), np.int64),
+    "Identity": lambda ic, ins, a: ins[0],
+    "Cast": lambda ic, ins, a: np.asarray(ins[0]).astype(_np_type(a["to"])),
+    "Unsqueeze": lambda ic, ins, a: np.reshape(ins[0], _unsq_shape(_shape(ins[0]), _axes(ic, ins, a))),
+    "Squeeze": lambda ic, ins, a: np.reshape(ins[0], _sq_shape(_shape(ins[0]), _axes(ic, ins, a))),
+    "Concat": lambda ic, ins, a: np.concatenate([np.atleast_1d(x) for x in ins if x is not None], axis=a["axis"]),
+    "Gather": lambda ic, ins, a: np.take(ins[0], np.asarray(ins[1]).astype(np.int64), axis=a.get("axis", 0)),
+    "Reshape": lambda ic, ins, a: np.reshape(ins[0], _onnx_reshape_dims(_shape(ins[0]), _ints(ic, ins[1], "shape"),
+                                                                        a.get("allowzero", 0))),
+    "Range": lambda ic, ins, a: np.arange(ins[0], ins[1], ins[2]).astype(np.asarray(ins[0]).dtype),
+}
+# shape inputs that are given as constants (PyTorch's exporter writes such arithmetic)
+for _name, _f in {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Equal": np.equal,
+                  "Less": np.less, "Greater": np.greater}.items():
+    STATIC[_name] = (lambda f: lambda ic, ins, a: (lambda r: r if np.asarray(ins[0]).dtype.kind in "iub"
+                                                   else None)(np.asarray(f(ins[0], ins[1]))))(_f)
+
+
+def _np_type(to: int) -> Any:
+    from onnx import helper
+
+    return helper.tensor_dtype_to_np_dtype(int(to))
+
+
+def _axes(ic: Any, ins: list, attrs: dict) -> list[int] | None:
+    if len(ins) > 1 and ins[1] is not None:
+        return _ints(ic, ins[1], "axes")
+    return attrs.get("axes")
+
+
+def _unsq_shape(shape: tuple[int, ...], axes: list[int] | None) -> tuple[int, ...]:
+    rank = len(shape) + len(axes or [])
+    ax = sorted(a % rank for a in axes or [])
+    out, it = [], iter(shape)
+    for i in range(rank):
+        out.append(1 if i in ax else next(it))
+    return tuple(out)
+
+
+def _sq_shape(shape: tuple[int, ...], axes: list[int] | None) -> tuple[int, ...]:
+    if axes is None:
+        return tuple(d for d in shape if d != 1)
+    ax = {a % len(shape) for a in axes}
+    return tuple(d for i, d in enumerate(shape) if i not in ax)
+
+
+# -- compositions -------------------------------------------------------------------------------
+def _constant(ic: Any, ins: list, a: dict) -> Any:
+    for key in ("value", "value_float", "value_int", "value_floats", "value_ints"):
+        if key in a:
+            v = a[key]
+            if key == "value":
+                return np.asarray(v)
+            dt = np.float32 if "float" in key else np.int64
+            return np.asarray(v, dt)
+    raise OnnxError("Constant without a supported value attribute", op="Constant")
+
+
+def _conv_pads(ic: Any, a: dict, in_hw: tuple[int, ...], k: tuple[int, ...], strides: list[int],
+               dil: list[int]) -> list[int]:
+    auto = a.get("auto_pad", "NOTSET")
+    n = len(k)
+    if auto in ("NOTSET", ""):
+        return list(a.get("pads", [0] * (2 * n)))
+    if auto == "VALID":
+        return [0] * (2 * n)
+    begins, ends = [], []
+    for i in range(n):
+        out = -(-in_hw[i] // strides[i])
+        total = max(0, (out - 1) * strides[i] + (k[i] - 1) * dil[i] + 1 - in_hw[i])
+        small, big = total // 2, total - total // 2
+        begins.append(small if auto == "SAME_UPPER" else big)
+        ends.append(big if auto == "SAME_UPPER" else small)
+    return begins + ends
+
+
+def _to2d(x: Any) -> tuple[Any, bool]:
+    """A 1-D spatial (N, C, L) value as (N, C, 1, L) for the 2-D kernels."""
+    if len(x.shape) == 3:
+        return _P("Reshape")(x, shape=(x.shape[0], x.shape[1], 1, x.shape[2])), True
+    if len(x.shape) != 4:
+        raise OnnxError(f"only 1-D and 2-D spatial inputs are supported, got rank {len(x.shape)}")
+    return x, False
+
+
+def _spatial(a: dict, key: str, n: int, default: int) -> list[int]:
+    return list(a.get(key, [default] * n))
+
+
+def _conv(ic: Any, ins: list, a: dict) -> Any:
+    x, w = ic.t(ins[0]), ic.t(ins[1])
+    k = tuple(w.shape[2:])
+    n = len(k)
+    strides, dil = _spatial(a, "strides", n, 1), _spatial(a, "dilations", n, 1)
+    pads = _conv_pads(ic, a, tuple(x.shape[2:]), k, strides, dil)
+    x2, one_d = _to2d(x)
+    if one_d:
+        w = _P("Reshape")(w, shape=(w.shape[0], w.shape[1], 1, w.shape[2]))
+        strides, dil, pads = [1] + strides, [1] + dil, [0, pads[0], 0, pads[1]]
+    b = ic.t(ins[2]) if len(ins) > 2 and ins[2] is not None else None
+    args = (x2, w) if b is None else (x2, w, b)
+    y = _P("Conv2D")(*args, stride=tuple(strides), pad=(pads[0], pads[2], pads[1], pads[3]),
+                     dilation=tuple(dil), group=int(a.get("group", 1)))
+    return _P("Reshape")(y, shape=(y.shape[0], y.shape[1], y.shape[3])) if one_d else y
+
+
+def _pool(kind: str):
+    def imp(ic: Any, ins: list, a: dict) -> Any:
+        if len(ic.node.output) > 1 and ic.node.output[1]:
+            raise OnnxError("MaxPool's Indices output is not supported", op="MaxPool", node=ic.node.name)
+        x = ic.t(ins[0])
+        k = list(a["kernel_shape"])
+        n = len(k)
+        strides, dil = _spatial(a, "strides", n, 1), _spatial(a, "dilations", n, 1)
+        pads = _conv_pads(ic, a, tuple(x.shape[2:]), tuple(k), strides, dil)
+        x2, one_d = _to2d(x)
+        if one_d:
+            k, strides, dil, pads = [1] + k, [1] + strides, [1] + dil, [0, pads[0], 0, pads[1]]
+        attrs = dict(kernel_size=tuple(k), strides=tuple(strides), pad=(pads[0], pads[2], pads[1], pads[3]),
+                     ceil_mode=bool(a.get("ceil_mode", 0)))
+        if kind == "MaxPool":
+            y = _P("MaxPool")(x2, dilation=tuple(dil), **attrs)[0]
+        else:
+            if any(d != 1 for d in dil):
+                raise OnnxError("AveragePool with dilations is not supported", op="AveragePool")
+            y = _P("AvgPool")(x2, count_include_pad=bool(a.get("count_include_pad", 0)), **attrs)
+        return _P("Reshape")(y, shape=(y.shape[0], y.shape[1], y.shape[3])) if one_d else y
+
+    return imp
+
+
+def _global(prim: str):
+    def imp(ic: Any, ins: list, a: dict) -> Any:
+        x = ic.t(ins[0])
+        return _P(prim)(x, axis=tuple(range(2, len(x.shape))), keep_dims=True)
+
+    return imp
+
+
+def _gemm(ic: Any, ins: list, a: dict) -> Any:
+    A, B = ic.t(ins[0]), ic.t(ins[1])
+    y = _P("MatMul")(A, B, transpose_a=bool(a.get("transA", 0)), transpose_b=bool(a.get("transB", 0)))
+    alpha, beta = a.get("alpha", 1.0), a.get("beta", 1.0)
+    if alpha != 1.0:
+        y = _P("Mul")(y, ic.t(np.asarray(alpha, y.dtype.np)))
+    if len(ins) > 2 and ins[2] is not None:
+        c = ic.t(ins[2])
+        if beta != 1.0:
+            c = _P("Mul")(c, ic.t(np.asarray(beta, c.dtype.np)))
+        y = _P("Add")(y, c)
+    return y
+
+
+def _matmul(ic: Any, ins: list, a: dict) -> Any:
+    A, B = ic.t(ins[0]), ic.t(ins[1])
+    ra, rb = len(A.shape), len(B.shape)
+    if ra == 1:
+        A = _P("Reshape")(A, shape=(1, A.shape[0]))
+    if rb == 1:
+        B = _P("Reshape")(B, shape=(B.shape[0], 1))
+    if len(A.shape) == 2 and len(B.shape) == 2:
+        y = _P("MatMul")(A, B)
+    else:
+        batch = np.broadcast_shapes(tuple(A.shape[:-2]), tuple(B.shape[:-2]))
+        A = _P("BroadcastTo")(A, shape=tuple(batch) + tuple(A.shape[-2:]))
+        B = _P("BroadcastTo")(B, shape=tuple(batch) + tuple(B.shape[-2:]))
+        y = _P("BatchMatMul")(A, B)
+    shape = list(y.shape)
+    if ra == 1:
+        shape.pop(-2)
+    if rb == 1:
+        shape.pop(-1)
+    return _P("Reshape")(y, shape=tuple(shape)) if tuple(shape) != tuple(y.shape) else y
+
+
+def _flatten(ic: Any, ins: list, a: dict) -> Any:
+    x = ic.t(ins[0])
+    axis = a.get("axis", 1) % max(len(x.shape), 1) if a.get("axis", 1) < 0 else a.get("axis", 1)
+    return _reshape(ic, x, (math.prod(x.shape[:axis]), math.prod(x.shape[axis:])))
+
+
+def _reshape_op(ic: Any, ins: list, a: dict) -> Any:
+    x = ic.t(ins[0])
+    dims = _ints(ic, ins[1], "shape")
+    return _reshape(ic, x, _onnx_reshape_dims(tuple(x.shape), dims, a.get("allowzero", 0)))
+
+
+def _transpose(ic: Any, ins: list, a: dict) -> Any:
+    x = ic.t(ins[0])
+    perm = a.get("perm") or list(reversed(range(len(x.shape))))
+    return _P("Transpose")(x, perm=tuple(perm))
+
+
+def _unsqueeze(ic: Any, ins: list, a: dict) -> Any:
+    x = ic.t(ins[0])
+    return _reshape(ic, x, _unsq_shape(tuple(x.shape), _axes(ic, ins, a)))
+
+
+def _squeeze(ic: Any, ins: list, a: dict) -> Any:
+    x = ic.t(ins[0])
+    return _reshape(ic, x, _sq_shape(tuple(x.shape), _axes(ic, ins, a)))
+
+
+def _concat(ic: Any, ins: list, a: dict) -> Any:
+    xs = [ic.t(x) for x in ins if x is not None]
+    return _P("Concat")(*xs, axis=int(a["axis"]) % len(xs[0].shape))
+
+
+def _split(ic: Any, ins: list, a: dict) -> Any:
+    x = ic.t(ins[0])
+    axis = int(a.get("axis", 0)) % len(x.shape)
+    if len(ins) > 1 and ins[1] is not None:
+        sizes = _ints(ic, ins[1], "split")
+    elif "split" in a:
+        sizes = list(a["split"])
+    else:
+        n = int(a.get("num_outputs", len(ic.node.output)))
+        step = -(-x.shape[axis] // n)
+        sizes = [min(step, x.shape[axis] - i * step) for i in range(n)]
+    return tuple(_P("Split")(x, axis=axis, sizes=tuple(sizes)))
+
+
+def _slice(ic: Any, ins: list, a: dict) -> Any:
+    x = ic.t(ins[0])
+    if ic.opset < 10:
+        starts, ends, axes, steps = a["starts"], a["ends"], a.get("axes"), None
+    else:
+        starts, ends = _ints(ic, ins[1], "starts"), _ints(ic, ins[2], "ends")
+        axes = _ints(ic, ins[3], "axes") if len(ins) > 3 and ins[3] is not None else None
+        steps = _ints(ic, ins[4], "steps") if len(ins) > 4 and ins[4] is not None else None
+    axes = axes if axes is not None else list(range(len(starts)))
+    steps = steps or [1] * len(starts)
+    index = [slice(None)] * len(x.shape)
+    for s, e, ax, st in zip(starts, ends, axes, steps):
+        n = x.shape[ax]
+        s = max(min(s, n), -n - 1) if st > 0 else s
+        e = max(min(e, n), -n - 1)
+        if st < 0 and e < -n:
+            e = None
+        index[ax % len(x.shape)] = slice(s, e, st)
+    return x[tuple(index)]
+
+
+def _gather(ic: Any, ins: list, a: dict) -> Any:
+    x = ic.t(ins[0])
+    axis = int(a.get("axis", 0)) % len(x.shape)
+    idx = ins[1]
+    if not isinstance(idx, Tensor):
+        idx = np.asarray(idx).astype(np.int64)
+        idx = np.where(idx < 0, idx + x.shape[axis], idx)
+    else:
+        idx = _P("Cast")(idx, dtype=_int64())
+    return _P("Gather")(x, ic.t(idx), axis=axis)
+
+
+def _int64() -> Any:
+    from ..common import dtype as mstype
+
+    return mstype.int64
+
+
+def _cast(ic: Any, ins: list, a: dict) -> Any:
+    from ..common.dtype import from_numpy
+
+    return _P("Cast")(ic.t(ins[0]), dtype=from_numpy(np.dtype(_np_type(a["to"]))))
+
+
+def _batchnorm(ic: Any, ins: list, a: dict) -> Any:
+    if a.get("training_mode", 0):
+        raise OnnxError("BatchNormalization in training mode is not supported", op="BatchNormalization")
+    x = ic.t(ins[0])
+    shape = tuple(x.shape)
+    x4 = _reshape(ic, x, shape[:2] + (math.prod(shape[2:]), 1)) if len(shape) != 4 else x
+    y = _P("BatchNorm")(x4, *[ic.t(v) for v in ins[1:5]], is_training=False, epsilon=float(a.get("epsilon", 1e-5)))[0]
+    return _reshape(ic, y, shape) if len(shape) != 4 else y
+
+
+def _layernorm(ic: Any, ins: list, a: dict) -> Any:
+    x = ic.t(ins[0])
+    axis = int(a.get("axis", -1)) % len(x.shape)
+    pshape = tuple(x.shape[axis:])
+    g = _P("BroadcastTo")(ic.t(ins[1]), shape=pshape)
+    b = _P("BroadcastTo")(ic.t(ins[2]), shape=pshape) if len(ins) > 2 and ins[2] is not None \
+        else ic.t(np.zeros(pshape, x.dtype.np))
+    outs = _P("LayerNorm")(x, g, b, begin_norm_axis=axis, begin_params_axis=axis,
+                           epsilon=float(a.get("epsilon", 1e-5)))
+    return tuple(outs) if len(ic.node.output) > 1 else outs[0]
+
+
+def _unary(fn):
+    return lambda ic, ins, a: fn(ic, ic.t(ins[0]), a)
+
+
+def _c(x: Any, v: float) -> Tensor:
+    return Tensor(np.asarray(v, x.dtype.np))
+
+
+def _clip(ic: Any, ins: list, a: dict) -> Any:
+    x = ic.t(ins[0])
+    lo = ins[1] if len(ins) > 1 else a.get("min")
+    hi = ins[2] if len(ins) > 2 else a.get("max")
+    if lo is not None:
+        x = _P("Maximum")(x, ic.t(np.asarray(lo, x.dtype.np)) if not isinstance(lo, Tensor) else lo)
+    if hi is not None:
+        x = _P("Minimum")(x, ic.t(np.asarray(hi, x.dtype.np)) if not isinstance(hi, Tensor) else hi)
+    return x
+
+
+def _variadic(prim: str, mean: bool = False):
+    def imp(ic: Any, ins: list, a: dict) -> Any:
+        xs = [ic.t(x) for x in ins]
+        y = xs[0]
+        for z in xs[1:]:
+            y = _P(prim)(y, z)
+        if len(xs) == 1:
+            y = _P("Identity")(y)
+        return _P("RealDiv")(y, _c(y, len(xs))) if mean else y
+
+    return imp
+
+
+def _expand(ic: Any, ins: list, a: dict) -> Any:
+    x = ic.t(ins[0])
+    shape = np.broadcast_shapes(tuple(x.shape), tuple(_ints(ic, ins[1], "shape")))
+    return _P("BroadcastTo")(x, shape=tuple(shape))
+
+
+def _tile(ic: Any, ins: list, a: dict) -> Any:
+    return _P("Tile")(ic.t(ins[0]), multiples=tuple(_ints(ic, ins[1], "repeats")))
+
+
+def _where(ic: Any, ins: list, a: dict) -> Any:
+    c, x, y = (ic.t(v) for v in ins)
+    shape = np.broadcast_shapes(tuple(c.shape), tuple(x.shape), tuple(y.shape))
+    b = lambda t: t if tuple(t.shape) == shape else _P("BroadcastTo")(t, shape=shape)  # noqa: E731
+    return _P("Select")(b(c), b(x), b(y))
+
+
+def _div(ic: Any, ins: list, a: dict) -> Any:
+    """Div: integer inputs divide with truncation toward zero, as ONNX says."""
+    x, y = ic.t(ins[0]), ic.t(ins[1])
+    q = _P("RealDiv")(x, y)
+    if x.dtype.np.kind in "iu":
+        q = _P("Cast")(_P("Trunc")(q), dtype=x.dtype)
+    return q
+
+
+def _pow(ic: Any, ins: list, a: dict) -> Any:
+    x, y = ic.t(ins[0]), ic.t(ins[1])
+    if y.dtype != x.dtype:
+        y = _P("Cast")(y, dtype=x.dtype)
+    return _P("Pow")(x, y)
+
+
+def _softmax_legacy(prim: str):
+    """Softmax/LogSoftmax: opset >= 13 normalises one axis; before, the input is coerced to 2-D at `axis`."""
+
+    def imp(ic: Any, ins: list, a: dict) -> Any:
+        x = ic.t(ins[0])
+        if ic.opset >= 13:
+            return _P(prim)(x, axis=int(a.get("axis", -1)))
+        axis = int(a.get("axis", 1)) % len(x.shape)
+        shape = tuple(x.shape)
+        y = _P(prim)(_reshape(ic, x, (math.prod(shape[:axis]), math.prod(shape[axis:]))), axis=-1)
+        return _reshape(ic, y, shape)
+
+    return imp
+
+
+def _argext(prim: str):
+    def imp(ic: Any, ins: list, a: dict) -> Any:
+        x = ic.t(ins[0])
+        axis = int(a.get("axis", 0))
+        keep = bool(a.get("keepdims", 1))
+        if a.get("select_last_index", 0):
+            raise OnnxError(f"{ic.node.op_type} with select_last_index is not supported", op=ic.node.op_type)
+        return _P(prim)(x, axis=axis, keep_dims=keep, output_type=_int64())
+
+    return imp
+
+
+def _pad(ic: Any, ins: list, a: dict) -> Any:
+    x = ic.t(ins[0])
+    mode = a.get("mode", "constant")
+    if mode != "constant":
+        raise OnnxError(f"Pad mode {mode!r} is not supported", op="Pad")
+    pads = _ints(ic, ins[1], "pads") if len(ins) > 1 and ins[1] is not None else list(a.get("pads", []))
+    value = 0.0
+    if len(ins) > 2 and ins[2] is not None:
+        value = float(np.asarray(ic.static(ins[2], "constant_value")).reshape(-1)[0])
+    elif "value" in a:
+        value = float(a["value"])
+    rank = len(x.shape)
+    axes = _ints(ic, ins[3], "axes") if len(ins) > 3 and ins[3] is not None else list(range(rank))
+    pairs = [[0, 0] for _ in range(rank)]
+    n = len(axes)
+    for i, ax in enumerate(axes):
+        pairs[ax % rank] = [pads[i], pads[i + n]]
+    if any(p < 0 for pr in pairs for p in pr):
+        raise OnnxError("Pad with negative pads is not supported", op="Pad")
+    return _P("Pad")(x, paddings=tuple(tuple(p) for p in pairs), value=value)
+
+
+def _constant_of_shape(ic: Any, ins: list, a: dict) -> Any:
+    shape = _ints(ic, ins[0], "shape")
+    v = a.get("value", np.zeros(1, np.float32))
+    return np.full(shape, np.asarray(v).reshape(-1)[0], dtype=np.asarray(v).dtype)
+
+
+def _dropout(ic: Any, ins: list, a: dict) -> Any:
+    x = ic.t(ins[0])
+    y = _P("Identity")(x)
+    if len(ic.node.output) > 1 and ic.node.output[1]:
+        return y, np.ones(tuple(x.shape), bool)
+    return y
+
+
+def _shape_dyn(ic: Any, ins: list, a: dict) -> Any:
+    return _s_shape(ic, ins, a)
+
+
+def _if(ic: Any, ins: list, a: dict, env: dict, table: dict) -> Any:
+    """If: the branch is chosen on the condition's value (PyNative), so it must be computable."""
+    from .importer import run_graph
+
+    cond = bool(np.asarray(ic.static(ins[0], "the If condition")).reshape(-1)[0])
+    node = ic.node
+    out = run_graph(a["then_branch"] if cond else a["else_branch"], dict(env), ic, table)
+    ic.node = node
+    return tuple(out)
+
+
+def _loop(ic: Any, ins: list, a: dict, env: dict, table: dict) -> Any:
+    """Loop with its trip count and condition evaluated eagerly; scan outputs are stacked."""
+    from .importer import run_graph
+
+    node = ic.node
+    body = a["body"]
+    m = int(np.asarray(ic.static(ins[0], "the Loop trip count")).reshape(-1)[0]) if ins[0] is not None else None
+    cond = bool(np.asarray(ic.static(ins[1], "the Loop condition")).reshape(-1)[0]) if len(ins) > 1 and \
+        ins[1] is not None else True
+    carried = list(ins[2:])
+    n_scan = len(body.output) - 1 - len(carried)
+    scans: list[list[Any]] = [[] for _ in range(n_scan)]
+    names = [i.name for i in body.input]
+    i = 0
+    limit = 10 ** 6
+    while (m is None or i < m) and cond:
+        if i >= limit:
+            raise OnnxError(f"Loop ran {limit} iterations without stopping", op="Loop")
+        local = dict(env)
+        local.update(zip(names, [np.asarray(i, np.int64), np.asarray(cond)] + carried))
+        outs = run_graph(body, local, ic, table)
+        ic.node = node
+        cond = bool(np.asarray(ic.static(outs[0], "the Loop condition")).reshape(-1)[0])
+        carried = outs[1:1 + len(carried)]
+        for k, s in enumerate(outs[1 + len(carried):]):
+            scans[k].append(ic.t(s))
+        i += 1
+    stacked = []
+    for s in scans:
+        if not s:
+            raise OnnxError("Loop with scan outputs ran zero iterations", op="Loop")
+        stacked.append(_P("Stack")(*s, axis=0))
+    return tuple(carried + stacked)
+
+
+def _cast_like(ic: Any, ins: list, a: dict) -> Any:
+    target = ins[1].dtype if isinstance(ins[1], Tensor) else None
+    if target is None:
+        from ..common.dtype import from_numpy
+
+        target = from_numpy(np.asarray(ins[1]).dtype)
+    return _P("Cast")(ic.t(ins[0]), dtype=target)
+
+
+def _mod(ic: Any, ins: list, a: dict) -> Any:
+    """Mod: the sign of the divisor (Python's %) by default, of the dividend with fmod=1."""
+    x, y = ic.t(ins[0]), ic.t(ins[1])
+    if not a.get("fmod", 0):
+        return _P("FloorMod")(x, y)
+    if x.dtype.np.kind in "iu":
+        q = _P("Cast")(_P("Trunc")(_P("RealDiv")(x, y)), dtype=x.dtype)
+    else:
+        q = _P("Trunc")(_P("RealDiv")(x, y))
+    return _P("Sub")(x, _P("Mul")(q, y))
+
+
+def _range(ic: Any, ins: list, a: dict) -> Any:
+    start, limit, delta = (np.asarray(ic.static(v, "Range bounds")) for v in ins)
+    n = max(int(np.ceil((limit - start) / delta)), 0)
+    if n > 2 ** 31:
+        raise OnnxError(f"Range would make {n} elements", op="Range")
+    return (start + np.arange(n) * delta).astype(start.dtype)
+
+
+def _reduce_with(pre: Any, prim: str, post: Any = None):
+    """ReduceL1/L2/SumSquare/LogSum/LogSumExp as a ReduceSum over a pre-mapped input."""
+    from .mappings import reduce_import
+
+    inner = reduce_import(prim)
+
+    def imp(ic: Any, ins: list, a: dict) -> Any:
+        x = ic.t(ins[0])
+        y = inner(ic, [pre(x)] + list(ins[1:]), a)
+        return post(y) if post else y
+
+    return imp
+
+
+def _cumsum(ic: Any, ins: list, a: dict) -> Any:
+    axis = _ints(ic, ins[1], "axis")[0]
+    return _P("CumSum")(ic.t(ins[0]), axis=axis, exclusive=bool(a.get("exclusive", 0)),
+                        reverse=bool(a.get("reverse", 0)))
+
+
+def _gather_elements(ic: Any, ins: list, a: dict) -> Any:
+    x = ic.t(ins[0])
+    axis = int(a.get("axis", 0)) % len(x.shape)
+    idx = ins[1]
+    if isinstance(idx, Tensor):
+        idx = _P("Cast")(idx, dtype=_int64())
+        n = _c(idx, x.shape[axis])
+        idx = _P("Select")(_P("Less")(idx, _c(idx, 0)), _P("Add")(idx, n), idx)
+    else:
+        idx = np.asarray(idx).astype(np.int64)
+        idx = np.where(idx < 0, idx + x.shape[axis], idx)
+    return _P("GatherD")(x, ic.t(idx), dim=axis)
+
+
+def _trilu(ic: Any, ins: list, a: dict) -> Any:
+    x = ic.t(ins[0])
+    k = _ints(ic, ins[1], "k")[0] if len(ins) > 1 and ins[1] is not None else 0
+    rows, cols = x.shape[-2], x.shape[-1]
+    mask = np.triu(np.ones((rows, cols), bool), k) if a.get("upper", 1) else np.tril(np.ones((rows, cols), bool), k)
+    mask = np.broadcast_to(mask, tuple(x.shape))
+    return _P("Select")(ic.t(np.ascontiguousarray(mask)), x, ic.t(np.zeros(tuple(x.shape), x.dtype.np)))
+
+
+def _isinf(ic: Any, ins: list, a: dict) -> Any:
+    x = ic.t(ins[0])
+    y = _P("IsInf")(x)
+    pos, neg = a.get("detect_positive", 1), a.get("detect_negative", 1)
+    if pos and neg:
+        return y
+    side = _P("Greater")(x, _c(x, 0)) if pos else _P("Less")(x, _c(x, 0))
+    return _P("LogicalAnd")(y, side) if (pos or neg) else _P("LogicalAnd")(y, _P("LogicalNot")(y))
+
+
+def _topk(ic: Any, ins: list, a: dict) -> Any:
+    x = ic.t(ins[0])
+    k = _ints(ic, ins[1], "K")[0]
+    axis = int(a.get("axis", -1)) % len(x.shape)
+    vals, idx = _P("TopK")(x, k=k, axis=axis, largest=bool(a.get("largest", 1)))
+    return vals, _P("Cast")(idx, dtype=_int64())
+
+
+NEEDS_RUN = {"If", "Loop"}
+
+TABLE: dict[str, Any] = {
+    "Constant": _constant,
+    "Conv": _conv,
+    "MaxPool": _pool("MaxPool"),
+    "AveragePool": _pool("AvgPool"),
+    "GlobalAveragePool": _global("ReduceMean"),
+    "GlobalMaxPool": _global("ReduceMax"),
+    "Gemm": _gemm,
+    "MatMul": _matmul,
+    "Flatten": _flatten,
+    "Reshape": _reshape_op,
+    "Transpose": _transpose,
+    "Unsqueeze": _unsqueeze,
+    "Squeeze": _squeeze,
+    "Concat": _concat,
+    "Split": _split,
+    "Slice": _slice,
+    "Gather": _gather,
+    "Cast": _cast,
+    "BatchNormalization": _batchnorm,
+    "LayerNormalization": _layernorm,
+    "Clip": _clip,
+    "Sum": _variadic("Add"),
+    "Mean": _variadic("Add", mean=True),
+    "Max": _variadic("Maximum"),
+    "Min": _variadic("Minimum"),
+    "Expand": _expand,
+    "Tile": _tile,
+    "Where": _where,
+    "Pow": _pow,
+    "Div": _div,
+    "Softmax": _softmax_legacy("Softmax"),
+    "LogSoftmax": _softmax_legacy("LogSoftmax"),
+    "ArgMax": _argext("Argmax"),
+    "ArgMin": _argext("Argmin"),
+    "Pad": _pad,
+    "ConstantOfShape": _constant_of_shape,
+    "Dropout": _dropout,
+    "Shape": _shape_dyn,
+    "Size": lambda ic, ins, a: np.asarray(int(np.prod(_shape(ins[0]))), np.int64),
+    "If": _if,
+    "Loop": _loop,
+    "Softplus": _unary(lambda ic, x, a: _P("Softplus")(x)),
+    "Softsign": _unary(lambda ic, x, a: _P("RealDiv")(x, _P("Add")(_P("Abs")(x), _c(x, 1.0)))),
+    "HardSigmoid": _unary(lambda ic, x, a: _P("Maximum")(_P("Minimum")(
+        _P("Add")(_P("Mul")(x, _c(x, a.get("alpha", 0.2))), _c(x, a.get("beta", 0.5))), _c(x, 1.0)), _c(x, 0.0))),
+    "HardSwish": _unary(lambda ic, x, a: _P("Mul")(x, _P("Maximum")(_P("Minimum")(
+        _P("Add")(_P("Mul")(x, _c(x, 1 / 6)), _c(x, 0.5)), _c(x, 1.0)), _c(x, 0.0)))),
+    "Selu": _unary(lambda ic, x, a: _P("Mul")(_P("Elu")(x, alpha=float(a.get("alpha", 1.67326319217681884765625))),
+                                             _c(x, a.get("gamma", 1.05070102214813232421875)))),
+    "PRelu": lambda ic, ins, a: (lambda x, s: _P("Select")(
+        _P("BroadcastTo")(_P("Greater")(x, _c(x, 0.0)), shape=np.broadcast_shapes(tuple(x.shape), tuple(s.shape))),
+        _P("BroadcastTo")(x, shape=np.broadcast_shapes(tuple(x.shape), tuple(s.shape))),
+        _P("Mul")(x, s)))(ic.t(ins[0]), ic.t(ins[1])),
+    "ThresholdedRelu": _unary(lambda ic, x, a: _P("Select")(_P("Greater")(x, _c(x, a.get("alpha", 1.0))), x,
+                                                            _P("Mul")(x, _c(x, 0.0)))),
+    "Mish": _unary(lambda ic, x, a: _P("Mul")(x, _P("Tanh")(_P("Softplus")(x)))),
+    "Celu": _unary(lambda ic, x, a: _P("Mul")(_P("Elu")(_P("RealDiv")(x, _c(x, a.get("alpha", 1.0)))),
+                                             _c(x, a.get("alpha", 1.0)))),
+    "Relu": _unary(lambda ic, x, a: _P("ReLU")(x)),
+    "CastLike": _cast_like,
+    "Mod": _mod,
+    "Range": _range,
+    "ReduceL1": _reduce_with(lambda x: _P("Abs")(x), "ReduceSum"),
+    "ReduceL2": _reduce_with(lambda x: _P("Mul")(x, x), "ReduceSum", lambda y: _P("Sqrt")(y)),
+    "ReduceSumSquare": _reduce_with(lambda x: _P("Mul")(x, x), "ReduceSum"),
+    "ReduceLogSum": _reduce_with(lambda x: x, "ReduceSum", lambda y: _P("Log")(y)),
+    "ReduceLogSumExp": _reduce_with(lambda x: _P("Exp")(x), "ReduceSum", lambda y: _P("Log")(y)),
+    "CumSum": _cumsum,
+    "GatherElements": _gather_elements,
+    "Trilu": _trilu,
+    "Round": _unary(lambda ic, x, a: _P("Round")(x)),
+    "IsInf": _isinf,
+    "Swish": _unary(lambda ic, x, a: _P("Mul")(x, _P("Sigmoid")(_P("Mul")(x, _c(x, a.get("alpha", 1.0)))))),
+    "TopK": _topk,
+}
