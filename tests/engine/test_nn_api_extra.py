@@ -143,3 +143,85 @@ def test_nn_reexports_the_metrics():
     acc = nn.Accuracy()
     acc.update(ms.Tensor(np.array([[0.1, 0.9], [0.8, 0.2]])), ms.Tensor(np.array([1, 1])))
     assert acc.eval() == pytest.approx(0.5)
+
+
+# --- losses (float64, against the formulas) ------------------------------------------------------------
+X, Y = rng(30).standard_normal((4, 5)), rng(31).standard_normal((4, 5))
+SIGN = np.where(rng(32).random((4, 5)) > 0.5, 1.0, -1.0)
+
+
+def np_log_sigmoid(x):
+    return -np.logaddexp(0, -x)
+
+
+@pytest.mark.parametrize("cell,args,want", [
+    (nn.HuberLoss(delta=0.7), (X, Y), np.mean(np.where(np.abs(X - Y) < 0.7, 0.5 * (X - Y) ** 2,
+                                                        0.7 * (np.abs(X - Y) - 0.35)))),
+    (nn.SoftMarginLoss("sum"), (X, SIGN), np.sum(np.log1p(np.exp(-SIGN * X)))),
+    (nn.HingeEmbeddingLoss(0.5), (X, SIGN), np.mean(np.where(SIGN == 1, X, np.maximum(0, 0.5 - X)))),
+    (nn.MAELoss("none"), (X, Y), np.abs(X - Y)),
+    (nn.RMSELoss(), (X, Y), np.sqrt(np.mean((X - Y) ** 2))),
+    (nn.KLDivLoss("batchmean"), (X, np.abs(Y)), np.sum(np.abs(Y) * (np.log(np.abs(Y)) - X)) / 4),
+    (nn.MarginRankingLoss(0.2), (X[0], Y[0], SIGN[0]), np.mean(np.maximum(0, -SIGN[0] * (X[0] - Y[0]) + 0.2))),
+    (nn.PoissonNLLLoss(), (X, np.abs(Y)), np.mean(np.exp(X) - np.abs(Y) * X)),
+    (nn.GaussianNLLLoss(full=True), (X, Y, np.abs(X) + 0.1),
+     np.mean(0.5 * (np.log(np.abs(X) + 0.1) + (X - Y) ** 2 / (np.abs(X) + 0.1)) + 0.5 * np.log(2 * np.pi))),
+    (nn.MultiLabelSoftMarginLoss(), (X, (Y > 0).astype(float)),
+     np.mean(-np.mean((Y > 0) * np_log_sigmoid(X) + (Y <= 0) * np_log_sigmoid(-X), -1))),
+])
+def test_losses_match_their_formulas(cell, args, want):
+    got = cell(*[ms.Tensor(a) for a in args]).asnumpy()
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+def test_cosine_embedding_and_triplet_losses():
+    a, b, c = rng(33).standard_normal((4, 3)), rng(34).standard_normal((4, 3)), rng(35).standard_normal((4, 3))
+    y = np.array([1.0, -1.0, 1.0, -1.0])
+    cos = (a * b).sum(1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
+    want = np.mean(np.where(y == 1, 1 - cos, np.maximum(0, cos - 0.1)))
+    got = nn.CosineEmbeddingLoss(0.1)(ms.Tensor(a), ms.Tensor(b), ms.Tensor(y)).asnumpy()
+    np.testing.assert_allclose(got, want, rtol=1e-8)
+
+    def d(u, v):
+        return np.linalg.norm(u - v + 1e-6, axis=1)
+
+    want = np.mean(np.maximum(d(a, b) - np.minimum(d(a, c), d(b, c)) + 1.0, 0))
+    got = nn.TripletMarginLoss(swap=True)(ms.Tensor(a), ms.Tensor(b), ms.Tensor(c)).asnumpy()
+    np.testing.assert_allclose(got, want, rtol=1e-10)
+    with pytest.raises(ValueError, match="reduction"):
+        nn.HuberLoss("avg")
+
+
+def test_losses_are_differentiable():
+    x = ms.Tensor(X)
+    g = ms.grad(lambda v: nn.HuberLoss(delta=0.7)(v, ms.Tensor(Y)))(x).asnumpy()
+    d = X - Y
+    np.testing.assert_allclose(g, np.where(np.abs(d) < 0.7, d, 0.7 * np.sign(d)) / d.size, rtol=1e-10)
+
+
+# --- padding, pixel shuffles, unflatten -----------------------------------------------------------------
+def test_padding_layers_match_numpy_pad():
+    x = rng(36).standard_normal((1, 2, 3, 4))
+    t = ms.Tensor(x)
+    np.testing.assert_array_equal(nn.ZeroPad2d((1, 0, 2, 1))(t).asnumpy(),
+                                  np.pad(x, ((0, 0), (0, 0), (2, 1), (1, 0))))
+    np.testing.assert_array_equal(nn.ConstantPad2d(1, 3.5)(t).asnumpy(),
+                                  np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)), constant_values=3.5))
+    np.testing.assert_array_equal(nn.ReflectionPad2d((2, 1, 1, 0))(t).asnumpy(),
+                                  np.pad(x, ((0, 0), (0, 0), (1, 0), (2, 1)), mode="reflect"))
+    np.testing.assert_array_equal(nn.ReplicationPad1d(2)(t).asnumpy(),
+                                  np.pad(x, ((0, 0), (0, 0), (0, 0), (2, 2)), mode="edge"))
+    np.testing.assert_array_equal(nn.ConstantPad3d(1, -1.0)(t).asnumpy(),
+                                  np.pad(x, ((0, 0), (1, 1), (1, 1), (1, 1)), constant_values=-1.0))
+    with pytest.raises(TypeError, match="padding"):
+        nn.ZeroPad2d((1, 2, 3))
+
+
+def test_pixel_shuffle_round_trip_and_layout():
+    x = rng(37).standard_normal((2, 8, 3, 2))
+    up = nn.PixelShuffle(2)(ms.Tensor(x)).asnumpy()
+    want = x.reshape(2, 2, 2, 2, 3, 2).transpose(0, 1, 4, 2, 5, 3).reshape(2, 2, 6, 4)
+    np.testing.assert_array_equal(up, want)
+    np.testing.assert_array_equal(nn.PixelUnshuffle(2)(ms.Tensor(up)).asnumpy(), x)
+    assert nn.Unflatten(1, (2, 4))(ms.Tensor(x)).shape == (2, 2, 4, 3, 2)
+    assert nn.Unflatten(-1, (1, -1))(ms.Tensor(x)).shape == (2, 8, 3, 1, 2)

@@ -2,7 +2,7 @@
 
 import typing as _typing
 
-from . import dynamic_lr, layer, learning_rate_schedule, loss, optim
+from . import dynamic_lr, layer, learning_rate_schedule, loss, loss_extra, optim
 from .cell import Cell
 from .container import CellDict, CellList, SequentialCell
 from .dynamic_lr import *
@@ -12,6 +12,7 @@ from .layer import *
 from .layer import activation, basic, conv, embedding, normalization, pooling, rnn, transformer
 from .learning_rate_schedule import *
 from .loss import *
+from .loss_extra import *
 from .optim import *
 from .wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 
@@ -57,6 +58,7 @@ __all__ += dynamic_lr.__all__
 __all__ += layer.__all__
 __all__ += learning_rate_schedule.__all__
 __all__ += loss.__all__
+__all__ += loss_extra.__all__
 __all__ += optim.__all__
 __all__ += ["F1", "MAE", "MSE", "Accuracy", "Fbeta", "Loss", "Metric", "Precision", "Recall", "Top1CategoricalAccuracy",
             "Top5CategoricalAccuracy", "TopKCategoricalAccuracy", "get_metric_fn", "get_metrics", "names",

@@ -15,7 +15,9 @@ from ..cell import Cell
 from .normalization import _BatchNorm
 
 __all__ = ["BatchNorm3d", "Upsample", "Hardtanh", "Tanhshrink", "Softmin", "HShrink", "SoftShrink", "SeLU", "CELU",
-           "GLU", "Threshold", "Softmax2d"]
+           "GLU", "Threshold", "Softmax2d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad2d",
+           "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "PixelShuffle",
+           "PixelUnshuffle", "Unflatten"]
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -163,3 +165,162 @@ class Threshold(Cell):
 
     def construct(self, input_x: Tensor) -> Tensor:
         return F.where(F.greater(input_x, self.threshold), input_x, F.full_like(input_x, self.value))
+
+
+# --- padding, pixel shuffles and unflatten ----------------------------------------------------------------
+def _pad_spec(padding: Any, n: int, layer: str) -> tuple[int, ...]:
+    """MindSpore's padding argument: one int for every side, or 2 * n ints (left, right, top, ...)."""
+    if isinstance(padding, int) and not isinstance(padding, bool):
+        return (padding,) * (2 * n)
+    if isinstance(padding, (tuple, list)) and len(padding) == 2 * n and all(
+            isinstance(p, int) and not isinstance(p, bool) for p in padding):
+        return tuple(padding)
+    raise TypeError(f"{layer}: padding must be an int or a tuple of {2 * n} ints, got {padding!r}")
+
+
+class _Pad(Cell):
+    _n = 1
+    _mode = "constant"
+
+    def __init__(self, padding: Any, value: float = 0.0) -> None:
+        super().__init__()
+        self.padding = _pad_spec(padding, self._n, type(self).__name__)
+        self.value = float(value)
+
+    def construct(self, x: Tensor) -> Tensor:
+        if x.ndim < self._n + 1:
+            from ._common import shape_error
+
+            raise shape_error(type(self).__name__, f"an input of rank >= {self._n + 1}", x)
+        return F.pad(x, self.padding, self._mode, self.value if self._mode == "constant" else None)
+
+    def extend_repr(self) -> str:
+        return f"padding={self.padding}"
+
+
+class ConstantPad1d(_Pad):
+    """Pads the last axis with `value`: padding (left, right) or one int."""
+
+    def __init__(self, padding: Any, value: float) -> None:
+        super().__init__(padding, value)
+
+
+class ConstantPad2d(_Pad):
+    """Pads the last two axes with `value`: padding (left, right, top, bottom) or one int."""
+
+    _n = 2
+
+    def __init__(self, padding: Any, value: float) -> None:
+        super().__init__(padding, value)
+
+
+class ConstantPad3d(_Pad):
+    """Pads the last three axes with `value`: six ints (last axis first) or one int."""
+
+    _n = 3
+
+    def __init__(self, padding: Any, value: float) -> None:
+        super().__init__(padding, value)
+
+
+class ZeroPad2d(_Pad):
+    """Pads the last two axes with zeros."""
+
+    _n = 2
+
+    def __init__(self, padding: Any) -> None:
+        super().__init__(padding, 0.0)
+
+
+class ReflectionPad1d(_Pad):
+    """Pads the last axis by reflecting it (the edge is not repeated)."""
+
+    _mode = "reflect"
+
+    def __init__(self, padding: Any) -> None:
+        super().__init__(padding)
+
+
+class ReflectionPad2d(_Pad):
+    """Pads the last two axes by reflection."""
+
+    _n = 2
+    _mode = "reflect"
+
+    def __init__(self, padding: Any) -> None:
+        super().__init__(padding)
+
+
+class ReplicationPad1d(_Pad):
+    """Pads the last axis by repeating its edge values."""
+
+    _mode = "replicate"
+
+    def __init__(self, padding: Any) -> None:
+        super().__init__(padding)
+
+
+class ReplicationPad2d(_Pad):
+    """Pads the last two axes by repeating their edge values."""
+
+    _n = 2
+    _mode = "replicate"
+
+    def __init__(self, padding: Any) -> None:
+        super().__init__(padding)
+
+
+class PixelShuffle(Cell):
+    """(..., C r^2, H, W) -> (..., C, H r, W r): channels rearranged into space."""
+
+    def __init__(self, upscale_factor: int) -> None:
+        super().__init__()
+        if isinstance(upscale_factor, bool) or not isinstance(upscale_factor, int) or upscale_factor < 1:
+            raise ValueError(f"PixelShuffle: upscale_factor must be a positive int, got {upscale_factor!r}")
+        self.upscale_factor = upscale_factor
+
+    def construct(self, input: Tensor) -> Tensor:
+        r = self.upscale_factor
+        if input.ndim < 3 or input.shape[-3] % (r * r):
+            from ._common import shape_error
+
+            raise shape_error("PixelShuffle", f"(..., C*{r * r}, H, W) with channels divisible by {r * r}", input)
+        *lead, c, h, w = input.shape
+        x = F.reshape(input, (-1, c // (r * r), r, r, h, w))
+        x = F.transpose(x, (0, 1, 4, 2, 5, 3))
+        return F.reshape(x, tuple(lead) + (c // (r * r), h * r, w * r))
+
+
+class PixelUnshuffle(Cell):
+    """(..., C, H r, W r) -> (..., C r^2, H, W): the inverse of PixelShuffle."""
+
+    def __init__(self, downscale_factor: int) -> None:
+        super().__init__()
+        if isinstance(downscale_factor, bool) or not isinstance(downscale_factor, int) or downscale_factor < 1:
+            raise ValueError(f"PixelUnshuffle: downscale_factor must be a positive int, got {downscale_factor!r}")
+        self.downscale_factor = downscale_factor
+
+    def construct(self, input: Tensor) -> Tensor:
+        r = self.downscale_factor
+        if input.ndim < 3 or input.shape[-1] % r or input.shape[-2] % r:
+            from ._common import shape_error
+
+            raise shape_error("PixelUnshuffle", f"(..., C, H, W) with H and W divisible by {r}", input)
+        *lead, c, h, w = input.shape
+        x = F.reshape(input, (-1, c, h // r, r, w // r, r))
+        x = F.transpose(x, (0, 1, 3, 5, 2, 4))
+        return F.reshape(x, tuple(lead) + (c * r * r, h // r, w // r))
+
+
+class Unflatten(Cell):
+    """Axis `axis` split into `unflattened_size` (one entry may be -1)."""
+
+    def __init__(self, axis: int, unflattened_size: Any) -> None:
+        super().__init__()
+        self.axis = int(axis)
+        self.unflattened_size = tuple(int(s) for s in unflattened_size)
+
+    def construct(self, input: Tensor) -> Tensor:
+        a = self.axis % input.ndim
+        shape = tuple(input.shape[:a]) + self.unflattened_size + tuple(input.shape[a + 1:])
+        return F.reshape(input, shape)
