@@ -502,8 +502,22 @@ def _if(ic: Any, ins: list, a: dict, env: dict, table: dict) -> Any:
     """If: the branch is chosen on the condition's value (PyNative), so it must be computable."""
     from .importer import run_graph
 
-    cond = bool(np.asarray(ic.static(ins[0], "the If condition")).reshape(-1)[0])
     node = ic.node
+    try:
+        cond = bool(np.asarray(ic.static(ins[0], "the If condition")).reshape(-1)[0])
+    except OnnxError:  # a traced condition (Graph mode): both branches, then a select
+        then = run_graph(a["then_branch"], dict(env), ic, table)
+        other = run_graph(a["else_branch"], dict(env), ic, table)
+        ic.node = node
+        c = _P("Reshape")(ic.t(ins[0]), shape=())
+        out = []
+        for t, e in zip(then, other):
+            t, e = ic.t(t), ic.t(e)
+            if tuple(t.shape) != tuple(e.shape) or t.dtype != e.dtype:
+                raise OnnxError("If whose branches give different shapes or dtypes runs only in PyNative mode",
+                                op="If", node=node.name) from None
+            out.append(_P("Select")(_P("BroadcastTo")(c, shape=tuple(t.shape)), t, e))
+        return tuple(out)
     out = run_graph(a["then_branch"] if cond else a["else_branch"], dict(env), ic, table)
     ic.node = node
     return tuple(out)
@@ -515,9 +529,14 @@ def _loop(ic: Any, ins: list, a: dict, env: dict, table: dict) -> Any:
 
     node = ic.node
     body = a["body"]
-    m = int(np.asarray(ic.static(ins[0], "the Loop trip count")).reshape(-1)[0]) if ins[0] is not None else None
-    cond = bool(np.asarray(ic.static(ins[1], "the Loop condition")).reshape(-1)[0]) if len(ins) > 1 and \
-        ins[1] is not None else True
+    try:
+        m = int(np.asarray(ic.static(ins[0], "the Loop trip count")).reshape(-1)[0]) if ins[0] is not None else None
+        cond = bool(np.asarray(ic.static(ins[1], "the Loop condition")).reshape(-1)[0]) if len(ins) > 1 and \
+            ins[1] is not None else True
+    except OnnxError as err:
+        raise OnnxError(f"{err.reason}; an imported Loop whose condition or trip count the graph computes runs "
+                        "only in PyNative mode", op="Loop", node=node.name,
+                        hint="call the imported Cell with ms.set_context(mode=ms.PYNATIVE_MODE)") from None
     carried = list(ins[2:])
     n_scan = len(body.output) - 1 - len(carried)
     scans: list[list[Any]] = [[] for _ in range(n_scan)]
