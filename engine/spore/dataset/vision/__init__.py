@@ -17,8 +17,13 @@ from .transforms import (
 )
 from .utils import Border, Inter
 
+# isort: split
+from . import extra  # noqa: E402
+from .extra import *  # noqa: E402,F403  (RandomResizedCrop, Crop, colour adjustments, ...: issue 14)
+
 __all__ = ["Border", "CenterCrop", "Decode", "HWC2CHW", "Inter", "Normalize", "Pad", "RandomCrop",
            "RandomHorizontalFlip", "RandomVerticalFlip", "Rescale", "Resize", "ToTensor"]
+__all__ += extra.__all__
 
 
 if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherwise accept any attribute of the module
