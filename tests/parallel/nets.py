@@ -33,12 +33,13 @@ class SimpleCNN(nn.Cell):
 
 
 class BNNet(nn.Cell):
-    """Dense -> BatchNorm1d -> ReLU -> Dense; BatchNorm's statistics are per rank (as in MindSpore)."""
+    """Dense -> BatchNorm1d (or SyncBatchNorm) -> ReLU -> Dense; BatchNorm's statistics are per rank
+    (as in MindSpore), SyncBatchNorm's global."""
 
-    def __init__(self) -> None:
+    def __init__(self, sync: bool = False) -> None:
         super().__init__()
         self.fc1 = nn.Dense(20, 32)
-        self.bn = nn.BatchNorm1d(32)
+        self.bn = nn.SyncBatchNorm(32) if sync else nn.BatchNorm1d(32)
         self.relu = nn.ReLU()
         self.fc2 = nn.Dense(32, 10)
 
@@ -54,4 +55,6 @@ def make_net(name: str):
         return SimpleCNN(), (1, 16, 16), 10
     if name == "bn":
         return BNNet(), (20,), 10
+    if name == "syncbn":
+        return BNNet(sync=True), (20,), 10
     raise ValueError(name)

@@ -19,6 +19,7 @@ from .wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 # isort: split
 # the data-parallel reducer is a Cell: imported once nn.cell exists
 from ..parallel.grad_reducer import DistributedGradReducer  # noqa: E402  (data parallelism)
+from ..parallel.sync_batchnorm import SyncBatchNorm  # noqa: E402
 
 # isort: split
 # amp builds on the nn names above, so it is imported after them
@@ -51,8 +52,8 @@ from ..train.metrics import (  # noqa: E402
 )
 
 # what `from spore.nn import *` exports: MindSpore's nn names, nothing imported along the way
-__all__ = ["Cell", "CellDict", "CellList", "DistributedGradReducer", "SequentialCell", "TrainOneStepCell",
-           "WithEvalCell", "WithLossCell",
+__all__ = ["Cell", "CellDict", "CellList", "DistributedGradReducer", "SequentialCell", "SyncBatchNorm",
+           "TrainOneStepCell", "WithEvalCell", "WithLossCell",
            "DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell", "TrainOneStepWithLossScaleCell"]
 __all__ += dynamic_lr.__all__
 __all__ += layer.__all__
