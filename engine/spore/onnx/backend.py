@@ -176,3 +176,55 @@ def node_cases() -> list[Any]:
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         return load_model_tests(kind="node")
+
+
+@dataclass
+class ShippedCase:
+    """A model file shipped in the onnx package, with its inputs and expected outputs."""
+
+    name: str
+    model: Any
+    data_sets: list[tuple[list[np.ndarray], list[np.ndarray]]]
+    rtol: float = 1e-3
+    atol: float = 1e-7
+
+
+def shipped_models() -> list[ShippedCase]:
+    """The 'simple' models (model.onnx + test_data_set_*) and the 'light' versions of the real
+    models (alexnet, resnet50, ...: inputs made as onnx's runner makes them, outputs stored beside)."""
+    import glob
+    import os
+
+    import onnx
+    from onnx import numpy_helper
+    from onnx.backend.test.runner import Runner
+
+    data = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data")
+    out: list[ShippedCase] = []
+    for d in sorted(glob.glob(os.path.join(data, "simple", "*"))):
+        path = os.path.join(d, "model.onnx")
+        if not os.path.isfile(path):
+            continue
+        sets = []
+        for ds in sorted(glob.glob(os.path.join(d, "test_data_set_*"))):
+            def read(kind: str, ds: str = ds) -> list[np.ndarray]:
+                files = sorted(glob.glob(os.path.join(ds, f"{kind}_*.pb")), key=lambda p: int(p.rsplit("_", 1)[1][:-3]))
+                return [numpy_helper.to_array(onnx.load_tensor(f)) for f in files]
+            try:
+                sets.append((read("input"), read("output")))
+            except Exception:  # noqa: BLE001 - sequences/maps: not tensors, not run here
+                sets = []
+                break
+        if sets:
+            out.append(ShippedCase(os.path.basename(d), onnx.load(path), sets))
+    for path in sorted(glob.glob(os.path.join(data, "light", "light_*.onnx"))):
+        model = onnx.load(path)
+        expected = path[:-5] + "_output_0.pb"
+        if not os.path.isfile(expected):
+            continue
+        inits = {i.name for i in model.graph.initializer}
+        name = os.path.basename(path)[6:-5]
+        feeds = [Runner.generate_dummy_data(i, seed=0, name=name, random=False)
+                 for i in model.graph.input if i.name not in inits]
+        out.append(ShippedCase(name, model, [(feeds, [numpy_helper.to_array(onnx.load_tensor(expected))])]))
+    return out

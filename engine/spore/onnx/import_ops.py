@@ -653,6 +653,24 @@ def _topk(ic: Any, ins: list, a: dict) -> Any:
     return vals, _P("Cast")(idx, dtype=_int64())
 
 
+def _lrn(ic: Any, ins: list, a: dict) -> Any:
+    """LRN: x / (bias + alpha/size * sum of x^2 over `size` neighbouring channels)^beta."""
+    x = ic.t(ins[0])
+    size = int(a["size"])
+    alpha, beta, bias = a.get("alpha", 1e-4), a.get("beta", 0.75), a.get("bias", 1.0)
+    sq = _P("Mul")(x, x)
+    lo, hi = (size - 1) // 2, size - 1 - (size - 1) // 2
+    pads = tuple((lo, hi) if i == 1 else (0, 0) for i in range(len(x.shape)))
+    padded = _P("Pad")(sq, paddings=pads, value=0.0)
+    c = x.shape[1]
+    total = None
+    for i in range(size):
+        part = padded[:, i:i + c]
+        total = part if total is None else _P("Add")(total, part)
+    denom = _P("Pow")(_P("Add")(_P("Mul")(total, _c(x, alpha / size)), _c(x, bias)), _c(x, beta))
+    return _P("RealDiv")(x, denom)
+
+
 NEEDS_RUN = {"If", "Loop"}
 
 TABLE: dict[str, Any] = {
@@ -730,4 +748,5 @@ TABLE: dict[str, Any] = {
     "IsInf": _isinf,
     "Swish": _unary(lambda ic, x, a: _P("Mul")(x, _P("Sigmoid")(_P("Mul")(x, _c(x, a.get("alpha", 1.0)))))),
     "TopK": _topk,
+    "LRN": _lrn,
 }
