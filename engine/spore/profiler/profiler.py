@@ -122,14 +122,18 @@ class Profiler:
         return "\n".join(lines)
 
     def chrome_trace(self) -> dict:
-        pid = os.getpid()
+        rank, size = _rank_and_size()
+        pid = os.getpid() if size == 1 else rank   # data parallel: one track (process) per rank
+        tids = {"pynative": 0, "graph": 1, "communication": 2}  # bucket all-reduces on a track of their own
         events = []
+        if size > 1:
+            events.append({"name": "process_name", "ph": "M", "pid": pid, "args": {"name": f"rank {rank}"}})
         for ev in self.events:
             events.append({"name": ev.op, "cat": ev.mode, "ph": "X", "ts": round(ev.start_us, 3),
-                           "dur": round(ev.dur_us, 3), "pid": pid, "tid": 0 if ev.mode == "pynative" else 1,
+                           "dur": round(ev.dur_us, 3), "pid": pid, "tid": tids.get(ev.mode, 1),
                            "args": {"scope": ev.scope, "source": ev.where, "fused": list(ev.fused)}})
         return {"traceEvents": events, "displayTimeUnit": "ms",
-                "otherData": {"producer": "spore.Profiler"}}
+                "otherData": {"producer": "spore.Profiler", "rank": rank, "ranks": size}}
 
     def analyse(self, offline_path: str | None = None, pretty: bool = False, step_list: Any = None,
                 mode: str = "sync") -> str:
@@ -139,10 +143,19 @@ class Profiler:
         """
         self.stop()
         os.makedirs(self.output_path, exist_ok=True)
-        path = os.path.join(self.output_path, "spore_trace.json")
+        rank, size = _rank_and_size()
+        name = "spore_trace.json" if size == 1 else f"spore_trace_rank{rank}.json"  # merge: spore.parallel
+        path = os.path.join(self.output_path, name)
         tmp = path + ".tmp"
         with open(tmp, "w", encoding="utf-8") as f:
             json.dump(self.chrome_trace(), f, indent=1 if pretty else None)
         os.replace(tmp, path)
         print(self.format_table())
         return path
+
+
+def _rank_and_size() -> tuple[int, int]:
+    """This process's rank and the number of ranks (0, 1 outside a data-parallel job)."""
+    from ..communication import _backend
+
+    return _backend.rank(), _backend.size()
