@@ -92,7 +92,8 @@ function setData(next: Trace | undefined, nextFilter: LineFilter | undefined): v
 function draw(): void {
   if (!trace) return;
   const ratio = window.devicePixelRatio || 1;
-  const cssWidth = document.body.clientWidth;
+  const style = getComputedStyle(document.body);  // the body's padding is not the canvas's to draw on
+  const cssWidth = Math.max(document.body.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight), 100);
   const cssHeight = LAYOUT.axis + LAYOUT.row * trace.tracks.length + 4;
   canvas.style.width = `${cssWidth}px`;
   canvas.style.height = `${cssHeight}px`;
