@@ -86,7 +86,6 @@ STATIC: dict[str, Any] = {
     "Gather": lambda ic, ins, a: np.take(ins[0], np.asarray(ins[1]).astype(np.int64), axis=a.get("axis", 0)),
     "Reshape": lambda ic, ins, a: np.reshape(ins[0], _onnx_reshape_dims(_shape(ins[0]), _ints(ic, ins[1], "shape"),
                                                                         a.get("allowzero", 0))),
-    "Range": lambda ic, ins, a: np.arange(ins[0], ins[1], ins[2]).astype(np.asarray(ins[0]).dtype),
 }
 # shape inputs that are given as constants (PyTorch's exporter writes such arithmetic)
 for _name, _f in {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Equal": np.equal,
@@ -401,11 +400,14 @@ def _variadic(prim: str, mean: bool = False):
 def _expand(ic: Any, ins: list, a: dict) -> Any:
     x = ic.t(ins[0])
     shape = np.broadcast_shapes(tuple(x.shape), tuple(_ints(ic, ins[1], "shape")))
+    _check_size("Expand", shape)
     return _P("BroadcastTo")(x, shape=tuple(shape))
 
 
 def _tile(ic: Any, ins: list, a: dict) -> Any:
-    return _P("Tile")(ic.t(ins[0]), multiples=tuple(_ints(ic, ins[1], "repeats")))
+    x, reps = ic.t(ins[0]), _ints(ic, ins[1], "repeats")
+    _check_size("Tile", [d * r for d, r in zip(x.shape, reps)])
+    return _P("Tile")(x, multiples=tuple(reps))
 
 
 def _where(ic: Any, ins: list, a: dict) -> Any:
@@ -477,11 +479,26 @@ def _pad(ic: Any, ins: list, a: dict) -> Any:
         pairs[ax % rank] = [pads[i], pads[i + n]]
     if any(p < 0 for pr in pairs for p in pr):
         raise OnnxError("Pad with negative pads is not supported", op="Pad")
+    _check_size("Pad", [d + lo + hi for d, (lo, hi) in zip(x.shape, pairs)])
     return _P("Pad")(x, paddings=tuple(tuple(p) for p in pairs), value=value)
+
+
+def _check_size(op: str, shape: Any) -> None:
+    """Refuse a shape computed at run time whose element count is absurd, before allocating it."""
+    from .safety import MAX_ELEMENTS
+
+    n = 1
+    for d in shape:
+        if d < 0:
+            raise OnnxError(f"{op}: negative dim in shape {list(shape)}", op=op)
+        n *= int(d)
+        if n > MAX_ELEMENTS:
+            raise OnnxError(f"{op}: shape {list(shape)} has more than {MAX_ELEMENTS} elements", op=op)
 
 
 def _constant_of_shape(ic: Any, ins: list, a: dict) -> Any:
     shape = _ints(ic, ins[0], "shape")
+    _check_size("ConstantOfShape", shape)
     v = a.get("value", np.zeros(1, np.float32))
     return np.full(shape, np.asarray(v).reshape(-1)[0], dtype=np.asarray(v).dtype)
 
@@ -542,7 +559,7 @@ def _loop(ic: Any, ins: list, a: dict, env: dict, table: dict) -> Any:
     scans: list[list[Any]] = [[] for _ in range(n_scan)]
     names = [i.name for i in body.input]
     i = 0
-    limit = 10 ** 6
+    limit = 10 ** 5  # a hostile trip count must not hang the caller
     while (m is None or i < m) and cond:
         if i >= limit:
             raise OnnxError(f"Loop ran {limit} iterations without stopping", op="Loop")

@@ -173,4 +173,10 @@ def load(path_or_bytes: Any) -> OnnxCell:
     from .safety import parse_model, read_bytes
 
     data, folder = read_bytes(path_or_bytes)
-    return OnnxCell(parse_model(data, folder))
+    model = parse_model(data, folder)
+    try:
+        return OnnxCell(model)
+    except OnnxError:
+        raise
+    except Exception as err:  # a field no check above foresaw: still the file's fault, said as such
+        raise OnnxError(f"malformed ONNX model: {type(err).__name__}: {err}") from err

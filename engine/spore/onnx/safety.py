@@ -52,6 +52,19 @@ def parse_model(data: bytes, folder: str | None) -> Any:
         model.ParseFromString(data)
     except (DecodeError, RuntimeError, ValueError) as err:
         raise OnnxError(f"not an ONNX model (truncated or not protobuf): {err}") from None
+    try:
+        check_model(model, folder)
+    except OnnxError:
+        raise
+    except Exception as err:  # a malformed field the checks read: the file's fault
+        raise OnnxError(f"malformed ONNX model: {type(err).__name__}: {err}") from err
+    return model
+
+
+def check_model(model: Any, folder: str | None) -> None:
+    """The model-level checks of `parse_model` (opsets, then the graph)."""
+    import onnx
+
     if not model.HasField("graph"):
         raise OnnxError("not an ONNX model: it has no graph (truncated, or another protobuf)")
     opsets = {o.domain: o.version for o in model.opset_import}
@@ -63,7 +76,6 @@ def parse_model(data: bytes, folder: str | None) -> Any:
     if not 1 <= version <= newest:
         raise OnnxError(f"the model's opset {version} is outside 1..{newest} (what the installed onnx knows)")
     check_graph(model.graph, folder, set())
-    return model
 
 
 def check_graph(graph: Any, folder: str | None, outer: set[str]) -> None:
