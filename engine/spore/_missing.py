@@ -64,6 +64,8 @@ EXCLUDED: dict[str, str] = {
         "RSCPluginHandle")},
     "mindspore.train.TrainFaultTolerance": _SERVICE,
     **{f"mindspore.{n}": _REWRITE for n in ("Node", "NodeType", "ScopedValue", "SymbolTree")},
+    **{f"mindspore.dataset.text.{n}": "jieba segmentation needs the jieba library and its HMM/MP dictionary "
+                                       "files, which Spore does not ship" for n in ("JiebaTokenizer", "JiebaMode")},
     "mindspore.dataset.transforms.Plugin": "loads a MindData C++ plugin library built against MindSpore's runtime; "
                                            "use a Python function in map() instead",
 }
