@@ -153,7 +153,7 @@ class DistributedGradReducer(Cell):
             elif kind == "topk":
                 out = topk.reduce(comm, bucket.index, flat)
             else:
-                comm.Allreduce(B.STATE.mpi.IN_PLACE, flat, op=B.STATE.mpi.SUM)
+                _polled_allreduce(comm, flat)
                 out = flat
             events.append((bucket.index, t0, time.perf_counter()))
             return out
@@ -196,6 +196,19 @@ class DistributedGradReducer(Cell):
         if profiler is not None:
             _record(profiler, self._comm_events)
         return tuple(result)
+
+
+_POLL_S = 5e-5
+
+
+def _polled_allreduce(comm: Any, flat: np.ndarray) -> None:
+    """Non-blocking all-reduce, tested with short sleeps in between: a blocking MPI call busy-polls
+    its core, which starves the backward pass running beside it when ranks have one core each;
+    MPI progresses the request on each Test."""
+    mpi = B.STATE.mpi
+    req = comm.Iallreduce(mpi.IN_PLACE, flat, op=mpi.SUM)
+    while not req.Test():
+        time.sleep(_POLL_S)
 
 
 def _active_profiler() -> Any:
