@@ -13,6 +13,7 @@ With ``compression="fp16"`` buckets travel as float16; with ``"topk"`` only the 
 
 from __future__ import annotations
 
+import sys
 import time
 from concurrent.futures import Future
 from typing import Any
@@ -119,12 +120,19 @@ class DistributedGradReducer(Cell):
         self.early_buckets = 0
         if self.overlap and B.group_size(self.group) > 1 and TRACING.builder is None:
             tape.GRAD_READY.hook = self._on_ready
+            # the communication thread needs the GIL for a moment to start a bucket; by default it
+            # would wait up to 5 ms for the backward (pure Python between kernels) to hand it over
+            self.__dict__["_switch"] = sys.getswitchinterval()
+            sys.setswitchinterval(_SWITCH_S)
 
     def end(self) -> None:
         from ..autodiff import tape
 
         if tape.GRAD_READY.hook == self._on_ready:
             tape.GRAD_READY.hook = None
+        switch = self.__dict__.pop("_switch", None)
+        if switch is not None:
+            sys.setswitchinterval(switch)
 
     def _on_ready(self, param: Tensor, grad: Tensor | None) -> None:
         where = self._where.get(id(param))
@@ -198,7 +206,8 @@ class DistributedGradReducer(Cell):
         return tuple(result)
 
 
-_POLL_S = 5e-5
+_POLL_S = 5e-5      # sleep between tests of a pending all-reduce
+_SWITCH_S = 2e-4    # GIL switch interval while buckets are reduced beside the backward
 
 
 def _polled_allreduce(comm: Any, flat: np.ndarray) -> None:
