@@ -37,7 +37,7 @@ FLOORS = {
     "mindspore": 79,
     "mindspore.Tensor": 242,
     "mindspore.amp": 18,
-    "mindspore.dataset": 15,
+    "mindspore.dataset": 37,
     "mindspore.dataset.text": 21,
     "mindspore.dataset.transforms": 15,
     "mindspore.dataset.vision": 31,
@@ -54,6 +54,11 @@ SIGNATURE_DIFFERENCES: dict[str, str] = {
                                "not MindSpore's base class for user primitives",
     "mindspore.Tensor.init_data": "Spore initialises parameters eagerly; init_data() takes no sharding arguments",
     "mindspore.dataset.Dataset": "the base class is built by the pipeline, not by user code (no cache server)",
+    **{f"mindspore.dataset.{n}": "a pipeline stage class, exported for isinstance checks: the Dataset methods "
+                                 "(ds.batch(...), ds.map(...), create_tuple_iterator()) build it, with their "
+                                 "MindSpore signatures; its own constructor takes the parent stage as `child`"
+       for n in ("BatchDataset", "MapDataset", "FilterDataset", "ProjectDataset", "RenameDataset", "RepeatDataset",
+                 "ShuffleDataset", "SkipDataset", "TakeDataset", "TupleIterator", "DictIterator", "MappableDataset")},
 }
 
 

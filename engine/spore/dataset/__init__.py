@@ -26,6 +26,27 @@ from .sources import GeneratorDataset, NumpySlicesDataset
 from .tabular import ParquetDataset
 from .vision_folders import Cifar10Dataset, ImageFolderDataset, MnistDataset
 
+# isort: split
+# MindSpore's names for the pipeline's stage classes, the config getters/setters it also exports at
+# this level, and more sources (issue 14)
+from .batch_op import BatchDataset  # noqa: E402
+from .config import get_num_parallel_workers, get_seed, set_seed  # noqa: E402
+from .iterators import DictIterator, TupleIterator  # noqa: E402
+from .map_op import MapDataset  # noqa: E402
+from .more_sources import FashionMnistDataset, KMnistDataset, PaddedDataset, Shuffle, TextFileDataset  # noqa: E402
+from .pipeline import (  # noqa: E402
+    ConcatDataset,
+    FilterDataset,
+    ProjectDataset,
+    RenameDataset,
+    RepeatDataset,
+    ShuffleDataset,
+    SkipDataset,
+    TakeDataset,
+    ZipDataset,
+)
+from .source_base import MappableSource as MappableDataset  # noqa: E402
+
 
 def zip(datasets):  # noqa: A001 - MindSpore's name
     """Rows of ``datasets`` side by side (``ds.zip((ds1, ds2))``)."""
@@ -40,6 +61,10 @@ __all__ = ["BatchInfo", "CSVDataset",
            "GeneratorDataset", "ImageFolderDataset", "MnistDataset", "NumpySlicesDataset", "ParquetDataset",
            "RandomSampler", "Sampler", "SequentialSampler", "SubsetRandomSampler", "SubsetSampler",
            "WeightedRandomSampler", "config", "text", "transforms", "vision", "zip"]
+__all__ += ["BatchDataset", "ConcatDataset", "DictIterator", "FashionMnistDataset", "FilterDataset", "KMnistDataset",
+            "MapDataset", "MappableDataset", "PaddedDataset", "ProjectDataset", "RenameDataset", "RepeatDataset",
+            "Shuffle", "ShuffleDataset", "SkipDataset", "TakeDataset", "TextFileDataset", "TupleIterator",
+            "ZipDataset", "get_num_parallel_workers", "get_seed", "set_seed"]
 
 
 if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherwise accept any attribute of the module
