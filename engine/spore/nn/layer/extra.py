@@ -17,7 +17,7 @@ from .normalization import _BatchNorm
 __all__ = ["BatchNorm3d", "Upsample", "Hardtanh", "Tanhshrink", "Softmin", "HShrink", "SoftShrink", "SeLU", "CELU",
            "GLU", "Threshold", "Softmax2d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad2d",
            "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "PixelShuffle",
-           "PixelUnshuffle", "Unflatten"]
+           "PixelUnshuffle"]
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -167,7 +167,7 @@ class Threshold(Cell):
         return F.where(F.greater(input_x, self.threshold), input_x, F.full_like(input_x, self.value))
 
 
-# --- padding, pixel shuffles and unflatten ----------------------------------------------------------------
+# --- padding and pixel shuffles ----------------------------------------------------------------
 def _pad_spec(padding: Any, n: int, layer: str) -> tuple[int, ...]:
     """MindSpore's padding argument: one int for every side, or 2 * n ints (left, right, top, ...)."""
     if isinstance(padding, int) and not isinstance(padding, bool):
@@ -311,16 +311,3 @@ class PixelUnshuffle(Cell):
         x = F.transpose(x, (0, 1, 3, 5, 2, 4))
         return F.reshape(x, tuple(lead) + (c * r * r, h // r, w // r))
 
-
-class Unflatten(Cell):
-    """Axis `axis` split into `unflattened_size` (one entry may be -1)."""
-
-    def __init__(self, axis: int, unflattened_size: Any) -> None:
-        super().__init__()
-        self.axis = int(axis)
-        self.unflattened_size = tuple(int(s) for s in unflattened_size)
-
-    def construct(self, input: Tensor) -> Tensor:
-        a = self.axis % input.ndim
-        shape = tuple(input.shape[:a]) + self.unflattened_size + tuple(input.shape[a + 1:])
-        return F.reshape(input, shape)
