@@ -25,6 +25,8 @@ export interface ViewerHooks {
   keys?: boolean;
   /** Deep link to open on: "#select=n0&expand=all". */
   hash?: string;
+  /** "modifier": the wheel zooms only with Ctrl/Cmd held, else it scrolls the host (notebook outputs). */
+  wheelZoom?: "always" | "modifier";
 }
 
 export interface Viewer {

@@ -61,7 +61,8 @@ function check(D) {
  * Build the viewer inside `root` (which gets class `spore-graph-view`) and return its controller.
  * hooks.onReveal({file, line, col, cellId}) is called when a node with a source location is clicked;
  * hooks.keys: bind "/" to the search box on the whole window (the standalone page only);
- * hooks.hash: the deep link to open on ("#select=n0&expand=all", see open()).
+ * hooks.hash: the deep link to open on ("#select=n0&expand=all", see open());
+ * hooks.wheelZoom: "modifier" to zoom only with Ctrl/Cmd held (hosts where the wheel must scroll the page).
  */
 export function mount(root, D, hooks) {
   hooks = hooks || {};
@@ -409,6 +410,8 @@ export function mount(root, D, hooks) {
     applyView();
   }
   listen(stage, "wheel", function (ev) {
+    // in a notebook output the wheel scrolls the notebook; zoom there takes Ctrl/Cmd (or a pinch)
+    if (hooks.wheelZoom === "modifier" && !(ev.ctrlKey || ev.metaKey)) return;
     ev.preventDefault();
     const r = stage.getBoundingClientRect(), px = ev.clientX - r.left, py = ev.clientY - r.top;
     const k = Math.exp(-ev.deltaY * (ev.ctrlKey ? 0.01 : 0.0015)), sc = Math.min(4, Math.max(0.02, view.s * k));

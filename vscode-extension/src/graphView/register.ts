@@ -168,7 +168,8 @@ export function register(env: FeatureEnv): void {
       })),
     messaging.onDidReceiveMessage(({ editor, message }) => {
       const msg = parseReveal(message);
-      if (msg) void reveal(msg, editor.notebook).then(undefined, (err: unknown) => env.output.appendLine(`[spore] reveal failed: ${String(err)}`));
+      if (!msg) env.output.appendLine(`[spore] graph renderer sent an unknown message: ${JSON.stringify(message).slice(0, 300)}`);
+      if (msg) void reveal(msg, editor.notebook, (line) => env.output.appendLine(line)).then(undefined, (err: unknown) => env.output.appendLine(`[spore] reveal failed: ${String(err)}`));
     }),
     vscode.window.onDidChangeTextEditorSelection(followCursor),
     vscode.window.onDidChangeTextEditorSelection((e) => followCursorInOutputs(messaging, e)),

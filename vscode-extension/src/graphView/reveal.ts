@@ -27,8 +27,12 @@ async function revealCell(cell: vscode.NotebookCell, line: number): Promise<void
   const range = new vscode.NotebookRange(cell.index, cell.index + 1);
   const nbEditor = await vscode.window.showNotebookDocument(cell.notebook, { selections: [range], preserveFocus: false });
   nbEditor.revealRange(range, vscode.NotebookEditorRevealType.InCenterIfOutsideViewport);
+  // the click came from an output webview, which keeps the keyboard focus: put it in the cell's editor
+  await vscode.commands.executeCommand("notebook.cell.edit");
   const selection = lineRange(cell.document, line);
-  const editor = await vscode.window.showTextDocument(cell.document, { viewColumn: nbEditor.viewColumn, selection });
+  const editor = vscode.window.visibleTextEditors.find((e) => e.document === cell.document)
+    ?? await vscode.window.showTextDocument(cell.document, { viewColumn: nbEditor.viewColumn, selection });
+  editor.selection = new vscode.Selection(selection.start, selection.end);
   editor.revealRange(selection, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
 }
 
@@ -49,9 +53,11 @@ function isRegularFile(file: string): boolean {
   }
 }
 
-export async function reveal(msg: RevealMessage, notebook?: vscode.NotebookDocument): Promise<void> {
+export async function reveal(msg: RevealMessage, notebook?: vscode.NotebookDocument, log?: (line: string) => void): Promise<void> {
   if (msg.cellId !== undefined) {
     const cell = findCell(msg.cellId, notebook);
+    const orders = (notebook?.getCells() ?? []).map((c) => c.executionSummary?.executionOrder ?? "-").join(",");
+    log?.(`[spore] reveal In[${msg.cellId}] line ${msg.line}: ${cell ? `cell #${cell.index}` : `no cell with that execution order (${orders})`}`);
     if (cell) return revealCell(cell, msg.line);
     if (!isRegularFile(msg.file)) {
       void vscode.window.showWarningMessage(`Spore: cell In[${msg.cellId}] of this graph is no longer in the notebook (run it again).`);

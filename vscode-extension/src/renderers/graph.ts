@@ -44,6 +44,7 @@ export const activate: ActivationFunction = (context) => {
       }
       try {
         const viewer = mountGraph(root, found.view, "output", {
+          wheelZoom: "modifier",  // the wheel keeps scrolling the notebook
           onReveal(loc) {
             // requiresMessaging is "optional": postMessage is absent where the host offers no messaging
             context.postMessage?.({ type: "reveal", ...loc });
