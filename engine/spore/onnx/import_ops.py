@@ -453,9 +453,12 @@ def _argext(prim: str):
         x = ic.t(ins[0])
         axis = int(a.get("axis", 0))
         keep = bool(a.get("keepdims", 1))
-        if a.get("select_last_index", 0):
-            raise OnnxError(f"{ic.node.op_type} with select_last_index is not supported", op=ic.node.op_type)
-        return _P(prim)(x, axis=axis, keep_dims=keep, output_type=_int64())
+        if not a.get("select_last_index", 0):
+            return _P(prim)(x, axis=axis, keep_dims=keep, output_type=_int64())
+        ax = axis % len(x.shape)  # the last extreme: the first one along the reversed axis
+        flipped = x[tuple(slice(None, None, -1) if i == ax else slice(None) for i in range(len(x.shape)))]
+        idx = _P(prim)(flipped, axis=ax, keep_dims=keep, output_type=_int64())
+        return _P("Sub")(Tensor(np.asarray(x.shape[ax] - 1, np.int64)), idx)
 
     return imp
 

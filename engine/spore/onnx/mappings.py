@@ -239,7 +239,7 @@ def reduce_import(prim: str):
         axes = attrs.get("axes")
         if len(ins) > 1 and ins[1] is not None:
             axes = [int(a) for a in np.asarray(ic.static(ins[1], "axes")).reshape(-1)]
-        x = ins[0]
+        x = ic.t(ins[0])
         if not axes:
             if attrs.get("noop_with_empty_axes", 0):
                 return ic.prim("Identity")(x)
