@@ -79,7 +79,7 @@ def main() -> None:
         hidden = (off["step_s"] - on["step_s"]) / max(off["comm_s"], 1e-9)
         print(f"{net:>10} {on['step_s'] * 1e3:>11.2f} {off['step_s'] * 1e3:>12.2f} {off['comm_s'] * 1e3:>8.2f} "
               f"{hidden:>7.0%}")
-    print("\n== gradient compression, MLP, 2 ranks, 30 epochs of a synthetic 10-class task ==")
+    print("\n== gradient compression, MLP, 2 ranks, 10 epochs of a synthetic 10-class task ==")
     print(f"{'compression':>12} {'final loss':>11} {'accuracy':>9} {'ms/step':>8}")
     for kind in ("none", "fp16", "topk"):
         r = _mpirun(2, "compress", kind)[0]
@@ -190,18 +190,18 @@ def _compress(kind: str) -> None:
                                  grad_compression=None if kind == "none" else kind, topk_ratio=0.05)
     ms.set_seed(0)
     rng = np.random.default_rng(0)
-    centers = rng.standard_normal((10, 20)).astype(np.float32) * 2
+    centers = rng.standard_normal((10, 20)).astype(np.float32)          # overlapping classes: accuracy < 1
     labels = rng.integers(0, 10, 2048).astype(np.int32)
-    feats = (centers[labels] + rng.standard_normal((2048, 20)).astype(np.float32)).astype(np.float32)
+    feats = (centers[labels] + 1.5 * rng.standard_normal((2048, 20)).astype(np.float32)).astype(np.float32)
     net = nn.SequentialCell(nn.Dense(20, 64), nn.ReLU(), nn.Dense(64, 10))
     model = Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
                   nn.Momentum(net.trainable_params(), learning_rate=0.02, momentum=0.9), metrics={"accuracy", "loss"})
     train = ds.NumpySlicesDataset({"x": feats, "y": labels}, shuffle=True).batch(32)
     t0 = time.perf_counter()
-    model.train(30, train)
+    model.train(10, train)
     elapsed = time.perf_counter() - t0
     m = model.eval(ds.NumpySlicesDataset({"x": feats, "y": labels}, shuffle=False).batch(256))
-    _emit({"loss": m["loss"], "accuracy": m["accuracy"], "step_s": elapsed / (30 * 2048 / 64)})
+    _emit({"loss": m["loss"], "accuracy": m["accuracy"], "step_s": elapsed / (10 * 2048 / 64)})
 
 
 if __name__ == "__main__":

@@ -21,8 +21,10 @@ CLASS_MODULES = tuple(_importlib.import_module(f"{__name__}.{n}")
 _CLASSES = {n: getattr(_m, n) for _m in CLASS_MODULES for n in _m.__all__}
 globals().update(_CLASSES)
 
+from .collective import ReduceOp  # noqa: E402  (ops.AllReduce(ReduceOp.MAX))
+
 __all__ = sorted({n for m in DECLARATION_MODULES for n in _public_functions(m)} | set(_CLASSES)
-                 | {"Operation", "Primitive", "primitive", "REGISTRY"})
+                 | {"Operation", "Primitive", "primitive", "REGISTRY", "ReduceOp"})
 
 from .. import _tensor_api  # noqa: E402,F401  (Tensor.from_numpy and the missing-method error)
 

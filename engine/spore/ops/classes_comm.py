@@ -11,7 +11,7 @@ from . import collective as _C
 from .collective import ReduceOp
 from .operation import Operation
 
-__all__ = ["AllGather", "AllReduce", "Broadcast", "ReduceOp", "ReduceScatter"]
+__all__ = ["AllGather", "AllReduce", "Broadcast", "ReduceScatter"]
 
 
 def _group(group: str) -> str:
