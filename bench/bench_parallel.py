@@ -66,14 +66,14 @@ def main() -> None:
               f"{gb / r['mpi4py']:>12.2f} {r['mpi4py'] / r['spore']:>6.2f}")
     print("\n== training throughput, global batch fixed, 1 thread per rank ==")
     print(f"{'network':>10} {'batch':>6} {'1 rank/s':>10} {'2 ranks/s':>10} {'speed-up':>9} {'efficiency':>10}")
-    for net, batch in (("mlp", 256), ("cnn", 64), ("wide", 256)):
+    for net, batch in (("mlp", 256), ("cnn", 64), ("wide", 256), ("convnet", 32)):
         one = _mpirun(1, "train", net, str(batch), "1", reps)[0]
         two = _mpirun(2, "train", net, str(batch), "1", reps)[0]
         s = two["samples_s"] / one["samples_s"]
         print(f"{net:>10} {batch:>6} {one['samples_s']:>10.1f} {two['samples_s']:>10.1f} {s:>8.2f}x {s / 2:>9.0%}")
     print("\n== overlap: bucketed all-reduce during the backward vs after it (2 ranks) ==")
     print(f"{'network':>10} {'on ms/step':>11} {'off ms/step':>12} {'comm ms':>8} {'hidden':>7}")
-    for net, batch in (("cnn", 64), ("wide", 256)):
+    for net, batch in (("cnn", 64), ("wide", 256), ("convnet", 32)):
         on = _mpirun(2, "train", net, str(batch), "1", reps, "0.5")[0]
         off = _mpirun(2, "train", net, str(batch), "0", reps, "0.5")[0]
         hidden = (off["step_s"] - on["step_s"]) / max(off["comm_s"], 1e-9)
@@ -133,9 +133,13 @@ def _net(name: str):
     from spore import nn
     from tests.parallel.nets import make_net
 
-    if name == "wide":   # compute-bound: 3 x 1024-wide layers (~3M parameters, ~5 GFLOP per step at 256)
+    if name == "wide":   # 3 x 1024-wide layers: ~3M parameters (12 MB of gradients), ~5 GFLOP per step at 256
         return nn.SequentialCell(nn.Dense(1024, 1024), nn.ReLU(), nn.Dense(1024, 1024), nn.ReLU(),
                                  nn.Dense(1024, 10)), (1024,), 10
+    if name == "convnet":   # compute-bound: 3x3 convolutions on 64x64 images, ~60K parameters (0.25 MB)
+        return nn.SequentialCell(nn.Conv2d(3, 32, 3), nn.ReLU(), nn.Conv2d(32, 32, 3), nn.ReLU(), nn.MaxPool2d(2, 2),
+                                 nn.Conv2d(32, 64, 3), nn.ReLU(), nn.MaxPool2d(4, 4), nn.Flatten(),
+                                 nn.Dense(64 * 8 * 8, 10)), (3, 64, 64), 10
     return make_net(name)
 
 
@@ -160,7 +164,7 @@ def _train(net_name: str, global_batch: str, overlap: str, reps: str, bucket_mb:
     y = ms.Tensor(rng.integers(0, classes, local).astype(np.int32))
     for _ in range(2):
         step(x, y)
-    steps = 10 if net_name != "wide" else 4
+    steps = 10 if net_name not in ("wide", "convnet") else 4
     times, comm = [], []
     reducer = step.grad_reducer
     for _ in range(int(reps)):

@@ -208,6 +208,7 @@ class DistributedGradReducer(Cell):
 
 _POLL_S = 5e-5      # sleep between tests of a pending all-reduce
 _SWITCH_S = 2e-4    # GIL switch interval while buckets are reduced beside the backward
+_BLOCKING_BYTES = 256 * 1024   # buckets up to this size use a blocking all-reduce
 
 
 def _polled_allreduce(comm: Any, flat: np.ndarray) -> None:
@@ -215,6 +216,9 @@ def _polled_allreduce(comm: Any, flat: np.ndarray) -> None:
     its core, which starves the backward pass running beside it when ranks have one core each;
     MPI progresses the request on each Test."""
     mpi = B.STATE.mpi
+    if flat.nbytes <= _BLOCKING_BYTES:   # short enough that polling it costs more than it frees
+        comm.Allreduce(mpi.IN_PLACE, flat, op=mpi.SUM)
+        return
     req = comm.Iallreduce(mpi.IN_PLACE, flat, op=mpi.SUM)
     while not req.Test():
         time.sleep(_POLL_S)
