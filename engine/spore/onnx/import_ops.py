@@ -691,6 +691,45 @@ def _lrn(ic: Any, ins: list, a: dict) -> Any:
     return _P("RealDiv")(x, denom)
 
 
+def _nll(ic: Any, logp: Any, target: Any, weight: Any, a: dict) -> Any:
+    """NegativeLogLikelihoodLoss on log-probabilities (N, C, d...) and class targets (N, d...)."""
+    target = _P("Cast")(ic.t(target), dtype=_int64())
+    ignore = a.get("ignore_index")
+    keep = None
+    if ignore is not None:
+        keep = _P("NotEqual")(target, Tensor(np.asarray(ignore, np.int64)))
+        target = _P("Select")(keep, target, _P("Mul")(target, Tensor(np.asarray(0, np.int64))))
+    idx = _reshape(ic, target, (target.shape[0], 1) + tuple(target.shape[1:]))
+    picked = _reshape(ic, _P("GatherD")(logp, idx, dim=1), tuple(target.shape))
+    loss = _P("Neg")(picked)
+    w = None
+    if weight is not None:
+        w = _P("Gather")(ic.t(weight), target, axis=0)
+    if keep is not None:
+        mask = _P("Cast")(keep, dtype=logp.dtype)
+        w = mask if w is None else _P("Mul")(w, mask)
+    if w is not None:
+        loss = _P("Mul")(loss, w)
+    red = a.get("reduction", "mean")
+    if red == "none":
+        return loss
+    total = _P("ReduceSum")(loss, axis=(), keep_dims=False)
+    if red == "sum":
+        return total
+    denom = _P("ReduceSum")(w, axis=(), keep_dims=False) if w is not None else _c(loss, float(np.prod(loss.shape)))
+    return _P("RealDiv")(total, denom)
+
+
+def _nll_op(ic: Any, ins: list, a: dict) -> Any:
+    return _nll(ic, ic.t(ins[0]), ins[1], ins[2] if len(ins) > 2 else None, a)
+
+
+def _sce(ic: Any, ins: list, a: dict) -> Any:
+    logp = _P("LogSoftmax")(ic.t(ins[0]), axis=1)
+    loss = _nll(ic, logp, ins[1], ins[2] if len(ins) > 2 else None, a)
+    return (loss, logp) if len(ic.node.output) > 1 and ic.node.output[1] else loss
+
+
 NEEDS_RUN = {"If", "Loop"}
 
 TABLE: dict[str, Any] = {
@@ -769,4 +808,6 @@ TABLE: dict[str, Any] = {
     "Swish": _unary(lambda ic, x, a: _P("Mul")(x, _P("Sigmoid")(_P("Mul")(x, _c(x, a.get("alpha", 1.0)))))),
     "TopK": _topk,
     "LRN": _lrn,
+    "NegativeLogLikelihoodLoss": _nll_op,
+    "SoftmaxCrossEntropyLoss": _sce,
 }
