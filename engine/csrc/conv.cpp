@@ -48,6 +48,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -682,6 +683,9 @@ struct Tuned {
 std::mutex g_tuned_mu;
 std::map<std::vector<int64_t>, Tuned> g_tuned;
 constexpr size_t kMaxTuned = 4096;
+// Decisions timed in this process (not loaded from spore's persistent tuning cache): the cache is
+// rewritten only when this grows (spore/_runtime/tuning_cache.py).
+std::atomic<int64_t> g_tuned_new{0};
 
 // Timing: one warm-up run of every candidate (first touch of buffers, jit code faulting in), then
 // rounds of one run each, interleaved so that a burst of load from another process hits all candidates
@@ -783,7 +787,9 @@ std::unique_ptr<E> choose(const Geom& gm, int kind, int flag, int mode, Make mak
     {
         std::lock_guard<std::mutex> lock(g_tuned_mu);
         if (g_tuned.size() >= kMaxTuned) g_tuned.clear();
-        path = g_tuned.emplace(key, t).first->second.path;  // another thread may have decided meanwhile
+        const auto ins = g_tuned.emplace(key, t);  // another thread may have decided meanwhile
+        path = ins.first->second.path;
+        if (ins.second) ++g_tuned_new;
     }
     if (threads == 1)
         for (auto& c : cands)
@@ -1071,6 +1077,35 @@ void register_conv(py::module_& m) {
           "path policy of the conv kernels: 0=oneDNN on plain NCHW, 1=oneDNN-chosen blocked layouts, "
           "2=auto (the fastest, timed once per geometry), 3=Spore's direct loops where they apply (else plain)");
     m.def("conv_get_layout", []() { return g_layout.load(); });
+    // The auto policy's decisions as data, for the persistent tuning cache: each is
+    // (key, path, seconds) with key = (kind, flag, threads, n, c, h, w, o, kh, kw, sh, sw, pt, pb, pl, pr,
+    // dh, dw, groups), path 0 plain / 1 blocked / 2 direct, seconds the 1-thread times per path.
+    m.def("conv_tuning_export", []() {
+        py::list out;
+        std::lock_guard<std::mutex> lock(g_tuned_mu);
+        for (const auto& [k, t] : g_tuned)
+            out.append(py::make_tuple(py::tuple(py::cast(k)), t.path,
+                                      py::make_tuple(t.seconds[0], t.seconds[1], t.seconds[2])));
+        return out;
+    }, "the conv path decisions of this process: [(key, path, seconds)]");
+    m.def("conv_tuning_import", [](const std::vector<std::tuple<std::vector<int64_t>, int, std::array<double, 3>>>& rows) {
+        size_t n = 0;
+        std::lock_guard<std::mutex> lock(g_tuned_mu);
+        for (const auto& [k, path, secs] : rows) {
+            if (k.size() != 19 || path < kPlain || path > kDirect)
+                throw std::invalid_argument("conv_tuning_import: a key has 19 integers and a path is 0, 1 or 2");
+            if (g_tuned.size() >= kMaxTuned) break;
+            n += g_tuned.emplace(k, Tuned{path, secs}).second ? 1 : 0;
+        }
+        return n;
+    }, py::arg("rows"), "record decisions (from the persistent cache) as if timed here; returns how many were new");
+    m.def("conv_tuning_clear", []() {
+        std::lock_guard<std::mutex> lock(g_tuned_mu);
+        g_tuned.clear();
+        g_tuned_new = 0;
+    }, "forget every decision (the next use of each geometry times the candidates again)");
+    m.def("conv_tuning_timed", []() { return g_tuned_new.load(); },
+          "how many decisions this process has timed itself (not imported)");
 }
 
 }  // namespace spore

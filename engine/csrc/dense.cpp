@@ -74,6 +74,7 @@ py::array_t<float> dense_forward(farr x, farr w, farr b, bool trans_a, bool tran
             // computing the transposed product W @ x.T; the epilogue writes it back transposed.
             const bool flip = trans_b && !trans_a && g.n <= 16 && g.m > 16;
             std::vector<float> tmp;
+            GemmTeam team(g.m * g.n * g.k);  // small products on this thread alone (kernels.h)
             if (g.k == 0) {
                 std::fill(py_, py_ + g.m * g.n, 0.0f);
             } else if (flip) {
@@ -176,6 +177,7 @@ py::tuple dense_backward(farr g, farr x, const py::object& w_obj, const py::obje
             std::fill(pdw, pdw + o * i, 0.0f);
             if (pdx) std::fill(pdx, pdx + n * i, 0.0f);
         } else {
+            GemmTeam team(n * i * o);  // small products on this thread alone (kernels.h)
             check_sgemm(dnnl_sgemm('T', 'N', o, i, n, 1.0f, r, o, px, i, 0.0f, pdw, i));
             if (pdx) check_sgemm(dnnl_sgemm('N', 'N', n, i, o, 1.0f, r, o, pw, i, 0.0f, pdx, i));
         }

@@ -4,10 +4,20 @@
 // MatMul/BatchMatMul route float32 here (spore/ops/linalg.py): at one thread on the MLP and CNN
 // shapes it beats NumPy's OpenBLAS by 1.1-3x (numbers in the H2a report); below ~1e5 multiply-adds
 // NumPy's lower call overhead wins and the Python side keeps those.
+//
+// bf16_matmul: bfloat16 operands, float32 result, through oneDNN's matmul primitive (its brgemm
+// kernels use AVX512-BF16 / AMX where the CPU has them; `cpu_isa()` says which ISA oneDNN runs on and
+// the result's implementation name is in `bf16_matmul_impl`). oneDNN 2.6 has no bf16 gemm in its C
+// API, hence the primitive, cached per shape like the conv entries.
 #include <dnnl.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <dnnl.hpp>
+#include <map>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "kernels.h"
 
@@ -33,13 +43,104 @@ static py::array_t<float> sgemm(farr a, farr b, bool trans_a, bool trans_b) {
             std::fill(pc, pc + M * N, 0.0f);
             return c;
         }
+        GemmTeam team(M * N * K);  // small products on this thread alone (kernels.h)
         st = dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', M, N, K, 1.0f, pa, lda, pb, ldb, 0.0f, pc, N);
     }
     if (st != dnnl_success) throw std::runtime_error("sgemm: oneDNN failed");
     return c;
 }
 
+namespace {
+
+using u16arr = py::array_t<uint16_t, py::array::c_style | py::array::forcecast>;
+
+struct Bf16Entry {
+    dnnl::matmul prim;
+    std::string impl;
+};
+
+dnnl::engine& bf16_engine() {
+    static dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+    return eng;
+}
+
+// One primitive per (M, K, N, transposes, threads): building one costs far more than running it on
+// Spore's shapes. thread_local, like the conv cache, so two Python threads never share an entry.
+Bf16Entry& bf16_entry(int64_t M, int64_t K, int64_t N, bool ta, bool tb) {
+    thread_local std::map<std::vector<int64_t>, Bf16Entry> cache;
+    std::vector<int64_t> key{M, K, N, ta, tb, omp_get_max_threads()};
+    auto it = cache.find(key);
+    if (it != cache.end()) return it->second;
+    if (cache.size() >= 64) cache.clear();
+    using dt = dnnl::memory::data_type;
+    const dnnl::memory::desc a({M, K}, dt::bf16, ta ? dnnl::memory::dims{1, M} : dnnl::memory::dims{K, 1});
+    const dnnl::memory::desc b({K, N}, dt::bf16, tb ? dnnl::memory::dims{1, K} : dnnl::memory::dims{N, 1});
+    const dnnl::memory::desc c({M, N}, dt::f32, dnnl::memory::dims{N, 1});
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, c), bf16_engine());
+    return cache.emplace(key, Bf16Entry{dnnl::matmul(pd), pd.impl_info_str()}).first->second;
+}
+
+py::array_t<float> bf16_matmul(u16arr a, u16arr b, bool trans_a, bool trans_b) {
+    if (a.ndim() != 2 || b.ndim() != 2) throw std::invalid_argument("bf16_matmul: 2-D inputs expected");
+    const int64_t M = trans_a ? a.shape(1) : a.shape(0), K = trans_a ? a.shape(0) : a.shape(1);
+    const int64_t Kb = trans_b ? b.shape(1) : b.shape(0), N = trans_b ? b.shape(0) : b.shape(1);
+    if (K != Kb) throw std::invalid_argument("bf16_matmul: inner dimensions differ");
+    py::array_t<float> c({M, N});
+    void* pa = const_cast<uint16_t*>(a.data());
+    void* pb = const_cast<uint16_t*>(b.data());
+    float* pc = c.mutable_data();
+    {
+        py::gil_scoped_release nogil;
+        if (M * N == 0) return c;
+        if (K == 0) {
+            std::fill(pc, pc + M * N, 0.0f);
+            return c;
+        }
+        GemmTeam team(M * N * K);
+        Bf16Entry& e = bf16_entry(M, K, N, trans_a, trans_b);
+        dnnl::stream s(bf16_engine());
+        using dt = dnnl::memory::data_type;
+        dnnl::memory ma({{M, K}, dt::bf16, trans_a ? dnnl::memory::dims{1, M} : dnnl::memory::dims{K, 1}},
+                        bf16_engine(), pa);
+        dnnl::memory mb({{K, N}, dt::bf16, trans_b ? dnnl::memory::dims{1, K} : dnnl::memory::dims{N, 1}},
+                        bf16_engine(), pb);
+        dnnl::memory mc({{M, N}, dt::f32, dnnl::memory::dims{N, 1}}, bf16_engine(), pc);
+        e.prim.execute(s, {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}});
+        s.wait();
+    }
+    return c;
+}
+
+std::string cpu_isa_name() {
+    using isa = dnnl::cpu_isa;
+    switch (dnnl::get_effective_cpu_isa()) {
+        case isa::avx512_core_amx: return "avx512_core_amx";
+        case isa::avx512_core_bf16: return "avx512_core_bf16";
+        case isa::avx512_core_vnni: return "avx512_core_vnni";
+        case isa::avx512_core: return "avx512_core";
+        case isa::avx2_vnni: return "avx2_vnni";
+        case isa::avx2: return "avx2";
+        case isa::avx: return "avx";
+        case isa::sse41: return "sse41";
+        default: return "other";
+    }
+}
+
+}  // namespace
+
 void register_gemm(py::module_& m) {
+    m.def("bf16_matmul", &bf16_matmul, py::arg("a"), py::arg("b"), py::arg("trans_a") = false,
+          py::arg("trans_b") = false,
+          "C (float32) = op(A) @ op(B) for bfloat16 matrices given as their uint16 bit patterns, via oneDNN matmul");
+    m.def("bf16_matmul_impl", [](int64_t M, int64_t K, int64_t N, bool ta, bool tb) {
+        return bf16_entry(M, K, N, ta, tb).impl;
+    }, py::arg("m"), py::arg("k"), py::arg("n"), py::arg("trans_a") = false, py::arg("trans_b") = false,
+          "oneDNN's implementation name for a bf16 matmul of that shape (e.g. brg:avx512_core_bf16)");
+    m.def("cpu_isa", &cpu_isa_name, "the instruction set oneDNN dispatches to on this CPU");
+    m.def("dnnl_version", []() {
+        const dnnl_version_t* v = dnnl_version();
+        return std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch);
+    }, "oneDNN's runtime version");
     m.def("sgemm", &sgemm, py::arg("a"), py::arg("b"), py::arg("trans_a") = false, py::arg("trans_b") = false,
           "C = op(A) @ op(B) for float32 matrices, via oneDNN sgemm");
 }

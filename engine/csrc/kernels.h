@@ -4,6 +4,9 @@
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <omp.h>
+
+#include <cstdint>
 
 namespace py = pybind11;
 
@@ -11,6 +14,31 @@ namespace spore {
 
 // C-contiguous float32 array, the layout every kernel takes (callers make inputs contiguous).
 using farr = py::array_t<float, py::array::c_style | py::array::forcecast>;
+
+// Grain size of a GEMM (multiply-adds) below which it runs on the calling thread alone. Waking a
+// second thread costs tens of microseconds under the passive wait policy (spore._runtime.threads) and
+// a whole scheduler quantum when the machine is busy; measured on 2 cores (AMD EPYC, AVX-512,
+// passive): 64x784x256 (12.8M) ran 110 us on 1 thread and 120 us on 2, 256x1024x4096 (1.07G) 24.8 ms
+// vs 15.0 ms. 16M puts the MLP's and LeNet's GEMMs on one thread and the large ones on the team.
+constexpr int64_t kGemmGrain = int64_t{16} << 20;
+
+// Scoped: the calling thread's OpenMP team is 1 while `macs` is below the grain (oneDNN's GEMM
+// reads omp_get_max_threads() on every call, and the setting is per calling thread).
+class GemmTeam {
+public:
+    explicit GemmTeam(int64_t macs) : saved_(omp_get_max_threads()), changed_(macs < kGemmGrain && saved_ > 1) {
+        if (changed_) omp_set_num_threads(1);
+    }
+    ~GemmTeam() {
+        if (changed_) omp_set_num_threads(saved_);
+    }
+    GemmTeam(const GemmTeam&) = delete;
+    GemmTeam& operator=(const GemmTeam&) = delete;
+
+private:
+    int saved_;
+    bool changed_;
+};
 
 void register_gemm(py::module_& m);    // gemm.cpp: sgemm through oneDNN
 void register_dense(py::module_& m);   // dense.cpp: Dense-layer epilogues (bias, ReLU, bias gradient)

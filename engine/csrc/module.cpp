@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 namespace {
 
@@ -44,4 +45,12 @@ PYBIND11_MODULE(_kernels, m) {
     spore::register_loss(m);
     spore::register_optim(m);
     spore::register_fused(m);
+    // The persistent conv tuning cache (spore/_runtime/tuning_cache.py) loads its decisions before the
+    // first conv is built. A failure there must not stop the kernels from loading: autotuning then
+    // simply runs as without a cache.
+    try {
+        py::module_::import("spore._runtime.tuning_cache").attr("attach")(m);
+    } catch (py::error_already_set& e) {
+        PyErr_WarnEx(PyExc_RuntimeWarning, (std::string("spore tuning cache not attached: ") + e.what()).c_str(), 1);
+    }
 }

@@ -15,6 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
+from ._runtime.threads import configure_environment as _configure_threads
+
+_configure_threads()  # thread policy defaults, before anything loads libgomp (see spore/_runtime/threads.py)
+
 def _lazy_table() -> dict[str, tuple[str, str | None]]:
     """public name -> (submodule, attribute; None: the submodule itself), read from the
     `TYPE_CHECKING` imports at the end of this file: one list serves static tools and the loader."""

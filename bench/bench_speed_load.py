@@ -1,0 +1,297 @@
+"""Speed under load, tuning-cache warm-up and mixed precision (issue 18).
+
+    .venv/bin/python bench/bench_speed_load.py            # all three tables
+    .venv/bin/python bench/bench_speed_load.py --quick    # shorter timings
+
+(a) training steps/s at 1 and 2 threads with 0, 1 and 2 competing busy processes (started here,
+bounded by a deadline and killed at the end), PyNative and Graph, MLP and SimpleCNN, beside PyTorch
+eager when importable; (b) LeNet-5 compile + first step with a cold and a warm conv tuning cache;
+(c) O0 vs O2-bf16 vs O2-fp16 step time for the MLP, SimpleCNN and a GEMM-heavy Dense net, beside
+PyTorch's bf16 autocast. Every measurement runs in its own subprocess (thread pools are sized when
+they load), so the environment of each row is exactly what the row says.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+PY = sys.executable
+NETS = ("mlp", "simplecnn")
+BATCH = {"mlp": 64, "simplecnn": 32, "lenet": 64, "gemm": 256}
+
+
+# ---------------------------------------------------------------------------------------------
+# Workers (run in a subprocess: `bench_speed_load.py worker '<json>'`).
+
+def _data(net: str) -> tuple[Any, Any]:
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    b = BATCH[net]
+    shape = {"mlp": (b, 784), "simplecnn": (b, 3, 32, 32), "lenet": (b, 1, 28, 28), "gemm": (b, 1024)}[net]
+    return rng.standard_normal(shape).astype(np.float32), rng.integers(0, 10, b).astype(np.int32)
+
+
+def _spore_net(name: str) -> Any:
+    from spore import nn
+
+    if name == "mlp":
+        return nn.SequentialCell(nn.Dense(784, 256), nn.ReLU(), nn.Dense(256, 128), nn.ReLU(), nn.Dense(128, 10))
+    if name == "gemm":
+        return nn.SequentialCell(nn.Dense(1024, 4096), nn.ReLU(), nn.Dense(4096, 4096), nn.ReLU(),
+                                 nn.Dense(4096, 10))
+    if name == "simplecnn":
+        return nn.SequentialCell(nn.Conv2d(3, 16, 3, pad_mode="pad", padding=1), nn.ReLU(),
+                                 nn.MaxPool2d(kernel_size=2, stride=2), nn.Flatten(), nn.Dense(16 * 16 * 16, 10))
+    return nn.SequentialCell(nn.Conv2d(1, 6, 5, pad_mode="pad", padding=2), nn.ReLU(),
+                             nn.MaxPool2d(kernel_size=2, stride=2), nn.Conv2d(6, 16, 5, pad_mode="valid"), nn.ReLU(),
+                             nn.MaxPool2d(kernel_size=2, stride=2), nn.Flatten(), nn.Dense(400, 120), nn.ReLU(),
+                             nn.Dense(120, 84), nn.ReLU(), nn.Dense(84, 10))
+
+
+def _torch_net(name: str) -> Any:
+    import torch.nn as tnn
+
+    if name == "mlp":
+        return tnn.Sequential(tnn.Linear(784, 256), tnn.ReLU(), tnn.Linear(256, 128), tnn.ReLU(), tnn.Linear(128, 10))
+    if name == "gemm":
+        return tnn.Sequential(tnn.Linear(1024, 4096), tnn.ReLU(), tnn.Linear(4096, 4096), tnn.ReLU(),
+                              tnn.Linear(4096, 10))
+    return tnn.Sequential(tnn.Conv2d(3, 16, 3, padding=1), tnn.ReLU(), tnn.MaxPool2d(2), tnn.Flatten(),
+                          tnn.Linear(16 * 16 * 16, 10))
+
+
+def _time_steps(step: Any, seconds: float, warmup: int = 3) -> dict[str, float]:
+    for _ in range(warmup):
+        step()
+    n, t0 = 0, time.perf_counter()
+    while True:
+        step()
+        n += 1
+        el = time.perf_counter() - t0
+        if el >= seconds and n >= 3:
+            return {"steps_per_s": n / el, "ms_per_step": 1e3 * el / n}
+
+
+def worker_spore(cfg: dict[str, Any]) -> dict[str, Any]:
+    t_import = time.perf_counter()
+    import spore as ms
+    from spore import nn
+
+    ms.set_context(mode=ms.GRAPH_MODE if cfg.get("mode") == "graph" else ms.PYNATIVE_MODE)
+    ms.set_seed(0)
+    net = _spore_net(cfg["net"])
+    x, y = _data(cfg["net"])
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    opt = nn.Momentum(net.trainable_params(), learning_rate=0.01, momentum=0.9)
+    amp = cfg.get("amp", "O0")
+    if amp == "O0":
+        step_cell = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt).set_train()
+    else:
+        level, dt = amp.split("-")
+        from spore.amp import build_train_network
+
+        step_cell = build_train_network(net, opt, loss, level=level,
+                                        cast_model_type={"bf16": ms.bfloat16, "fp16": ms.float16}[dt],
+                                        loss_scale_manager=None)
+    xd, yd = ms.Tensor(x), ms.Tensor(y)
+    out: dict[str, Any] = {}
+    if cfg.get("first_step"):
+        t0 = time.perf_counter()
+        step_cell(xd, yd)
+        out["first_ms"] = 1e3 * (time.perf_counter() - t0)
+        out["import_to_first_ms"] = 1e3 * (time.perf_counter() - t_import)
+    out.update(_time_steps(lambda: step_cell(xd, yd).asnumpy(), cfg["seconds"]))
+    return out
+
+
+def worker_torch(cfg: dict[str, Any]) -> dict[str, Any]:
+    import torch
+
+    torch.set_num_threads(int(cfg["threads"]))
+    torch.manual_seed(0)
+    net = _torch_net(cfg["net"])
+    x, y = _data(cfg["net"])
+    xt, yt = torch.from_numpy(x), torch.from_numpy(y).long()
+    opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
+    lossf = torch.nn.CrossEntropyLoss()
+    bf16 = cfg.get("amp") == "O2-bf16"
+
+    def step() -> None:
+        opt.zero_grad()
+        if bf16:
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                out = net(xt)
+            loss = lossf(out.float(), yt)
+        else:
+            loss = lossf(net(xt), yt)
+        loss.backward()
+        opt.step()
+        loss.item()
+
+    return _time_steps(step, cfg["seconds"])
+
+
+# ---------------------------------------------------------------------------------------------
+# Driver.
+
+def run_worker(cfg: dict[str, Any], env_extra: dict[str, str] | None = None, timeout: float = 300) -> dict[str, Any]:
+    """One measurement in a fresh interpreter; {'error': ...} instead of raising."""
+    env = dict(os.environ)
+    t = str(cfg["threads"])
+    env.update(OMP_NUM_THREADS=t, OPENBLAS_NUM_THREADS=t, MKL_NUM_THREADS=t, SPORE_NUM_THREADS=t)
+    env.update(env_extra or {})
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    try:
+        p = subprocess.run([PY, str(Path(__file__).resolve()), "worker", json.dumps(cfg)], env=env,
+                           capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": "timeout"}
+    if p.returncode != 0:
+        return {"error": (p.stderr.strip().splitlines() or ["failed"])[-1][:120]}
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+class BusyProcs:
+    """`n` processes spinning on a CPU each, bounded by `limit` seconds even if this one dies."""
+
+    def __init__(self, n: int, limit: float) -> None:
+        code = f"import time\nt=time.monotonic()+{limit}\nwhile time.monotonic()<t: pass"
+        self.procs = [subprocess.Popen([PY, "-c", code]) for _ in range(n)]
+
+    def __enter__(self) -> BusyProcs:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for p in self.procs:
+            p.kill()
+        for p in self.procs:
+            p.wait()
+
+
+def has_torch() -> bool:
+    return subprocess.run([PY, "-c", "import torch"], capture_output=True).returncode == 0
+
+
+def cpu_flags() -> str:
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return "unknown"
+    model = next((ln.split(":", 1)[1].strip() for ln in text.splitlines() if ln.startswith("model name")), "?")
+    flags = set(next((ln.split(":", 1)[1].split() for ln in text.splitlines() if ln.startswith("flags")), []))
+    want = ["avx2", "fma", "f16c", "avx512f", "avx512_bf16", "avx512_fp16", "amx_bf16", "amx_tile", "avx_vnni"]
+    have = [f for f in want if f in flags]
+    missing = [f for f in want if f not in flags]
+    return f"{model}; {os.cpu_count()} CPUs; has {' '.join(have) or '-'}; lacks {' '.join(missing) or '-'}"
+
+
+def table(title: str, head: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(str(r[i])) for r in [head] + rows) for i in range(len(head))]
+    fmt = "  ".join("{:<%d}" % w for w in widths)
+    lines = [title, fmt.format(*head), fmt.format(*["-" * w for w in widths])]
+    lines += [fmt.format(*[str(c) for c in r]) for r in rows]
+    return "\n".join(lines)
+
+
+def _sps(r: dict[str, Any]) -> str:
+    return f"{r['steps_per_s']:.0f}" if "steps_per_s" in r else f"n/a ({r.get('error')})"
+
+
+def section_load(seconds: float, torch_ok: bool, env_extra: dict[str, str] | None = None) -> str:
+    rows = []
+    backends = [("spore", "pynative"), ("spore", "graph")] + ([("torch", "eager")] if torch_ok else [])
+    for busy in (0, 1, 2):
+        with BusyProcs(busy, limit=600):
+            for net in NETS:
+                for backend, mode in backends:
+                    r1 = run_worker({"backend": backend, "net": net, "mode": mode, "threads": 1, "seconds": seconds},
+                                    env_extra)
+                    r2 = run_worker({"backend": backend, "net": net, "mode": mode, "threads": 2, "seconds": seconds},
+                                    env_extra)
+                    ratio = (f"{r2['steps_per_s'] / r1['steps_per_s']:.2f}"
+                             if "steps_per_s" in r1 and "steps_per_s" in r2 else "n/a")
+                    rows.append([str(busy), net, f"{backend} {mode}", _sps(r1), _sps(r2), ratio])
+    return table("(a) training steps/s under load: 1 vs 2 threads with 0/1/2 busy processes",
+                 ["busy", "net", "backend", "1 thread", "2 threads", "2t/1t"], rows)
+
+
+def section_cache(seconds: float) -> str:
+    rows = []
+    with tempfile.TemporaryDirectory() as d:
+        env = {"SPORE_CACHE_DIR": d, "SPORE_TUNING": "cache"}
+        for mode in ("pynative", "graph"):
+            for label in ("cold", "warm", "warm"):
+                if label == "cold":
+                    for f in Path(d).glob("*"):
+                        f.unlink()
+                r = run_worker({"backend": "spore", "net": "lenet", "mode": mode, "threads": 1, "seconds": seconds,
+                                "first_step": True}, env)
+                if "first_ms" in r:
+                    rows.append([mode, label, f"{r['first_ms']:.1f}", f"{r['ms_per_step']:.2f}",
+                                 f"{r['first_ms'] / r['ms_per_step']:.1f}x"])
+                else:
+                    rows.append([mode, label, "n/a", "n/a", str(r.get("error"))])
+    return table("(b) LeNet-5 b64, 1 thread: compile + first step with a cold and a warm tuning cache",
+                 ["mode", "cache", "compile+first ms", "steady ms", "first/steady"], rows)
+
+
+def section_amp(seconds: float, torch_ok: bool) -> str:
+    rows = []
+    for net in ("mlp", "simplecnn", "gemm"):
+        secs = seconds if net != "gemm" else max(seconds, 2.0)
+        res = {amp: run_worker({"backend": "spore", "net": net, "mode": "pynative", "threads": 1, "seconds": secs,
+                                "amp": amp}) for amp in ("O0", "O2-bf16", "O2-fp16")}
+        t = {}
+        if torch_ok:
+            t = {amp: run_worker({"backend": "torch", "net": net, "threads": 1, "seconds": secs, "amp": amp})
+                 for amp in ("O0", "O2-bf16")}
+
+        def ms(r: dict[str, Any]) -> str:
+            return f"{r['ms_per_step']:.2f}" if "ms_per_step" in r else f"n/a ({r.get('error')})"
+
+        sp = (f"{res['O0']['ms_per_step'] / res['O2-bf16']['ms_per_step']:.2f}x"
+              if all("ms_per_step" in res[a] for a in ("O0", "O2-bf16")) else "n/a")
+        rows.append([net, ms(res["O0"]), ms(res["O2-bf16"]), ms(res["O2-fp16"]), sp,
+                     ms(t["O0"]) if t else "-", ms(t["O2-bf16"]) if t else "-"])
+    return table("(c) ms per training step, 1 thread, PyNative: O0 vs O2-bf16 vs O2-fp16 (gemm = Dense "
+                 "1024-4096-4096-10 b256)",
+                 ["net", "O0", "O2-bf16", "O2-fp16", "O0/bf16", "torch fp32", "torch bf16 autocast"], rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("cmd", nargs="?", default="all", choices=["all", "load", "cache", "amp", "worker"])
+    ap.add_argument("cfg", nargs="?")
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args(argv)
+    if args.cmd == "worker":
+        cfg = json.loads(args.cfg)
+        out = worker_torch(cfg) if cfg["backend"] == "torch" else worker_spore(cfg)
+        print(json.dumps(out))
+        return 0
+    seconds = 0.5 if args.quick else 1.5
+    torch_ok = has_torch()
+    print(f"CPU: {cpu_flags()}")
+    if args.cmd in ("all", "load"):
+        print(section_load(seconds, torch_ok))
+        print()
+    if args.cmd in ("all", "cache"):
+        print(section_cache(seconds))
+        print()
+    if args.cmd in ("all", "amp"):
+        print(section_amp(seconds, torch_ok))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,197 @@
+"""Persistent cache of the conv kernels' autotuning decisions.
+
+Why: the conv kernels time their candidate paths (plain / blocked / direct) the first time a
+geometry is seen (engine/csrc/conv.cpp, `choose`). That costs LeNet-5's first step ~100 ms in every
+new process, and two processes may pick different paths where two time within noise, so results
+differ by float rounding across runs. With this cache a process reuses the last process's decisions:
+the same kernels, the same bits, no timing pause.
+
+Where: ``$SPORE_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/spore``, else ``~/.cache/spore``; one file
+per machine fingerprint, ``conv-tuning-<hash>.json``. ``SPORE_TUNING``: ``cache`` (default: load,
+and save new decisions at exit), ``retune`` (ignore the file, time again, overwrite it), ``off``
+(neither read nor write).
+
+The fingerprint is the CPU (model name and flags), oneDNN's version, Spore's version and the kernels'
+build (size and mtime of the extension): a file whose fingerprint differs - another CPU after a
+home directory moved, a rebuilt library - is ignored and replaced at exit, as is one that does not
+parse or holds malformed rows (a warning says so; nothing crashes). Writes go to a temporary file in
+the same directory and are renamed over the old one (`os.replace`, atomic on POSIX): a reader sees
+the old file or the new one, never a torn write, even with several processes saving at once.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import json
+import os
+import tempfile
+import warnings
+from pathlib import Path
+from typing import Any
+
+__all__ = ["cache_dir", "mode", "fingerprint", "cache_path", "load", "save", "attach", "status"]
+
+FORMAT = 1
+MODES = ("off", "cache", "retune")
+_STATE: dict[str, Any] = {"attached": False, "loaded": 0, "file": None, "note": ""}
+
+
+def cache_dir() -> Path:
+    """The directory the cache lives in (not created until something is saved)."""
+    own = os.environ.get("SPORE_CACHE_DIR")
+    if own:
+        return Path(own).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg).expanduser() if xdg and os.path.isabs(os.path.expanduser(xdg)) else Path.home() / ".cache"
+    return base / "spore"
+
+
+def mode() -> str:
+    """SPORE_TUNING, checked: an unknown value warns and means ``cache``."""
+    value = os.environ.get("SPORE_TUNING", "cache").strip().lower()
+    if value not in MODES:
+        warnings.warn(f"SPORE_TUNING={value!r}: expected one of {list(MODES)}; using 'cache'", RuntimeWarning,
+                      stacklevel=2)
+        return "cache"
+    return value
+
+
+def _cpu() -> tuple[str, str]:
+    model, flags = "unknown", ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text(errors="replace").splitlines():
+            if line.startswith("model name") and model == "unknown":
+                model = line.split(":", 1)[1].strip()
+            elif line.startswith("flags") and not flags:
+                flags = " ".join(sorted(line.split(":", 1)[1].split()))
+    except OSError:
+        import platform
+
+        model = platform.processor() or platform.machine()
+    return model, hashlib.sha256(flags.encode()).hexdigest()[:16]
+
+
+def fingerprint(kernels: Any) -> dict[str, Any]:
+    """What a decision depends on besides the geometry (which is in each key): CPU and libraries."""
+    from .. import __version__
+
+    model, flags = _cpu()
+    so = Path(kernels.__file__)
+    st = so.stat()
+    return {"cpu": model, "cpu_flags": flags, "onednn": kernels.dnnl_version(), "spore": __version__,
+            "kernels_build": f"{st.st_size}-{int(st.st_mtime)}"}
+
+
+def cache_path(fp: dict[str, Any]) -> Path:
+    digest = hashlib.sha256(json.dumps(fp, sort_keys=True).encode()).hexdigest()[:16]
+    return cache_dir() / f"conv-tuning-{digest}.json"
+
+
+def _valid_rows(rows: Any) -> list[tuple[list[int], int, list[float]]] | None:
+    if not isinstance(rows, list):
+        return None
+    out = []
+    for r in rows:
+        if not (isinstance(r, list) and len(r) == 3 and isinstance(r[0], list) and len(r[0]) == 19
+                and all(type(v) is int for v in r[0]) and type(r[1]) is int and r[1] in (0, 1, 2)
+                and isinstance(r[2], list) and len(r[2]) == 3
+                and all(isinstance(v, (int, float)) and v >= 0 for v in r[2])):
+            return None
+        out.append((r[0], r[1], [float(v) for v in r[2]]))
+    return out
+
+
+def load(kernels: Any) -> int:
+    """Import the decisions of the cache file matching this machine; returns how many were loaded.
+
+    A missing file loads nothing; a corrupt or foreign one warns, loads nothing and is replaced at
+    the next save.
+    """
+    fp = fingerprint(kernels)
+    path = cache_path(fp)
+    _STATE["file"] = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return 0
+    except OSError as e:
+        _STATE["note"] = f"unreadable: {e}"
+        return 0
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        doc = None
+    rows = _valid_rows(doc.get("conv")) if isinstance(doc, dict) else None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT or rows is None:
+        _STATE["note"] = "corrupt file ignored (rebuilt at exit)"
+        warnings.warn(f"spore tuning cache {path} is corrupt; ignoring it (it is rebuilt)", RuntimeWarning,
+                      stacklevel=2)
+        _STATE["stale"] = True
+        return 0
+    if doc.get("fingerprint") != fp:
+        _STATE["note"] = "written for another CPU or library build; ignored (rebuilt at exit)"
+        _STATE["stale"] = True
+        return 0
+    n = int(kernels.conv_tuning_import(rows))
+    _STATE["loaded"] += n
+    return n
+
+
+def save(kernels: Any, force: bool = False) -> Path | None:
+    """Write every decision of this process atomically; skipped when nothing was timed here (unless
+    `force` or the file on disk was stale). Returns the file written, or None."""
+    if not (force or _STATE.get("stale") or kernels.conv_tuning_timed() > 0):
+        return None
+    fp = fingerprint(kernels)
+    path = cache_path(fp)
+    rows = [[list(k), int(p), list(s)] for k, p, s in kernels.conv_tuning_export()]
+    doc = {"format": FORMAT, "fingerprint": fp, "conv": rows}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".conv-tuning-", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(doc, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    _STATE["stale"] = False
+    return path
+
+
+def _save_at_exit(kernels: Any) -> None:
+    try:
+        save(kernels)
+    except OSError as e:  # a read-only home must not turn the exit into a traceback
+        warnings.warn(f"spore tuning cache not saved: {e}", RuntimeWarning, stacklevel=1)
+
+
+def attach(kernels: Any) -> None:
+    """Called once by `spore._kernels` when it loads: apply SPORE_TUNING (load the file, register
+    the save at exit). Never raises: a broken cache must not stop the kernels from loading."""
+    if _STATE["attached"]:
+        return
+    _STATE["attached"] = True
+    m = mode()
+    _STATE["mode"] = m
+    if m == "off":
+        return
+    try:
+        if m == "cache":
+            load(kernels)
+        else:
+            _STATE["stale"] = True
+    except Exception as e:  # noqa: BLE001  (any failure to read leaves autotuning as it was)
+        _STATE["note"] = f"not loaded: {e}"
+    atexit.register(_save_at_exit, kernels)
+
+
+def status() -> dict[str, Any]:
+    """Mode, file, how many decisions were loaded, and why a file was ignored (for reports)."""
+    return {k: v for k, v in _STATE.items() if k != "attached"}
