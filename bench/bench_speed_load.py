@@ -197,7 +197,7 @@ def cpu_flags() -> str:
 
 def table(title: str, head: list[str], rows: list[list[str]]) -> str:
     widths = [max(len(str(r[i])) for r in [head] + rows) for i in range(len(head))]
-    fmt = "  ".join("{:<%d}" % w for w in widths)
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
     lines = [title, fmt.format(*head), fmt.format(*["-" * w for w in widths])]
     lines += [fmt.format(*[str(c) for c in r]) for r in rows]
     return "\n".join(lines)
