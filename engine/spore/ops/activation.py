@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..onnx.spec import OnnxMap, same
 from ..tensor import Tensor, tensor_method
 from ._rules import norm_axes, require_float, require_same_dtype
 from .array import cast
@@ -54,6 +55,13 @@ def _grad_infer(name: str):
 @primitive
 class Softmax:
     """Softmax along `axis` (int or tuple): exp(x - max) / sum(exp(x - max)); float input."""
+    onnx = OnnxMap(
+        "Softmax",
+        to_onnx=lambda a,
+        c: {"axis": int(a.get("axis", -1))},
+        imports=("Softmax",),
+        from_onnx="softmax_from",
+    )
 
     infer = _softmax_infer("Softmax")
 
@@ -90,6 +98,13 @@ class SoftmaxGrad:
 @primitive
 class LogSoftmax:
     """Log of softmax along `axis`: x - max - log(sum(exp(x - max))); float input."""
+    onnx = OnnxMap(
+        "LogSoftmax",
+        to_onnx=lambda a,
+        c: {"axis": int(a.get("axis", -1))},
+        imports=("LogSoftmax",),
+        from_onnx="softmax_from",
+    )
 
     infer = _softmax_infer("LogSoftmax")
 
@@ -134,6 +149,7 @@ def _sigmoid_into(a: np.ndarray, out: np.ndarray) -> np.ndarray:
 @primitive
 class Sigmoid:
     """Logistic sigmoid 1 / (1 + exp(-x)) of each element, computed stably as (1 + tanh(x/2)) / 2."""
+    onnx = same("Sigmoid")
 
     ufunc = _sigmoid_into  # fusion, C++ opcode and in-place reuse: see ops/primitive.py
     opcode = 17
@@ -208,6 +224,12 @@ def _gelu_check(name: str, approximate: str) -> None:
 @primitive
 class GeLU:
     """Gaussian error linear unit x * Phi(x); `approximate='tanh'` uses the tanh approximation."""
+    onnx = OnnxMap(
+        export="gelu",
+        imports=("Gelu",),
+        from_onnx=lambda a,
+        c: {"approximate": a.get("approximate", "none")},
+    )
 
     def infer(a, approximate="none"):
         _gelu_check("GeLU", approximate)
@@ -269,6 +291,7 @@ def _gelu_second(x: Tensor, approximate: str) -> Tensor:
 @primitive
 class SiLU:
     """Sigmoid linear unit (swish): x * sigmoid(x)."""
+    onnx = OnnxMap(export="silu")
 
     infer = _float_infer("SiLU")
 
@@ -305,6 +328,14 @@ class SiLUGrad:
 @primitive
 class LeakyReLU:
     """Leaky ReLU: x where x > 0, alpha * x elsewhere."""
+    onnx = OnnxMap(
+        "LeakyRelu",
+        to_onnx=lambda a,
+        c: {"alpha": float(a.get("alpha", 0.2))},
+        imports=("LeakyRelu",),
+        from_onnx=lambda a,
+        c: {"alpha": float(a.get("alpha", 0.01))},
+    )
 
     def infer(a, alpha=0.2):
         require_float("LeakyReLU", a)
@@ -321,6 +352,14 @@ class LeakyReLU:
 @primitive
 class Elu:
     """Exponential linear unit: x where x > 0, alpha * (exp(x) - 1) elsewhere."""
+    onnx = OnnxMap(
+        "Elu",
+        to_onnx=lambda a,
+        c: {"alpha": float(a.get("alpha", 1.0))},
+        imports=("Elu",),
+        from_onnx=lambda a,
+        c: {"alpha": float(a.get("alpha", 1.0))},
+    )
 
     def infer(a, alpha=1.0):
         require_float("Elu", a)

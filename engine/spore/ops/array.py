@@ -16,6 +16,7 @@ import numpy as np
 
 from ..common import dtype as mstype
 from ..errors import DTypeError, ShapeError, ValueDependentShapeError
+from ..onnx.spec import OnnxMap, same
 from ..tensor import Tensor, tensor_method
 from ._rules import as_tensor, broadcast_shapes, norm_axis, promote
 from .primitive import Aval, primitive
@@ -24,6 +25,7 @@ from .primitive import Aval, primitive
 @primitive
 class Cast:
     """Returns a tensor with the new data type."""
+    onnx = OnnxMap(export="cast")
 
     def infer(a, dtype):
         return Aval(a.shape, dtype)
@@ -54,6 +56,7 @@ def _resolve_shape(op: str, in_shape: Sequence[int], shape: Sequence[int]) -> tu
 @primitive
 class Reshape:
     """Reshapes the input to the given shape (one entry may be -1)."""
+    onnx = OnnxMap(export="reshape")
 
     def infer(a, shape):
         return Aval(_resolve_shape("Reshape", a.shape, shape), a.dtype)
@@ -68,6 +71,7 @@ class Reshape:
 @primitive
 class BroadcastTo:
     """Broadcasts the input to a larger shape."""
+    onnx = OnnxMap(export="broadcast_to")
 
     def infer(a, shape):
         target = tuple(shape)
@@ -110,6 +114,7 @@ class SumTo:
 @primitive
 class StopGradient:
     """Passes the value through and blocks gradients flowing back through it."""
+    onnx = OnnxMap("Identity")
 
     nondiff = True
 
@@ -123,6 +128,7 @@ class StopGradient:
 @primitive
 class Identity:
     """Returns a copy of the input."""
+    onnx = same("Identity")
 
     def infer(a):
         return Aval(a.shape, a.dtype)
@@ -220,6 +226,7 @@ def _sized_by_values(op: str, what: str, t: Any) -> np.ndarray:
 @primitive
 class Select:
     """Element-wise choice: `x` where `cond` is True, else `y` (all three broadcast)."""
+    onnx = same("Where")
 
     def infer(cond, x, y):
         if cond.dtype is not mstype.bool_:

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..common import dtype as mstype
+from ..onnx.spec import OnnxMap, same
 from ..tensor import Tensor, tensor_method
 from ._rules import broadcast_shapes, require_same_dtype
 from .array import cast
@@ -34,6 +35,7 @@ def _test_infer(a: Any) -> Aval:
 @primitive
 class Equal:
     """Whether the elements of two tensors are equal (broadcasting; bool result)."""
+    onnx = same("Equal")
 
     nondiff = True
     infer = _cmp_infer("Equal")
@@ -45,6 +47,7 @@ class Equal:
 @primitive
 class NotEqual:
     """Whether the elements of two tensors differ (broadcasting; bool result)."""
+    onnx = OnnxMap(export="not_equal")
 
     nondiff = True
     infer = _cmp_infer("NotEqual")
@@ -56,6 +59,7 @@ class NotEqual:
 @primitive
 class Less:
     """Whether x < y element-wise (broadcasting; bool result)."""
+    onnx = same("Less")
 
     nondiff = True
     infer = _cmp_infer("Less")
@@ -67,6 +71,7 @@ class Less:
 @primitive
 class LessEqual:
     """Whether x <= y element-wise (broadcasting; bool result)."""
+    onnx = same("LessOrEqual")
 
     nondiff = True
     infer = _cmp_infer("LessEqual")
@@ -78,6 +83,7 @@ class LessEqual:
 @primitive
 class Greater:
     """Whether x > y element-wise (broadcasting; bool result)."""
+    onnx = same("Greater")
 
     nondiff = True
     infer = _cmp_infer("Greater")
@@ -89,6 +95,7 @@ class Greater:
 @primitive
 class GreaterEqual:
     """Whether x >= y element-wise (broadcasting; bool result)."""
+    onnx = same("GreaterOrEqual")
 
     nondiff = True
     infer = _cmp_infer("GreaterEqual")
@@ -100,6 +107,7 @@ class GreaterEqual:
 @primitive
 class LogicalAnd:
     """Element-wise logical AND of two bool tensors (broadcasting)."""
+    onnx = same("And")
 
     nondiff = True
     infer = _cmp_infer("LogicalAnd")
@@ -111,6 +119,7 @@ class LogicalAnd:
 @primitive
 class LogicalOr:
     """Element-wise logical OR of two bool tensors (broadcasting)."""
+    onnx = same("Or")
 
     nondiff = True
     infer = _cmp_infer("LogicalOr")
@@ -122,6 +131,7 @@ class LogicalOr:
 @primitive
 class LogicalXor:
     """Element-wise logical XOR of two bool tensors (broadcasting)."""
+    onnx = same("Xor")
 
     nondiff = True
     infer = _cmp_infer("LogicalXor")
@@ -133,6 +143,7 @@ class LogicalXor:
 @primitive
 class LogicalNot:
     """Element-wise logical NOT of a bool tensor."""
+    onnx = same("Not")
 
     nondiff = True
     infer = _test_infer
@@ -144,6 +155,7 @@ class LogicalNot:
 @primitive
 class IsNan:
     """Whether each element is NaN (always False for integer and bool tensors)."""
+    onnx = same("IsNaN")
 
     nondiff = True
     infer = _test_infer

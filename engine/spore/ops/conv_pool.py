@@ -29,6 +29,7 @@ from .. import _kernels
 from ..autodiff.tape import is_tracked
 from ..common import dtype as mstype
 from ..errors import ShapeError, located
+from ..onnx.spec import OnnxMap
 from ..tensor import Tensor
 from ._rules import require_float, require_same_dtype
 from .primitive import Aval, primitive
@@ -303,6 +304,7 @@ def _conv_infer_common(op: str, a: Any, b: Any) -> None:
 class Conv2D:
     """2-D convolution (cross-correlation) of an NCHW input with a (C_out, C_in/group, kH, kW) weight,
     plus an optional (C_out,) bias added inside the kernel. `pad` is (top, bottom, left, right)."""
+    onnx = OnnxMap("Conv", to_onnx="conv_attrs")
 
     def infer(x, w, b=None, stride=(1, 1), pad=(0, 0, 0, 0), dilation=(1, 1), group=1):
         _conv_infer_common("Conv2D", x, w)
@@ -493,6 +495,7 @@ class MaxPool:
     """2-D max pooling of an NCHW input. Two outputs: the pooled values and, for each, the flat
     index (h * W + w) of the chosen element within its input plane (what `return_indices` gives, and
     what the gradient scatters through). Ties pick the first maximum; a NaN wins its window."""
+    onnx = OnnxMap("MaxPool", to_onnx="pool_attrs")
 
     multi_output = True
 
@@ -561,6 +564,7 @@ class MaxPoolGradGrad:
 class AvgPool:
     """2-D average pooling of an NCHW input. `count_include_pad` counts zero padding in the divisor;
     a non-zero `divisor_override` replaces the divisor."""
+    onnx = OnnxMap("AveragePool", to_onnx="pool_attrs")
 
     def infer(x, kernel_size=(1, 1), strides=(1, 1), pad=(0, 0, 0, 0), ceil_mode=False, count_include_pad=True,
               divisor_override=0):

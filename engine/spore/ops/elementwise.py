@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..common import dtype as mstype
+from ..onnx.spec import same
 from ..tensor import Tensor, tensor_method
 from ._rules import as_tensor, broadcast_shapes, promote, require_float, require_same_dtype
 from .primitive import Aval, Primitive, primitive
@@ -52,6 +53,7 @@ def _relu_into(a: np.ndarray, out: np.ndarray) -> np.ndarray:
 @primitive
 class Add:
     """Adds two tensors element-wise, with broadcasting."""
+    onnx = same("Add")
 
     ufunc = np.add  # fusion, C++ opcode and in-place reuse: see ops/primitive.py
     opcode = 0
@@ -69,6 +71,7 @@ class Add:
 @primitive
 class Sub:
     """Subtracts the second tensor from the first element-wise, with broadcasting."""
+    onnx = same("Sub")
 
     ufunc = np.subtract  # fusion, C++ opcode and in-place reuse: see ops/primitive.py
     opcode = 1
@@ -86,6 +89,7 @@ class Sub:
 @primitive
 class Mul:
     """Multiplies two tensors element-wise, with broadcasting."""
+    onnx = same("Mul")
 
     ufunc = np.multiply  # fusion, C++ opcode and in-place reuse: see ops/primitive.py
     opcode = 2
@@ -106,6 +110,7 @@ class RealDiv:
 
     Integer and bool inputs give a float32 result (true division), as in MindSpore.
     """
+    onnx = same("Div")
 
     ufunc = np.divide  # fusion, C++ opcode and in-place reuse: see ops/primitive.py
     opcode = 3
@@ -128,6 +133,7 @@ class RealDiv:
 @primitive
 class Neg:
     """Negates a tensor element-wise."""
+    onnx = same("Neg")
 
     ufunc = np.negative  # fusion, C++ opcode and in-place reuse: see ops/primitive.py
     opcode = 10
@@ -145,6 +151,7 @@ class Neg:
 @primitive
 class Exp:
     """Computes e raised to each element (float input)."""
+    onnx = same("Exp")
 
     ufunc = np.exp  # fusion, C++ opcode and in-place reuse: see ops/primitive.py
     opcode = 11
@@ -162,6 +169,7 @@ class Exp:
 @primitive
 class Log:
     """Computes the natural logarithm of each element (float input; log(0) = -inf)."""
+    onnx = same("Log")
 
     ufunc = np.log  # fusion, C++ opcode and in-place reuse: see ops/primitive.py
     opcode = 12
@@ -179,6 +187,7 @@ class Log:
 @primitive
 class ReLU:
     """Rectified linear unit: max(x, 0) element-wise."""
+    onnx = same("Relu")
 
     ufunc = _relu_into  # fusion, C++ opcode and in-place reuse: see ops/primitive.py
     opcode = 13

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..autodiff import tape
 from ..errors import DTypeError, ShapeError, SporeError, ValueDependentShapeError, located
+from ..onnx.spec import OnnxMap
 from ..tensor import Tensor, tensor_method
 from ._rules import as_tensor, broadcast_shapes, norm_axis
 from .array import _require_int, cast, reshape, sum_to
@@ -259,6 +260,7 @@ class GetItem:
     """Indexes a tensor with a static index (ints, slices with steps, None, integer arrays), as
     `x[index]`; basic indices give views. Integer index tensors whose values are known only when a
     compiled graph runs are extra inputs. The gradient scatters back, adding over repeated indices."""
+    onnx = OnnxMap(export="getitem")
 
     def infer(a, *idx, index):
         _check_index_inputs("GetItem", index, idx)
@@ -470,6 +472,7 @@ def _gather_out_shape(op: str, p: Any, ind: Any, axis: int, b: int) -> tuple[int
 @primitive
 class Gather:
     """Takes slices of `params` along `axis` at `indices` (`batch_dims` leading dims are shared)."""
+    onnx = OnnxMap(export="gather")
 
     def infer(params, indices, axis, batch_dims=0):
         _require_int("Gather", indices)

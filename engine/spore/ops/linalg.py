@@ -8,6 +8,7 @@ import numpy as np
 
 from ..autodiff.tape import is_tracked
 from ..errors import ShapeError
+from ..onnx.spec import OnnxMap
 from ..tensor import Tensor, tensor_method
 from ._rules import broadcast_shapes, require_float, require_same_dtype
 from .primitive import Aval, primitive
@@ -16,6 +17,7 @@ from .primitive import Aval, primitive
 @primitive
 class MatMul:
     """Multiplies matrix `a` by matrix `b` (2-D), optionally transposing either first."""
+    onnx = OnnxMap(export="matmul")
 
     def infer(a, b, transpose_a=False, transpose_b=False):
         if a.ndim != 2 or b.ndim != 2:
@@ -61,6 +63,7 @@ class MatMul:
 @primitive
 class BatchMatMul:
     """Batched matrix product with broadcast batch dimensions (NumPy `matmul` semantics, ndim >= 2)."""
+    onnx = OnnxMap(export="matmul")
 
     def infer(a, b, transpose_a=False, transpose_b=False):
         if a.ndim < 2 or b.ndim < 2:

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..common import dtype as mstype
+from ..onnx.spec import same
 from ..tensor import Tensor
 from ._rules import norm_axis
 from .elementwise import _as_float, _float_infer, _generate_wrappers, add, div, exp, mul, neg, sub
@@ -26,6 +27,7 @@ from .primitive import Api, Aval, primitive
 @primitive
 class ACos:
     """Arccosine of each element (radians, in [0, pi]); NaN outside [-1, 1]."""
+    onnx = same("Acos")
 
     api = Api("acos", cls="ACos", aliases=("arccos",), floats=True)
 
@@ -41,6 +43,7 @@ class ACos:
 @primitive
 class Asin:
     """Arcsine of each element (radians, in [-pi/2, pi/2]); NaN outside [-1, 1]."""
+    onnx = same("Asin")
 
     api = Api("asin", cls="Asin", aliases=("arcsin",), floats=True)
 
@@ -56,6 +59,7 @@ class Asin:
 @primitive
 class Acosh:
     """Inverse hyperbolic cosine of each element; NaN below 1."""
+    onnx = same("Acosh")
 
     api = Api("acosh", cls="Acosh", aliases=("arccosh",), floats=True)
 
@@ -71,6 +75,7 @@ class Acosh:
 @primitive
 class Asinh:
     """Inverse hyperbolic sine of each element."""
+    onnx = same("Asinh")
 
     api = Api("asinh", cls="Asinh", aliases=("arcsinh",), floats=True)
 
@@ -86,6 +91,7 @@ class Asinh:
 @primitive
 class Atanh:
     """Inverse hyperbolic tangent of each element; +-inf at +-1, NaN outside [-1, 1]."""
+    onnx = same("Atanh")
 
     api = Api("atanh", cls="Atanh", aliases=("arctanh",), floats=True)
 

@@ -19,6 +19,7 @@ import numpy as np
 from ..autodiff.tape import is_tracked
 from ..common import dtype as mstype
 from ..errors import DTypeError
+from ..onnx.spec import OnnxMap, same
 from ..tensor import Tensor, tensor_method
 from ._rules import require_float, require_same_dtype
 from .array import cast, sum_to
@@ -101,6 +102,7 @@ def _numeric_infer(name: str):
 @primitive
 class Abs:
     """Absolute value of each element (the gradient at 0 is 0)."""
+    onnx = same("Abs")
 
     ufunc = np.abs  # fusion, C++ opcode and in-place reuse: see ops/primitive.py
     opcode = 18
@@ -117,6 +119,7 @@ class Abs:
 @primitive
 class Sqrt:
     """Square root of each element (float input)."""
+    onnx = same("Sqrt")
 
     ufunc = np.sqrt  # fusion, C++ opcode and in-place reuse: see ops/primitive.py
     opcode = 14
@@ -134,6 +137,7 @@ class Sqrt:
 @primitive
 class Rsqrt:
     """Reciprocal of the square root of each element: 1 / sqrt(x) (float input)."""
+    onnx = OnnxMap(export="rsqrt")
 
     api = Api("rsqrt", cls="Rsqrt", floats=True)  # its public names: see ops/primitive.py
 
@@ -150,6 +154,7 @@ class Rsqrt:
 @primitive
 class Square:
     """Square of each element: x * x."""
+    onnx = OnnxMap(export="square")
 
     ufunc = _square_into  # fusion, C++ opcode and in-place reuse: see ops/primitive.py
     opcode = 15
@@ -166,6 +171,7 @@ class Square:
 @primitive
 class Reciprocal:
     """Reciprocal of each element: 1 / x (float input)."""
+    onnx = same("Reciprocal")
 
     api = Api("reciprocal", cls="Reciprocal", floats=True)  # its public names: see ops/primitive.py
 
@@ -184,6 +190,7 @@ class Reciprocal:
 @primitive
 class Sin:
     """Sine of each element (radians)."""
+    onnx = same("Sin")
 
     api = Api("sin", cls="Sin", floats=True)  # its public names: see ops/primitive.py
 
@@ -202,6 +209,7 @@ class Sin:
 @primitive
 class Cos:
     """Cosine of each element (radians)."""
+    onnx = same("Cos")
 
     api = Api("cos", cls="Cos", floats=True)  # its public names: see ops/primitive.py
 
@@ -220,6 +228,7 @@ class Cos:
 @primitive
 class Tan:
     """Tangent of each element (radians)."""
+    onnx = same("Tan")
 
     api = Api("tan", cls="Tan", floats=True)  # its public names: see ops/primitive.py
 
@@ -235,6 +244,7 @@ class Tan:
 @primitive
 class Atan:
     """Arctangent of each element (radians)."""
+    onnx = same("Atan")
 
     infer = _float_infer("Atan")
 
@@ -248,6 +258,7 @@ class Atan:
 @primitive
 class Sinh:
     """Hyperbolic sine of each element."""
+    onnx = same("Sinh")
 
     api = Api("sinh", cls="Sinh", floats=True)  # its public names: see ops/primitive.py
 
@@ -263,6 +274,7 @@ class Sinh:
 @primitive
 class Cosh:
     """Hyperbolic cosine of each element."""
+    onnx = same("Cosh")
 
     api = Api("cosh", cls="Cosh", floats=True)  # its public names: see ops/primitive.py
 
@@ -278,6 +290,7 @@ class Cosh:
 @primitive
 class Tanh:
     """Hyperbolic tangent of each element."""
+    onnx = same("Tanh")
 
     api = Api("tanh", cls="Tanh", floats=True)  # its public names: see ops/primitive.py
 
@@ -315,6 +328,7 @@ class TanhGrad:
 @primitive
 class Erf:
     """Gauss error function of each element: erf(x) = 2/sqrt(pi) * integral_0^x exp(-t^2) dt."""
+    onnx = same("Erf")
 
     api = Api("erf", cls="Erf", floats=True)  # its public names: see ops/primitive.py
 
@@ -384,6 +398,7 @@ class Log10:
 @primitive
 class Sign:
     """Sign of each element: -1, 0 or 1 (zero gradient)."""
+    onnx = same("Sign")
 
     nondiff = True
     infer = _numeric_infer("Sign")
@@ -395,6 +410,7 @@ class Sign:
 @primitive
 class Floor:
     """Largest integer not greater than each element (zero gradient)."""
+    onnx = same("Floor")
 
     nondiff = True
     infer = _float_infer("Floor")
@@ -406,6 +422,7 @@ class Floor:
 @primitive
 class Ceil:
     """Smallest integer not less than each element (zero gradient)."""
+    onnx = same("Ceil")
 
     nondiff = True
     infer = _float_infer("Ceil")
@@ -446,6 +463,7 @@ class Round:
 @primitive
 class Pow:
     """First tensor raised to the power of the second element-wise, with broadcasting."""
+    onnx = same("Pow")
 
     infer = _binary_infer("Pow")
 
@@ -495,6 +513,7 @@ def _max_min_vjp(g: Tensor, a: Tensor, b: Tensor, a_wins: Tensor) -> tuple[Any, 
 @primitive
 class Maximum:
     """Element-wise maximum of two tensors, with broadcasting (NaN propagates)."""
+    onnx = same("Max")
 
     ufunc = np.maximum  # fusion, C++ opcode and in-place reuse: see ops/primitive.py
     opcode = 4
@@ -511,6 +530,7 @@ class Maximum:
 @primitive
 class Minimum:
     """Element-wise minimum of two tensors, with broadcasting (NaN propagates)."""
+    onnx = same("Min")
 
     ufunc = np.minimum  # fusion, C++ opcode and in-place reuse: see ops/primitive.py
     opcode = 5

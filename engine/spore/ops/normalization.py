@@ -21,6 +21,7 @@ import numpy as np
 from .. import _kernels
 from ..autodiff.tape import is_tracked
 from ..errors import DTypeError, ShapeError
+from ..onnx.spec import OnnxMap
 from ..tensor import Tensor
 from ._rules import norm_axis
 from .primitive import Aval, primitive
@@ -109,6 +110,7 @@ class BatchNorm:
     `data_format` 'NCHW' puts channels on axis 1 ((N, C) and (N, C, ...) inputs), 'NHWC' last.
     Running statistics are not updated here; `ops.batch_norm` does that.
     """
+    onnx = OnnxMap(export="batchnorm")
 
     multi_output = True
 
@@ -302,6 +304,7 @@ class LayerNorm:
     gamma and beta have the shape ``x.shape[begin_params_axis:]``. Outputs ``(y, mean, rstd)``;
     mean and rstd = 1/sqrt(var + epsilon) keep the normalised axes as size 1 (MindSpore 2.x).
     """
+    onnx = OnnxMap(export="layernorm", since=17)
 
     multi_output = True
 

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..common import dtype as mstype
 from ..errors import DTypeError, ShapeError
+from ..onnx.spec import OnnxMap
 from ..tensor import Tensor, tensor_method
 from ._rules import norm_axes, norm_axis, reduced_shape, require_float
 from .array import broadcast_to, cast, reshape, stop_gradient
@@ -51,6 +52,7 @@ def _keep(g: Tensor, a: Any, axis: Any, keep_dims: bool) -> tuple[Tensor, tuple[
 @primitive
 class ReduceSum:
     """Sums the elements over the given axes (all axes when `axis` is empty)."""
+    onnx = OnnxMap(export="reduce_sum", imports=("ReduceSum",), importer="import_reduce_sum")
 
     infer = _reduce_infer("ReduceSum")
 
@@ -66,6 +68,7 @@ class ReduceSum:
 @primitive
 class ReduceMean:
     """Averages the elements over the given axes (all axes when `axis` is empty); float input."""
+    onnx = OnnxMap(export="reduce_mean", imports=("ReduceMean",), importer="import_reduce_mean")
 
     infer = _reduce_infer("ReduceMean", float_only=True)
 
@@ -90,6 +93,7 @@ def _extreme_vjp(g: Tensor, out: Tensor, a: Tensor, axis: Any = (), keep_dims: b
 @primitive
 class ReduceMax:
     """Maximum of the elements over the given axes (all axes when `axis` is empty)."""
+    onnx = OnnxMap(export="reduce_max", imports=("ReduceMax",), importer="import_reduce_max")
 
     infer = _reduce_infer("ReduceMax")
 
@@ -102,6 +106,7 @@ class ReduceMax:
 @primitive
 class ReduceMin:
     """Minimum of the elements over the given axes (all axes when `axis` is empty)."""
+    onnx = OnnxMap(export="reduce_min", imports=("ReduceMin",), importer="import_reduce_min")
 
     infer = _reduce_infer("ReduceMin")
 
@@ -114,6 +119,7 @@ class ReduceMin:
 @primitive
 class ReduceProd:
     """Product of the elements over the given axes (all axes when `axis` is empty)."""
+    onnx = OnnxMap(export="reduce_prod", imports=("ReduceProd",), importer="import_reduce_prod")
 
     infer = _reduce_infer("ReduceProd")
 

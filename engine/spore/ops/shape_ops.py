@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import DTypeError, ShapeError, located
+from ..onnx.spec import OnnxMap
 from ..tensor import Tensor, tensor_method
 from ._rules import norm_axes, norm_axis, promote
 from .array import broadcast_to, cast, reshape
@@ -43,6 +44,7 @@ def _ints(op: str, seq: Any) -> tuple[int, ...]:
 @primitive
 class Transpose:
     """Permutes dimensions: output dimension i is input dimension perm[i] (a view, no copy)."""
+    onnx = OnnxMap("Transpose", to_onnx=lambda a, c: {"perm": [int(p) for p in a["perm"]]})
 
     def infer(a, perm):
         if sorted(perm) != list(range(a.ndim)):
@@ -78,6 +80,7 @@ def _concat_shape(op: str, xs: Sequence[Any], axis: int) -> tuple[int, ...]:
 @primitive
 class Concat:
     """Joins tensors of one dtype along an existing axis."""
+    onnx = OnnxMap("Concat", to_onnx=lambda a, c: {"axis": int(a.get("axis", 0))})
 
     def infer(*xs, axis=0):
         return Aval(_concat_shape("Concat", xs, axis), xs[0].dtype)
@@ -93,6 +96,7 @@ class Concat:
 @primitive
 class Split:
     """Splits a tensor along `axis` into pieces of the given `sizes` (views)."""
+    onnx = OnnxMap(export="split")
 
     multi_output = True
 
@@ -113,6 +117,7 @@ class Split:
 @primitive
 class Stack:
     """Stacks tensors of one shape along a new axis."""
+    onnx = OnnxMap(export="stack")
 
     def infer(*xs, axis=0):
         if not xs:
@@ -164,6 +169,7 @@ def _tile_shapes(shape: Sequence[int], multiples: Sequence[int]) -> tuple[tuple[
 @primitive
 class Tile:
     """Repeats the whole input `multiples[i]` times along dimension i (shorter side padded with 1s)."""
+    onnx = OnnxMap(export="tile")
 
     def infer(a, multiples):
         if any(m < 0 for m in multiples):
@@ -184,6 +190,7 @@ class Tile:
 @primitive
 class Pad:
     """Pads each dimension with `paddings[i] = (before, after)` copies of the constant `value`."""
+    onnx = OnnxMap(export="pad")
 
     def infer(a, paddings, value=0):
         if len(paddings) != a.ndim or any(len(p) != 2 or p[0] < 0 or p[1] < 0 for p in paddings):
