@@ -132,13 +132,13 @@ if TYPE_CHECKING:  # what static tools (Pylance, Pyright, jedi) see
         set_recursion_limit,
     )
     from .errors import DTypeError, GraphCompileError, ShapeError, SporeError  # noqa: E402,F401
+    from .onnx.ms_api import export, load  # noqa: E402,F401
     from .parallel import (  # noqa: E402,F401
         ParallelMode,
         get_auto_parallel_context,
         reset_auto_parallel_context,
         set_auto_parallel_context,
     )
-    from .onnx.ms_api import export, load  # noqa: E402,F401
     from .profiler import Profiler  # noqa: E402,F401
     from .runcheck import run_check  # noqa: E402,F401
     from .tensor import Parameter, ParameterTuple, Tensor  # noqa: E402
