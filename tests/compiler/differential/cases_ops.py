@@ -39,7 +39,8 @@ EXEMPT_FUNCTIONS: dict[str, str] = {
     "sparse_softmax_ce_value_and_grad": "NumPy kernel helper of Graph mode's loss fusion (takes np.ndarray, "
                                         "not Tensors)",
 }
-_COLLECTIVE = "collective: checked in PyNative and Graph mode against NumPy on real MPI ranks by tests/parallel/test_collectives.py (a one-process case would only see a world of 1)"
+_COLLECTIVE = ("collective: checked in PyNative and Graph mode against NumPy on real MPI ranks by "
+               "tests/parallel/test_collectives.py (a one-process case would only see a world of 1)")
 EXEMPT_CLASSES: dict[str, str] = {
     "Primitive": "the engine's registry record of a primitive (name, infer, impl, vjp); not a class-form op",
     **{n: _COLLECTIVE for n in ("AllGather", "AllReduce", "Broadcast", "ReduceScatter")},

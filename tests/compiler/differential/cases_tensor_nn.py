@@ -45,8 +45,10 @@ EXEMPT_METHODS: dict[str, str] = {
     "from_numpy": "a static constructor from a host NumPy array (shares its memory); no tensor input to trace",
 }
 EXEMPT_CELLS: dict[str, str] = {
-    "DistributedGradReducer": "reduces across MPI ranks: 1 vs 2 ranks in both modes in tests/parallel/test_equivalence.py",
-    "SyncBatchNorm": "all-reduces batch statistics across MPI ranks: checked against one process in tests/parallel/test_equivalence.py",
+    "DistributedGradReducer": ("reduces across MPI ranks: 1 vs 2 ranks in both modes in "
+                               "tests/parallel/test_equivalence.py"),
+    "SyncBatchNorm": ("all-reduces batch statistics across MPI ranks: checked against one process in "
+                      "tests/parallel/test_equivalence.py"),
 }
 
 # Cells whose state moves on every call: covered by the cases below with the state kept out of
