@@ -38,3 +38,17 @@ def ok(proc: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
     assert proc.returncode == 0, (f"exit {proc.returncode}\nstdout:\n{proc.stdout[-3000:]}\n"
                                   f"stderr:\n{proc.stderr[-5000:]}")
     return proc
+
+
+def rank_results(stdout: str) -> list[dict]:
+    """Every `RESULT {json}` a rank printed. mpirun merges the ranks' stdout, and two ranks' lines can
+    land on one line without a newline between them, so objects are decoded where each marker starts."""
+    import json
+
+    decoder = json.JSONDecoder()
+    out, at = [], stdout.find("RESULT ")
+    while at >= 0:
+        obj, end = decoder.raw_decode(stdout, at + len("RESULT "))
+        out.append(obj)
+        at = stdout.find("RESULT ", end)
+    return out

@@ -2,14 +2,12 @@
 parameters of one bucket reduced after it; fp16 and top-k compression stay close (their drift is
 bounded here and reported by the bench)."""
 
-import json
-
-from .mpi import mpirun, ok
+from .mpi import mpirun, ok, rank_results
 
 
 def test_bucketed_overlapped_reduction_equals_one_bucket_after_the_backward():
     proc = ok(mpirun(2, "bucketing.py", timeout=240))
-    results = [json.loads(line[len("RESULT "):]) for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
+    results = rank_results(proc.stdout)
     assert len(results) == 2
     for r in results:
         assert r["buckets_small"] >= 3 and r["buckets_big"] == 1

@@ -2,14 +2,12 @@
 ranks (an odd count, so no rank pairing hides an error), in PyNative and Graph mode, against NumPy;
 and a sub-group made with create_group."""
 
-import json
-
-from .mpi import mpirun, ok
+from .mpi import mpirun, ok, rank_results
 
 
 def test_collectives_and_their_gradients_match_numpy_on_three_ranks():
     proc = ok(mpirun(3, "collectives.py", timeout=240))
-    results = [json.loads(line[len("RESULT "):]) for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
+    results = rank_results(proc.stdout)
     assert sorted(r["rank"] for r in results) == [0, 1, 2]
     for r in results:
         errors = r["errors"]
