@@ -25,7 +25,7 @@ def test_tokenizers_and_offsets():
     assert text.RegexTokenizer(r"[\s,]+", r",")(np.array("a, b,c")).tolist() == ["a", "b", ",", "c"]
     assert text.RegexTokenizer(r"\s+")(np.array("a  b")).tolist() == ["a", "b"]
     assert text.PythonTokenizer(lambda t: t.split("-"))(np.array("x-y")).tolist() == ["x", "y"]
-    with pytest.raises(NotImplementedError, match="with_offsets"):
+    with pytest.raises(ValueError, match="with_offsets"):
         text.BasicTokenizer(with_offsets=True)
 
 

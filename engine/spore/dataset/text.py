@@ -364,9 +364,11 @@ class Lookup(TensorOperation):
 
 # --- BERT's tokenizers -----------------------------------------------------------------------------------
 def _no_offsets(op: str, with_offsets: bool) -> bool:
+    """Refused at construction, not ignored: a pipeline expecting (tokens, start, limit) must not get tokens alone."""
     if with_offsets:
-        raise NotImplementedError(f"{op}: with_offsets=True is not written yet in spore; the tokens alone are "
-                                  "(WhitespaceTokenizer, UnicodeCharTokenizer and RegexTokenizer give offsets)")
+        raise ValueError(f"{op}: spore does not support with_offsets=True for BERT's tokenizers (documented "
+                         "difference from MindSpore); WhitespaceTokenizer, UnicodeCharTokenizer and RegexTokenizer "
+                         "give offsets")
     return False
 
 
