@@ -78,6 +78,7 @@ class DistributedGradReducer(Cell):
         self.__dict__["_where"] = {id(p): (b, j) for b in self._buckets for j, p in enumerate(b.members)}
         self.__dict__["_index"] = {id(p): i for i, p in enumerate(params)}
         self.__dict__["_comm_events"] = []   # (bucket, start_s, end_s) of the last step, for overlap measurements
+        self.__dict__["_issued"] = {}        # bucket -> perf_counter when it was handed to the communication thread
         self.early_buckets = 0               # buckets of the last step started during the backward pass
 
     # --- buckets -------------------------------------------------------------------------------------
@@ -117,6 +118,7 @@ class DistributedGradReducer(Cell):
             b.filled.clear()
             b.future = None
         self._comm_events.clear()
+        self._issued.clear()
         self.early_buckets = 0
         if self.overlap and B.group_size(self.group) > 1 and TRACING.builder is None:
             tape.GRAD_READY.hook = self._on_ready
@@ -167,6 +169,7 @@ class DistributedGradReducer(Cell):
             return out
 
         B.STATE.calls += 1
+        self._issued[bucket.index] = time.perf_counter()
         bucket.future = B.submit(work)
 
     # --- the call ------------------------------------------------------------------------------------
@@ -202,7 +205,7 @@ class DistributedGradReducer(Cell):
                 dtype = g.dtype if g is not None else p.dtype
                 result[i] = Tensor(piece.astype(dtype.np), dtype=dtype)
         if profiler is not None:
-            _record(profiler, self._comm_events)
+            _record(profiler, self._comm_events, self._issued)
         return tuple(result)
 
 
@@ -230,10 +233,14 @@ def _active_profiler() -> Any:
     return Profiler._active
 
 
-def _record(profiler: Any, events: list) -> None:
-    """The step's bucket reductions as "communication" events of the running Profiler."""
+def _record(profiler: Any, events: list, issued: dict[int, float]) -> None:
+    """The step's bucket reductions as "communication" events of the running Profiler. Each carries
+    when the backward handed it over (`issued_ts`): on a loaded machine the communication thread may
+    start it only later, so the span alone does not show whether the hand-over was early."""
     from ..profiler.profiler import ProfilerEvent
 
     for index, t0, t1 in events:
+        t_issued = issued.get(index)
         profiler._add(ProfilerEvent(f"AllReduce[bucket {index}]", (t0 - profiler._t0) * 1e6, (t1 - t0) * 1e6,
-                                    "communication", scope="DistributedGradReducer"))
+                                    "communication", scope="DistributedGradReducer",
+                                    issued_us=None if t_issued is None else (t_issued - profiler._t0) * 1e6))

@@ -32,6 +32,7 @@ class ProfilerEvent:
     file: str | None = None
     line: int | None = None
     fused: tuple[str, ...] = ()
+    issued_us: float | None = None   # communication: when the backward handed the bucket over
 
     @property
     def where(self) -> str:
@@ -131,7 +132,8 @@ class Profiler:
         for ev in self.events:
             events.append({"name": ev.op, "cat": ev.mode, "ph": "X", "ts": round(ev.start_us, 3),
                            "dur": round(ev.dur_us, 3), "pid": pid, "tid": tids.get(ev.mode, 1),
-                           "args": {"scope": ev.scope, "source": ev.where, "fused": list(ev.fused)}})
+                           "args": {"scope": ev.scope, "source": ev.where, "fused": list(ev.fused),
+                                    **({} if ev.issued_us is None else {"issued_ts": round(ev.issued_us, 3)})}})
         return {"traceEvents": events, "displayTimeUnit": "ms",
                 "otherData": {"producer": "spore.Profiler", "rank": rank, "ranks": size}}
 
