@@ -14,7 +14,10 @@ bench/bench_graph_break.py's table (how much of Graph mode's speed-up a `print` 
 a stock ipykernel); (h) bench/bench_lsp.py's table (the language server: start to first diagnostics,
 300 / 3,000 / 10,000-line files, a one-character edit, hover and completion, peak RSS, beside `ruff
 check` and `ast.parse` on the same files); (i) bench/bench_debug.py's table (the debug adapter: time to first
-stop, breakpoint-free overhead of a training loop, one `next`, spore-debug beside debugpy.adapter).
+stop, breakpoint-free overhead of a training loop, one `next`, spore-debug beside debugpy.adapter); (j)
+bench/bench_parallel.py (MPI all-reduce bandwidth beside mpi4py, 1 vs 2 ranks, overlap on/off); (k)
+bench/bench_speed_load.py (1 and 2 threads with 0, 1, 2 busy processes beside PyTorch eager). `--skip
+parallel,speed_load` leaves side benches out.
 
 Each (backend, mode, thread count) is measured in its own subprocess with OMP_NUM_THREADS,
 OPENBLAS_NUM_THREADS and MKL_NUM_THREADS set (and torch.set_num_threads): thread pools are sized at
@@ -34,6 +37,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -154,44 +158,54 @@ def compile_failure_records(backend: str, mode: str, threads: int, reason: str, 
              "error": f"torch.compile worker: {reason}" if backend == "torch" else reason} for n in names]
 
 
-def run_side_bench(script: str, args: list[str]) -> str:
+def run_side_bench(script: str, args: list[str], timeout: float = 300) -> str:
     """One of bench/'s stand-alone scripts in its own process (each pins BLAS to 1 thread): its table."""
+    if not (ROOT / "bench" / script).exists():
+        return f"n/a: bench/{script} is not in this checkout"
     cmd = [sys.executable, str(ROOT / "bench" / script), *args]
     t0 = time.perf_counter()
     try:
-        p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+        p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return f"n/a: {script} timed out after 300 s"
+        return f"n/a: {script} timed out after {timeout:.0f} s"
     print(f"  {script}: {time.perf_counter() - t0:.1f}s", file=sys.stderr)
     if p.returncode != 0:
         return f"n/a: {script} failed: " + (p.stderr.strip().splitlines() or ["no output"])[-1]
     return p.stdout.rstrip()
 
 
-def run_dataset_bench(quick: bool) -> str:
-    """bench/bench_dataset.py (it spawns map workers): map with 1 vs 2 workers."""
-    return run_side_bench("bench_dataset.py", ["--samples", "32", "--repeats", "2"] if quick else [])
+@dataclass(frozen=True)
+class SideBench:
+    """A stand-alone bench script whose table `make bench` prints after the main sets."""
+
+    key: str              # JSON key and --skip name
+    title: str            # the table's heading
+    script: str
+    quick: tuple[str, ...]
+    full: tuple[str, ...] = ()
+    timeout: float = 300
+    torch_flag: bool = False   # passes --no-torch through
+
+    def args(self, quick: bool, no_torch: bool) -> list[str]:
+        return [*(self.quick if quick else self.full), *(["--no-torch"] if self.torch_flag and no_torch else [])]
 
 
-def run_graph_break_bench(quick: bool) -> str:
-    """bench/bench_graph_break.py: how much of Graph mode's speed-up a graph break keeps."""
-    return run_side_bench("bench_graph_break.py", ["--steps", "50", "--repeats", "2"] if quick else [])
-
-
-def run_startup_bench(quick: bool, no_torch: bool) -> str:
-    """bench/bench_startup.py: import and kernel start-up times, beside torch and a stock ipykernel."""
-    args = ["--repeats", "2" if quick else "5"] + (["--no-torch"] if no_torch else [])
-    return run_side_bench("bench_startup.py", args)
-
-
-def run_lsp_bench(quick: bool) -> str:
-    """bench/bench_lsp.py: the language server's latencies and peak RSS, beside ruff and ast.parse."""
-    return run_side_bench("bench_lsp.py", ["--repeats", "10" if quick else "30"])
-
-
-def run_debug_bench(quick: bool) -> str:
-    """bench/bench_debug.py: spore-debug's first stop, breakpoint-free overhead and stepping, beside debugpy."""
-    return run_side_bench("bench_debug.py", ["--repeats", "2" if quick else "3"])
+SIDE_BENCHES = (
+    SideBench("dataset", "(e) dataset: map(num_parallel_workers=1 vs 2)", "bench_dataset.py",
+              ("--samples", "32", "--repeats", "2")),
+    SideBench("graph_break", "(f) graph breaks: one print in construct", "bench_graph_break.py",
+              ("--steps", "50", "--repeats", "2")),
+    SideBench("startup", "(g) start-up: import spore and the Spore kernel", "bench_startup.py",
+              ("--repeats", "2"), ("--repeats", "5"), torch_flag=True),
+    SideBench("lsp", "(h) language server: spore-lsp latency", "bench_lsp.py",
+              ("--repeats", "10"), ("--repeats", "30")),
+    SideBench("debug", "(i) debug adapter: spore-debug beside debugpy.adapter", "bench_debug.py",
+              ("--repeats", "2"), ("--repeats", "3")),
+    SideBench("parallel", "(j) data parallel on MPI: all-reduce bandwidth, 1 vs 2 ranks, overlap",
+              "bench_parallel.py", ("--quick",), timeout=1200),
+    SideBench("speed_load", "(k) threads under load, cold vs warm tuning cache, O0 vs O2-bf16/fp16",
+              "bench_speed_load.py", ("--quick",), timeout=900),
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -208,6 +222,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--torch-compile-limit", type=float, default=60.0,
                     help="seconds a torch.compile first step may take before it is reported n/a (0: skip it)")
     ap.add_argument("--no-dataset", action="store_true", help="skip the dataset (parallel map) table")
+    ap.add_argument("--skip", default="", help="comma-separated side benches to skip: "
+                    + ",".join(b.key for b in SIDE_BENCHES))
     ap.add_argument("--json", type=Path, default=None, help="also write raw results here (e.g. bench/results.json)")
     a = ap.parse_args(argv)
     budget = 0.15 if a.quick else a.budget
@@ -261,11 +277,9 @@ def main(argv: list[str] | None = None) -> int:
             results.extend(res["records"] or compile_failure_records("torch", "compile", t_compile,
                                                                      res.get("failed", "no records"), a.only))
             infos["torch[compile]"] = res["info"]
-        dataset_table = "" if a.no_dataset else run_dataset_bench(a.quick)
-        break_table = run_graph_break_bench(a.quick)
-        startup_table = run_startup_bench(a.quick, a.no_torch)
-        lsp_table = run_lsp_bench(a.quick)
-        debug_table = run_debug_bench(a.quick)
+        skip = {k for k in a.skip.split(",") if k} | ({"dataset"} if a.no_dataset else set())
+        side_tables = {b.key: run_side_bench(b.script, b.args(a.quick, a.no_torch), b.timeout)
+                       for b in SIDE_BENCHES if b.key not in skip}
         results = report.best_of_rounds(results)
         checks = {(b, m): report.check_dir_errors(check_dir, b, m) for _, b, m in sets if b != "numpy"}
 
@@ -288,26 +302,11 @@ def main(argv: list[str] | None = None) -> int:
         print(report.render_compile(results, t_compile))
         print()
         print(report.targets(results, thread_counts))
-    if dataset_table:
-        print()
-        print("=== (e) dataset: map(num_parallel_workers=1 vs 2), bench/bench_dataset.py ===")
-        print(dataset_table)
-    if break_table:
-        print()
-        print("=== (f) graph breaks: one print in construct, bench/bench_graph_break.py ===")
-        print(break_table)
-    if startup_table:
-        print()
-        print("=== (g) start-up: import spore and the Spore kernel, bench/bench_startup.py ===")
-        print(startup_table)
-    if lsp_table:
-        print()
-        print("=== (h) language server: spore-lsp latency, bench/bench_lsp.py ===")
-        print(lsp_table)
-    if debug_table:
-        print()
-        print("=== (i) debug adapter: spore-debug beside debugpy.adapter, bench/bench_debug.py ===")
-        print(debug_table)
+    for b in SIDE_BENCHES:
+        if side_tables.get(b.key):
+            print()
+            print(f"=== {b.title}, bench/{b.script} ===")
+            print(side_tables[b.key])
     n = "\n".join([*dict.fromkeys(failures), report.notes(results, checks)]).strip("\n")
     if n:
         print()
@@ -315,9 +314,7 @@ def main(argv: list[str] | None = None) -> int:
         print(n)
     print(f"\nTotal bench time {time.perf_counter() - t_start:.0f}s.")
     if a.json:
-        a.json.write_text(json.dumps({"header": head, "infos": infos, "records": results, "dataset": dataset_table,
-                                      "graph_break": break_table, "startup": startup_table, "lsp": lsp_table,
-                                      "debug": debug_table,
+        a.json.write_text(json.dumps({"header": head, "infos": infos, "records": results, **side_tables,
                                       "checks": {f"{b}[{m}]": c for (b, m), c in checks.items()}}, indent=1))
     return 0
 
