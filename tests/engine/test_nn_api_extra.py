@@ -82,7 +82,10 @@ def test_batchnorm3d_normalises_per_channel_and_updates_unbiased_variance():
     mu, var = x.mean(axes, keepdims=True), x.var(axes, keepdims=True)
     np.testing.assert_allclose(out, (x - mu) / np.sqrt(var + 1e-5), rtol=1e-4, atol=1e-5)
     n = x.size // 2
-    np.testing.assert_allclose(bn.moving_variance.asnumpy(), 0.5 + 0.5 * x.var(axes) * n / (n - 1), rtol=1e-5)
+    np.testing.assert_allclose(bn.bn2d.moving_variance.asnumpy(), 0.5 + 0.5 * x.var(axes) * n / (n - 1), rtol=1e-5)
+    # MindSpore's layout: a BatchNorm2d named bn2d inside, so its checkpoints load
+    assert [p.name for p in bn.get_parameters()] == ["bn2d.moving_mean", "bn2d.moving_variance", "bn2d.gamma",
+                                                      "bn2d.beta"]
     with pytest.raises(ms.ShapeError, match=r"\(N, C, D, H, W\)"):
         bn(T(np.zeros((2, 2, 3, 3))))
 

@@ -12,6 +12,7 @@ from ...common import dtype as mstype
 from ...ops import functional as F
 from ...tensor import Tensor
 from ..cell import Cell
+from ._common import shape_error
 from .normalization import _BatchNorm
 
 __all__ = ["BatchNorm3d", "Upsample", "Hardtanh", "Tanhshrink", "Softmin", "HShrink", "SoftShrink", "SeLU", "CELU",
@@ -23,18 +24,35 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
-class BatchNorm3d(_BatchNorm):
-    """Batch normalization over (N, C, D, H, W) inputs, per channel C (see BatchNorm2d)."""
+class BatchNorm3d(Cell):
+    """Batch normalization over (N, C, D, H, W) inputs, per channel C (see BatchNorm2d).
 
-    _ranks = (5,)
-    _layout = "(N, C, D, H, W)"
+    As in MindSpore, it holds a BatchNorm2d named `bn2d` and normalizes the input viewed as
+    (N, C, D*H, W), so its parameters are `bn2d.gamma`, `bn2d.beta`, `bn2d.moving_mean` and
+    `bn2d.moving_variance`, and MindSpore checkpoints load.
+    """
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.9, affine: bool = True,
                  gamma_init: Any = "ones", beta_init: Any = "zeros", moving_mean_init: Any = "zeros",
                  moving_var_init: Any = "ones", use_batch_statistics: bool | None = None,
                  dtype: Any = mstype.float32) -> None:
-        super().__init__(num_features, eps, momentum, affine, gamma_init, beta_init, moving_mean_init,
-                         moving_var_init, use_batch_statistics, "NCHW", dtype)
+        super().__init__()
+        self.num_features = num_features
+        self.bn2d = _BatchNorm3dAs2d(num_features, eps, momentum, affine, gamma_init, beta_init, moving_mean_init,
+                                     moving_var_init, use_batch_statistics, "NCHW", dtype)
+
+    def construct(self, x: Tensor) -> Tensor:
+        if x.ndim != 5 or x.shape[1] != self.num_features:
+            raise shape_error("BatchNorm3d", f"input of shape (N, C, D, H, W) with C={self.num_features}", x)
+        n, c, d, h, w = x.shape
+        return F.reshape(self.bn2d(F.reshape(x, (n, c, d * h, w))), (n, c, d, h, w))
+
+
+class _BatchNorm3dAs2d(_BatchNorm):
+    """BatchNorm3d's inner BatchNorm2d (its errors still say BatchNorm3d)."""
+
+    _ranks = (4,)
+    _layout = "(N, C, D*H, W)"
 
 
 class Upsample(Cell):
@@ -119,7 +137,12 @@ class SoftShrink(Cell):
 
 
 class SeLU(Cell):
-    """scale * (max(0, x) + min(0, alpha * (exp(x) - 1))), the self-normalising constants."""
+    """scale * (max(0, x) + min(0, alpha * (exp(x) - 1))), the self-normalising constants.
+
+    The gradient is the derivative, scale * alpha * exp(x) for x < 0. MindSpore 2.10's CPU kernel
+    returns other values there (negative ones at x = -0.93, measured). Spore keeps the true
+    derivative, so gradients through SeLU differ from MindSpore's for negative inputs.
+    """
 
     def construct(self, input_x: Tensor) -> Tensor:
         neg = F.mul(F.sub(F.exp(F.minimum(input_x, 0.0)), 1.0), _SELU_ALPHA)
