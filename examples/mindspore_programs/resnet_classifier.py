@@ -12,12 +12,11 @@ stripes and blobs), so nothing is downloaded.
 import json
 import sys
 
-import numpy as np
-
 import mindspore as ms
 import mindspore.dataset as ds
 import mindspore.dataset.transforms as transforms
 import mindspore.dataset.vision as vision
+import numpy as np
 from mindspore import nn, ops
 
 ms.set_seed(1)

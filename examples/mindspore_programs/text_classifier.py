@@ -13,13 +13,12 @@ vocabularies, so nothing is downloaded.
 import json
 import sys
 
-import numpy as np
-
 import mindspore as ms
 import mindspore.dataset as ds
 import mindspore.dataset.text as text
 import mindspore.dataset.transforms as transforms
-from mindspore import nn, ops
+import numpy as np
+from mindspore import nn
 
 ms.set_seed(2)
 MAX_LEN = 12
