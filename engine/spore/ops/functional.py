@@ -18,6 +18,8 @@ _MODULE_NAMES = (
     "resize",                                           # interpolate (separable resampling)
     "math_extra",                                       # inverse trig, erfc, cummax/cummin, addmm
     "composite_extra",                                  # mm, tril, hypot, nansum, diff, rot90, cdist, ...
+    "scatter_segment_ops", "activation_shrink_margin",  # scatter/segment reductions; softsign, selu, margin losses
+    "linalg_det_inverse",                               # inverse, slogdet, matrix_power, lgamma, zeta, ...
 )
 DECLARATION_MODULES: tuple[types.ModuleType, ...] = tuple(
     importlib.import_module(f"{__package__}.{n}") for n in _MODULE_NAMES)

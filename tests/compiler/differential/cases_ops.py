@@ -1690,3 +1690,4 @@ def _chain_functions() -> list[Case]:
 
 
 from . import cases_api  # noqa: E402,F401  (the API-breadth sections register themselves)
+from . import cases_api_b  # noqa: E402,F401  (slice B of the API-breadth ops)

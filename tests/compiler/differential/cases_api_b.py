@@ -1,0 +1,135 @@
+"""Differential cases for slice B of the issue-14 ops (scatter_segment_ops, activation_shrink_margin,
+linalg_det_inverse and their class forms in classes_scatter_linalg): each public function and class
+gets Graph-vs-PyNative cases here (registered into cases_ops' sections)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from spore import ops
+
+from .cases_ops import K, _classes, _functions
+from .cases_tensor_nn import C, G, fl, it, nz, pos
+
+
+def const(a) -> G:
+    a = np.asarray(a)
+    return G(lambda r: a.copy())
+
+
+def sq(n: int, *batch: int) -> G:
+    """Well-conditioned square matrices."""
+    return G(lambda r: (r.standard_normal((*batch, n, n)) + 3 * np.eye(n)).astype(np.float32))
+
+
+def distinct(*shape: int) -> G:
+    n = int(np.prod(shape))
+    return G(lambda r: ((r.permutation(n) * 0.5 + r.random(n) * 0.1 - n / 4).reshape(shape)).astype(np.float32))
+
+
+ROW_IDX = const(np.array([[0], [2], [0]], np.int32))
+FIRST_IDX = const(np.array([0, 2, 0], np.int32))
+SEG = const(np.array([0, 2, 0, 5, -1, 2], np.int32))
+
+
+def _table() -> dict:
+    u = (lambda *s: fl(*s, lo=0.5, hi=2.0))
+    scat = [((distinct(4, 3), ROW_IDX, distinct(3, 3)), {}), ((fl(3, 4), const(np.array([[0, 1], [2, 3]], np.int32)),
+                                                               fl(2)), {})]
+    first = [((distinct(4, 3), FIRST_IDX, distinct(3, 3)), {}), ((fl(3, 2), const(np.array([1], np.int32)), fl(1, 2)),
+                                                                 {})]
+    mulscat = [((fl(4, 3), ROW_IDX, u(3, 3)), {})]
+    seg = [((fl(6, 2), SEG, 4), {}), ((fl(6), SEG, 3), {})]
+    return {
+        "tensor_scatter_sub": scat, "tensor_scatter_max": scat, "tensor_scatter_min": scat,
+        "tensor_scatter_mul": mulscat, "tensor_scatter_div": mulscat,
+        "scatter_nd_add": scat, "scatter_nd_sub": scat, "scatter_nd_max": scat, "scatter_nd_min": scat,
+        "scatter_nd_mul": mulscat, "scatter_nd_div": mulscat,
+        "scatter_add": first, "scatter_sub": first, "scatter_max": first, "scatter_min": first,
+        "scatter_update": [((fl(4, 3), const(np.array([0, 2], np.int32)), fl(2, 3)), {})],
+        "scatter_mul": [((fl(4, 3), FIRST_IDX, u(3, 3)), {})], "scatter_div": [((fl(4, 3), FIRST_IDX, u(3, 3)), {})],
+        "unsorted_segment_sum": seg, "unsorted_segment_max": seg, "unsorted_segment_min": seg,
+        "unsorted_segment_prod": seg,
+        "softsign": [((fl(3, 4),), {})], "soft_shrink": [((fl(3, 4),), {}), ((fl(5), 0.2), {})],
+        "softshrink": [((fl(3, 4),), {"lambd": 0.8})], "tanhshrink": [((fl(3, 4),), {})],
+        "threshold": [((fl(3, 4), 0.1, -1.0), {})], "logsigmoid": [((fl(3, 4),), {})], "selu": [((fl(3, 4),), {})],
+        "softmin": [((fl(3, 4),), {}), ((fl(3, 4), 0), {})],
+        "prelu": [((fl(2, 3, 4), pos(3)), {}), ((fl(2, 3), const(np.array([0.25], np.float32))), {})],
+        "rrelu": [((pos(3, 4),), {})], "sinc": [((fl(3, 4),), {})], "swiglu": [((fl(3, 4),), {}), ((fl(4, 2), 0), {})],
+        "rms_norm": [((fl(2, 3, 4), fl(4)), {}), ((fl(3, 4), fl(3, 4), 1e-5), {})],
+        "negative": [((fl(3, 4),), {})], "subtract": [((fl(3, 4), fl(4)), {}), ((fl(3), fl(3)), {"alpha": 2.0})],
+        "tensor_gt": [((fl(3, 4), fl(3, 4)), {})], "tensor_lt": [((fl(3, 4), fl(4)), {})],
+        "tensor_muls": [((fl(3, 4), 1.5), {})],
+        "truncate_div": [((fl(3, 4), nz(3, 4)), {}),
+                         ((it(-9, 9, 5), const(np.array([2, -3, 4, 2, -2], np.int32))), {})],
+        "truncate_mod": [((fl(3, 4), nz(3, 4)), {})],
+        "margin_ranking_loss": [((fl(5), fl(5), const(np.array([1, -1, 1, 1, -1], np.float32))), {}),
+                                ((fl(5), fl(5), const(np.array([1, -1, 1, 1, -1], np.float32)), 0.3, "sum"), {})],
+        "soft_margin_loss": [((fl(3, 4), const(np.sign(np.arange(12).reshape(3, 4) % 3 - 1.0).astype(np.float32))),
+                              {})],
+        "multilabel_soft_margin_loss": [((fl(3, 4), const((np.arange(12).reshape(3, 4) % 2).astype(np.float32))), {})],
+        "kl_div": [((fl(3, 4), pos(3, 4)), {}), ((fl(3, 4), pos(3, 4), "batchmean"), {})],
+        "mse_loss_ext": [((fl(3, 4), fl(3, 4)), {}), ((fl(3, 4), fl(4), "sum"), {})],
+        "triplet_margin_loss": [((fl(4, 3), fl(4, 3), fl(4, 3)), {}), ((fl(4, 3), fl(4, 3), fl(4, 3)), {"swap": True})],
+        "multi_margin_loss": [((fl(4, 5), const(np.array([1, 0, 4, 2], np.int32))), {}),
+                              ((fl(4, 5), const(np.array([1, 0, 4, 2], np.int32)), 2, 0.5), {})],
+        "multilabel_margin_loss": [((fl(2, 4), const(np.array([[3, 0, -1, 1], [1, 2, 3, -1]], np.int32))), {})],
+        "inverse": [((sq(3),), {}), ((sq(2, 2),), {})], "matrix_determinant": [((sq(3),), {})],
+        "slogdet": [((sq(3, 2),), {})], "log_matrix_determinant": [((sq(2),), {})], "logdet": [((sq(3),), {})],
+        "matrix_power": [((sq(3), 3), {}), ((sq(2), -1), {}), ((sq(2), 0), {})],
+        "matrix_solve": [((sq(3), fl(3, 2)), {}), ((sq(3), fl(3, 1), True), {})],
+        "mv": [((fl(3, 4), fl(4)), {})], "vecdot": [((fl(3, 4), fl(3, 4)), {}), ((fl(3, 4), fl(4)), {"axis": -1})],
+        "tensor_dot": [((fl(2, 3, 4), fl(4, 3, 5), ((1, 2), (1, 0))), {}), ((fl(2, 4), fl(4, 3), 1), {})],
+        "matrix_band_part": [((fl(4, 5), 1, 2), {}), ((fl(2, 3, 3), -1, 0), {})],
+        "vander": [((fl(4),), {}), ((fl(3), 5), {})],
+        "tril_indices": [((3, 4, 1), {})], "triu_indices": [((4, 3, -1), {})],
+        "lgamma": [((pos(3, 4),), {})], "polygamma": [((1, pos(3, 4)), {})],
+        "mvlgamma": [((fl(3, lo=2.0, hi=4.0), 2), {})],
+        "zeta": [((fl(3, 4, lo=1.5, hi=3.0), pos(4)), {})],
+    }
+
+
+@_functions
+def _api_b_functions() -> list:
+    out = []
+    for name, calls in _table().items():
+        fn = getattr(ops, name)
+        for i, (args, kw) in enumerate(calls):
+            out.append(C(f"ops.{name}[{i}]", fn, *args, kw=kw))
+    return out
+
+
+@_classes
+def _api_b_classes() -> list:
+    scat = (distinct(4, 3), ROW_IDX, distinct(3, 3))
+    first = (distinct(4, 3), FIRST_IDX, distinct(3, 3))
+    posu = fl(3, 3, lo=0.5, hi=2.0)
+    out = [K(f"{n}[0]", getattr(ops, n)(), *scat) for n in
+           ("ScatterNdAdd", "ScatterNdSub", "ScatterNdMax", "ScatterNdMin", "ScatterNdUpdate", "TensorScatterSub",
+            "TensorScatterMax", "TensorScatterMin")]
+    out += [K(f"{n}[0]", getattr(ops, n)(), fl(4, 3), ROW_IDX, posu) for n in
+            ("ScatterNdMul", "ScatterNdDiv", "TensorScatterMul", "TensorScatterDiv")]
+    out += [K(f"{n}[0]", getattr(ops, n)(), *first) for n in
+            ("ScatterAdd", "ScatterSub", "ScatterMax", "ScatterMin")]
+    out += [K(f"{n}[0]", getattr(ops, n)(), fl(4, 3), FIRST_IDX, posu) for n in ("ScatterMul", "ScatterDiv")]
+    out += [K("ScatterUpdate[0]", ops.ScatterUpdate(), fl(4, 3), const(np.array([0, 2], np.int32)), fl(2, 3))]
+    out += [K(f"{n}[0]", getattr(ops, n)(), fl(6, 2), SEG, 4) for n in
+            ("UnsortedSegmentSum", "UnsortedSegmentMax", "UnsortedSegmentMin", "UnsortedSegmentProd")]
+    out += [K("Softsign[0]", ops.Softsign(), fl(3, 4)), K("SoftShrink[0]", ops.SoftShrink(0.3), fl(3, 4)),
+            K("SeLU[0]", ops.SeLU(), fl(3, 4)), K("PReLU[0]", ops.PReLU(), fl(2, 3, 4), pos(3)),
+            K("Sinc[0]", ops.Sinc(), fl(3, 4)), K("TruncateDiv[0]", ops.TruncateDiv(), fl(3, 4), nz(3, 4)),
+            K("TruncateMod[0]", ops.TruncateMod(), fl(3, 4), nz(3, 4)), K("TensorAdd[0]", ops.TensorAdd(), fl(3, 4),
+                                                                           fl(4)),
+            K("SoftMarginLoss[0]", ops.SoftMarginLoss(), fl(3, 4), const(np.ones((3, 4), np.float32))),
+            K("KLDivLoss[0]", ops.KLDivLoss("sum"), fl(3, 4), pos(3, 4)),
+            K("MatrixInverse[0]", ops.MatrixInverse(), sq(3)), K("MatrixInverse[adjoint]", ops.MatrixInverse(True),
+                                                                  sq(3, 2)),
+            K("MatrixDeterminant[0]", ops.MatrixDeterminant(), sq(3)),
+            K("LogMatrixDeterminant[0]", ops.LogMatrixDeterminant(), sq(2, 2)),
+            K("MatrixPower[0]", ops.MatrixPower(2), sq(3)), K("MatrixSolve[0]", ops.MatrixSolve(), sq(3), fl(3, 2)),
+            K("MatrixBandPart[0]", ops.MatrixBandPart(), fl(4, 5), 1, 0),
+            K("Lgamma[0]", ops.Lgamma(), pos(3, 4)), K("Polygamma[0]", ops.Polygamma(), 1, pos(3, 4)),
+            K("Mvlgamma[0]", ops.Mvlgamma(2), fl(3, lo=2.0, hi=4.0)),
+            K("Zeta[0]", ops.Zeta(), fl(3, lo=1.5, hi=3.0), pos(3)),
+            K("TrilIndices[0]", ops.TrilIndices(3, 4)), K("TriuIndices[0]", ops.TriuIndices(4, 4, 1))]
+    return out
