@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+import spore as ms
 from spore import ops
 
 from .cases_ops import K, _classes, _functions
@@ -133,3 +134,109 @@ def _api_b_classes() -> list:
             K("Zeta[0]", ops.Zeta(), fl(3, lo=1.5, hi=3.0), pos(3)),
             K("TrilIndices[0]", ops.TrilIndices(3, 4)), K("TriuIndices[0]", ops.TriuIndices(4, 4, 1))]
     return out
+
+
+# --- sort_stats_ops / array_sequence_ops / classes_sort_array ------------------------------------------
+def sorted_fl(*shape: int) -> G:
+    return G(lambda r: np.sort(r.standard_normal(shape), -1).astype(np.float32))
+
+
+def _table2() -> dict:
+    lens = const(np.array([2, 5, 0], np.int64))
+    return {
+        "median": [((distinct(4, 6),), {}), ((distinct(4, 5), 0, True), {})],
+        "nanmedian": [((distinct(4, 6), 1), {})],
+        "quantile": [((fl(3, 7), 0.3, 1), {}), ((fl(3, 7), 0.8), {}), ((fl(3, 7), 0.5, 0, True), {})],
+        "nanquantile": [((fl(3, 7), 0.4, 1), {})],
+        "searchsorted": [((sorted_fl(8), fl(3, 4)), {}), ((sorted_fl(2, 6), fl(2, 3)), {"right": True})],
+        "trapz": [((fl(3, 6),), {}), ((fl(3, 6), G(lambda r: np.cumsum(r.uniform(0.1, 1, 6)).astype(np.float32))),
+                                      {}), ((fl(4, 3),), {"dx": 0.5, "dim": 0})],
+        "vector_norm": [((fl(3, 4),), {}), ((fl(3, 4), 1, 1), {}), ((fl(3, 4), float("inf"), 0, True), {})],
+        "matrix_norm": [((fl(3, 4),), {}), ((fl(2, 3, 3), 1), {}), ((fl(3, 4), "nuc"), {})],
+        "reverse": [((fl(3, 4), [0]), {}), ((fl(2, 3, 4), (0, 2)), {})],
+        "reverse_sequence": [((fl(3, 5, 2), lens, 1, 0), {})],
+        "repeat_elements": [((fl(2, 3), 2), {}), ((fl(2, 3), 3, 1), {})],
+        "row_stack": [(([fl(3), fl(3)],), {})],
+        "sequence_mask": [((const(np.array([1, 3, 0], np.int32)), 4), {})],
+        "slice_scatter": [((fl(3, 5), fl(3, 2), 1, 1, 5, 2), {}), ((fl(4, 2), fl(2, 2)), {"start": 1, "end": 3})],
+        "select_scatter": [((fl(3, 5), fl(3), 1, 2), {})],
+        "invert": [((it(-5, 5, 3, 4),), {})],
+        "isnan_ext": [((fl(3, 4),), {})],
+        "view_as": [((fl(2, 6), fl(3, 4)), {})],
+        "vecdot": [((fl(2, 3), fl(2, 3)), {})],
+    }
+
+
+def _vg(x):
+    return ops.value_and_grad(lambda a: ops.reduce_sum(ops.sin(a)))(x)
+
+
+def _vjp(x, v):
+    out, fn = ops.vjp(ops.sin, x)
+    return out, fn(v)
+
+
+def _jvp(x, v):
+    return ops.jvp(ops.sin, x, v)
+
+
+def _jacrev(x):
+    return ops.jacrev(ops.sin)(x)
+
+
+def _jacfwd(x):
+    return ops.jacfwd(ops.sin)(x)
+
+
+def _vmap(x):
+    return ops.vmap(lambda r: ops.reduce_sum(ops.mul(r, r)))(x)
+
+
+def _scalar_fns(x):
+    return (ops.add(x, ops.scalar_to_tensor(2.0)), ops.add(x, ops.scalar_to_array(1.5)),
+            ops.add(x, ops.tuple_to_array((1.0, 2.0, 3.0))), ops.mul(x, ops.scalar_cast(2, ms.float32)),
+            ops.is_tensor(x), ops.is_nonzero(ops.reduce_sum(ops.abs(x)) + 1))
+
+
+@_functions
+def _api_b_functions2() -> list:
+    out = []
+    for name, calls in _table2().items():
+        fn = getattr(ops, name)
+        for i, (args, kw) in enumerate(calls):
+            out.append(C(f"ops.{name}[{i}]", fn, *args, kw=kw))
+    out += [C("ops.value_and_grad[sin]", _vg, fl(3)), C("ops.vjp[sin]", _vjp, fl(3), fl(3)),
+            C("ops.jvp[sin]", _jvp, fl(3), fl(3)), C("ops.jacrev[sin]", _jacrev, fl(3)),
+            C("ops.jacfwd[sin]", _jacfwd, fl(3)), C("ops.vmap[sumsq]", _vmap, fl(4, 3))]
+    out += [C(f"ops.{n}[scalars]", _scalar_fns, fl(3)) for n in
+            ("scalar_to_tensor", "scalar_to_array", "tuple_to_array", "scalar_cast", "is_tensor", "is_nonzero")]
+    return out
+
+
+@_classes
+def _api_b_classes2() -> list:
+    return [K("Median[0]", ops.Median(axis=1), distinct(3, 5)), K("Median[global]", ops.Median(True), distinct(3, 4)),
+            K("LowerBound[0]", ops.LowerBound(), sorted_fl(2, 5), fl(2, 3)),
+            K("UpperBound[0]", ops.UpperBound(), sorted_fl(2, 5), fl(2, 3)),
+            K("ReverseSequence[0]", ops.ReverseSequence(1), fl(3, 4), const(np.array([1, 4, 2], np.int64))),
+            K("Pack[0]", ops.Pack(1), [fl(2, 3), fl(2, 3)]), K("Unpack[0]", ops.Unpack(1), fl(2, 3)),
+            K("L2Loss[0]", ops.L2Loss(), fl(3, 4)), K("L2Normalize[0]", ops.L2Normalize(1), fl(3, 4)),
+            K("LpNorm[0]", ops.LpNorm(1, 3), fl(3, 4)), K("ReduceStd[0]", ops.ReduceStd(1), fl(3, 4)),
+            K("SquaredDifference[0]", ops.SquaredDifference(), fl(3, 4), fl(4)),
+            K("SquareSumAll[0]", ops.SquareSumAll(), fl(3, 4), fl(3, 4)),
+            K("MulNoNan[0]", ops.MulNoNan(), fl(3, 4),
+              G(lambda r: (r.integers(0, 2, (3, 4)) * 1.5).astype(np.float32))),
+            K("Xdivy[0]", ops.Xdivy(), fl(3, 4), nz(3, 4)), K("Rint[0]", ops.Rint(), fl(3, 4, lo=-5.0, hi=5.0)),
+            K("Trace[0]", ops.Trace(), fl(3, 3)), K("Tril[0]", ops.Tril(1), fl(3, 4)),
+            K("Triu[0]", ops.Triu(-1), fl(3, 4)),
+            K("NanToNum[0]", ops.NanToNum(), fl(3, 4)),
+            K("LinSpace[0]", ops.LinSpace(), const(np.float32(1)), const(np.float32(4)), 5),
+            K("LogSpace[0]", ops.LogSpace(4, 2), const(np.float32(0)), const(np.float32(2))),
+            K("Invert[0]", ops.Invert(), it(-4, 4, 5)),
+            K("ScalarToTensor[0]", lambda x: ops.add(x, ops.ScalarToTensor()(2.0)), fl(3)),
+            K("ScalarToArray[0]", lambda x: ops.add(x, ops.ScalarToArray()(2.0)), fl(3)),
+            K("TupleToArray[0]", lambda x: ops.add(x, ops.TupleToArray()((1.0, 2.0, 3.0))), fl(3)),
+            K("ScalarCast[0]", lambda x: ops.mul(x, ops.ScalarCast()(3, ms.float32)), fl(3)),
+            K("SearchSorted[0]", ops.SearchSorted(), sorted_fl(6), fl(4)),
+            K("SplitV[0]", ops.SplitV([1, -1], 1, 2), fl(3, 4)), K("TensorShape[0]", ops.TensorShape(), fl(3, 4)),
+            K("InvertPermutation[0]", lambda x: ops.mul(x, ops.InvertPermutation()((2, 0, 1))[0]), fl(3))]
