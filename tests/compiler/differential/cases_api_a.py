@@ -1,0 +1,307 @@
+"""Differential cases for slice A of the API-breadth ops (issue 14): the composites of
+activation_loss_extra, linalg_extra, tensor_misc_ops and special_functions, the class forms of
+classes_extra, and their Tensor methods (three cases each). The declared elementwise ops (Bessel,
+digamma, erfinv, igamma, bitwise, gcd, fmax/fmin) get theirs from cases_declared."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import spore as ms
+from spore import ops
+
+from .cases_ops import _classes, _functions
+from .cases_tensor_nn import C, G, fl, it, pos
+
+p = fl
+
+
+def spd(n: int, *batch: int) -> G:
+    """Symmetric positive-definite matrices."""
+    def make(r: np.random.Generator) -> np.ndarray:
+        a = r.standard_normal((*batch, n, n))
+        return (a @ np.swapaxes(a, -1, -2) + n * np.eye(n)).astype(np.float32)
+    return G(make)
+
+
+def low(n: int, *batch: int) -> G:
+    """Lower Cholesky factors (positive diagonal)."""
+    def make(r: np.random.Generator) -> np.ndarray:
+        a = np.tril(r.standard_normal((*batch, n, n)))
+        idx = np.arange(n)
+        a[..., idx, idx] = r.uniform(1.0, 2.0, (*batch, n))
+        return a.astype(np.float32)
+    return G(make)
+
+
+def sign(*shape: int) -> G:
+    return G(lambda r: r.choice([-1.0, 1.0], shape).astype(np.float32))
+
+
+def const(a) -> G:
+    a = np.asarray(a)
+    return G(lambda r: a.copy())
+
+
+# in-place methods run on a copy made inside the function (a write into a graph input is another matter)
+def erfinv_inplace(x):
+    z = x * 1
+    ops.erfinv_(z)
+    return z
+
+
+def erfinv_method(x):
+    z = x * 1
+    z.erfinv_()
+    return z
+
+
+def inplace_sigmoid(x):
+    z = x * 1
+    ops.inplace_sigmoid(z)
+    return z
+
+
+def clamp_fn(x, lo, hi):
+    z = x * 1
+    ops.clamp_(z, lo, hi)
+    return z
+
+
+def _method(name):
+    def run(x, *args, **kw):
+        z = x * 1
+        out = getattr(z, name)(*args, **kw)
+        return z, out
+    run.__name__ = f"inplace_{name}"
+    return run
+
+
+def addn_pair(x, y):
+    return ops.addn([x, y])
+
+
+def accumulate_three(x, y, z):
+    return ops.accumulate_n((x, y, z))
+
+
+def clip_pair(x, y, lo, hi):
+    return ops.clip_by_value([x, y], lo, hi)
+
+
+def clip_norm_pair(x, y, m):
+    return ops.clip_by_norm((x, y), m)
+
+
+def clip_global(x, y, m):
+    return ops.clip_by_global_norm((x, y), m)
+
+
+def block2(x, y):
+    return ops.block_diag(x, y)
+
+
+def block3(x, y, z):
+    return ops.block_diag(x, y, z)
+
+
+def cart2(x, y):
+    return ops.cartesian_prod(x, y)
+
+
+def einsum_list(x, y):
+    return ops.einsum("ij,jk", [x, y])
+
+
+def _table() -> dict:
+    return {
+        "celu": [((p(3, 4),), {}), ((p(5),), {"alpha": 2.0}), ((p(2, 3), 0.5), {})],
+        "glu": [((p(3, 4),), {}), ((p(4, 3), 0), {}), ((p(2, 6, 2),), {"axis": 1})],
+        "hardshrink": [((p(3, 4),), {}), ((p(5), 1.0), {}), ((p(2, 3),), {"lambd": 0.2})],
+        "hardtanh": [((p(3, 4),), {}), ((p(5), -0.5, 0.5), {}), ((p(2, 3),), {"min_val": 0.0, "max_val": 2.0})],
+        "fast_gelu": [((p(3, 4),), {}), ((p(5),), {}), ((p(2, 1, 3),), {})],
+        "huber_loss": [((p(3, 4), p(3, 4)), {}), ((p(5), p(5), "sum"), {}), ((p(2, 3), p(2, 3)),
+                                                                            {"reduction": "none", "delta": 0.5})],
+        "hinge_embedding_loss": [((p(3, 4), sign(3, 4)), {}), ((p(5), sign(5)), {"margin": 0.5, "reduction": "sum"}),
+                                 ((p(2, 3), sign(2, 3)), {"reduction": "none"})],
+        "gaussian_nll_loss": [((p(3, 4), p(3, 4), pos(3, 4)), {}), ((p(4, 2), p(4, 2), pos(4, 1)), {"full": True}),
+                              ((p(3, 2), p(3, 2), pos(3)), {"reduction": "sum"})],
+        "cosine_embedding_loss": [((p(3, 4), p(3, 4), sign(3)), {}), ((p(2, 5), p(2, 5), sign(2)), {"margin": 0.2}),
+                                  ((p(4, 3), p(4, 3), sign(4)), {"reduction": "none"})],
+        "group_norm": [((p(2, 4, 3), 2), {}), ((p(2, 6, 2, 2), 3, p(6), p(6)), {}), ((p(1, 4, 5), 4), {"eps": 1e-3})],
+        "einsum": [(("ij,jk->ik", p(2, 3), p(3, 4)), {}), (("bij,bjk->bik", p(2, 2, 3), p(2, 3, 2)), {}),
+                   (("ii->i", p(3, 3)), {}), (("...j,j", p(2, 3), p(3)), {})],
+        "einsum_ext": [(("ij->ji", p(2, 3)), {}), (("i,i->", p(4), p(4)), {}), (("ij,j->i", p(3, 2), p(2)), {})],
+        "cholesky": [((spd(3),), {}), ((spd(2, 2),), {"upper": True}), ((spd(4), False), {})],
+        "cholesky_solve": [((p(3, 2), low(3)), {}), ((p(2, 3, 1), low(3, 2)), {}), ((p(3, 3), low(3)), {})],
+        "cholesky_inverse": [((low(3),), {}), ((low(2),), {}), ((low(4),), {})],
+        "det": [((spd(3),), {}), ((p(2, 3, 3),), {}), ((p(2, 2),), {})],
+        "cross": [((p(2, 3), p(2, 3)), {}), ((p(3, 4), p(3, 4), 0), {}), ((p(4, 3), p(1, 3)), {"dim": 1})],
+        "cov": [((p(3, 5),), {}), ((p(2, 6),), {"correction": 0}), ((p(4),), {})],
+        "diagonal": [((p(3, 4),), {}), ((p(3, 4), 1), {}), ((p(2, 3, 3), -1, 1, 2), {})],
+        "diagflat": [((p(3),), {}), ((p(2, 2), 1), {}), ((p(2), -1), {})],
+        "diag_embed": [((p(3),), {}), ((p(2, 3), 1), {}), ((p(2, 2),), {"offset": -1, "dim1": 0, "dim2": 2})],
+        "diagonal_scatter": [((p(3, 3), p(3)), {}), ((p(3, 4), p(3), 1), {}), ((p(2, 3, 3), p(2, 2), -1, 1, 2), {})],
+        "combinations": [((p(4),), {}), ((p(4), 3), {}), ((it(0, 9, 3), 2, True), {})],
+        "batch_dot": [((p(2, 3), p(2, 3)), {}), ((p(2, 3, 4), p(2, 4, 5)), {}), ((p(2, 3, 4), p(2, 3, 2), (1, 1)), {})],
+        "adjoint": [((p(3, 4),), {}), ((p(2, 2, 3),), {}), ((p(1, 5),), {})],
+        "dist": [((p(3, 4), p(3, 4)), {}), ((p(5), p(5), 1), {}), ((p(2, 3), p(3), 3.0), {})],
+        "inv": [((pos(3, 4),), {}), ((it(1, 5, 4),), {}), ((pos(2),), {})],
+        "arctan": [((p(3, 4),), {}), ((p(5),), {}), ((it(-3, 3, 4),), {})],
+        "eq": [((it(0, 3, 3, 4), it(0, 3, 3, 4)), {}), ((p(4), p(4)), {}), ((it(0, 3, 5), 1), {})],
+        "divide": [((p(3, 4), pos(3, 4)), {}), ((p(4), pos(4)), {"rounding_mode": "floor"}),
+                   ((p(2, 3), 2.0), {"rounding_mode": "trunc"})],
+        "floor_div": [((p(3, 4), pos(3, 4)), {}), ((it(-9, 9, 4), it(1, 4, 4)), {}), ((p(2, 3), 0.7), {})],
+        "float_power_ext": [((pos(3, 4), p(3, 4)), {}), ((pos(4), 2), {}), ((pos(2, 3), 0.5), {})],
+        "diff_ext": [((p(3, 4),), {}), ((p(5), 2), {}), ((p(3, 4),), {"dim": 0})],
+        "baddbmm_ext": [((p(2, 2, 4), p(2, 2, 3), p(2, 3, 4)), {}),
+                        ((p(2, 2, 4), p(2, 2, 3), p(2, 3, 4)), {"beta": 0.5, "alpha": 2.0}),
+                        ((p(4), p(2, 2, 3), p(2, 3, 4)), {})],
+        "exp2": [((p(3, 4),), {}), ((it(-3, 4, 5),), {}), ((p(2),), {})],
+        "expand": [((p(1, 3), (2, 3)), {}), ((p(3, 1), (3, 4)), {}), ((p(3), (2, -1)), {})],
+        "expand_as": [((p(1, 3), p(2, 3)), {}), ((p(3, 1), p(3, 4)), {}), ((p(4), p(2, 4)), {})],
+        "fills": [((p(3, 4), 2.0), {}), ((it(0, 3, 4), 5), {}), ((p(2, 3), 0.5), {})],
+        "approximate_equal": [((p(3, 4), p(3, 4)), {}), ((p(4), p(4)), {"tolerance": 2.0}), ((p(2, 3), 0.0, 1.0), {})],
+        "bucketize": [((p(3, 4), [-1.0, 0.0, 1.0]), {}), ((p(5), [0.0]), {"right": True}),
+                      ((it(0, 9, 6), [2, 4, 6]), {})],
+        "index_add": [((p(3, 4), const(np.array([0, 2], np.int32)), p(3, 2), 1), {}),
+                      ((p(4, 2), const(np.array([1, 1, 3], np.int32)), p(3, 2), 0), {}),
+                      ((p(2, 3, 2), const(np.array([2], np.int32)), p(2, 1, 2), 1), {})],
+        "index_fill": [((p(3, 4), 1, const(np.array([0, 2], np.int32)), 5.0), {}),
+                       ((p(4, 2), 0, const(np.array([1], np.int32)), -1.0), {}),
+                       ((it(0, 9, 3, 3), 1, const(np.array([2], np.int32)), 7), {})],
+        "bartlett_window": [((5,), {}), ((6, False), {}), ((4,), {"dtype": ms.float64})],
+        "blackman_window": [((5,), {}), ((6, False), {}), ((1,), {})],
+        "hann_window": [((5,), {}), ((6, False), {}), ((4,), {"dtype": ms.float64})],
+        "hamming_window": [((5,), {}), ((6, False), {}), ((4, True, 0.5, 0.5), {})],
+    }
+
+
+def _host_table() -> dict:
+    """Ops whose output size depends on values: a compiled graph refuses them (outcome 'refused')."""
+    return {
+        "bincount": [((it(0, 5, 6),), {}), ((it(0, 4, 5), p(5)), {}), ((it(0, 3, 4),), {"minlength": 6})],
+        "histc": [((p(3, 4),), {}), ((p(10), 4, -1.0, 1.0), {}), ((p(6),), {"bins": 3})],
+    }
+
+
+# Tensor methods backed by the functions above (same tables), and the in-place ones
+_METHODS = ("hardshrink", "cholesky", "cholesky_solve", "cholesky_inverse", "det", "cross", "cov", "diagflat",
+            "diagonal_scatter", "adjoint", "inv", "fills", "approximate_equal", "bincount", "histc")
+
+
+@_functions
+def _api_a_functions() -> list:
+    out = []
+    for name, calls in {**_table(), **_host_table()}.items():
+        fn = getattr(ops, name)
+        for i, (args, kw) in enumerate(calls):
+            out.append(C(f"ops.{name}[{i}]", fn, *args, kw=kw))
+    R = {"seeded": True}
+    out += [
+        C("ops.erfinv_[0]", erfinv_inplace, fl(3, 4, lo=-0.9, hi=0.9)),
+        C("ops.inplace_sigmoid[0]", inplace_sigmoid, p(3, 4)),
+        C("ops.clamp_[0]", clamp_fn, p(3, 4), -0.5, 0.5), C("ops.clamp_[max only]", clamp_fn, p(5), None, 0.0),
+        C("ops.addn[pair]", addn_pair, p(3, 4), p(3, 4)),
+        C("ops.accumulate_n[three]", accumulate_three, p(2, 3), p(2, 3), p(2, 3)),
+        C("ops.clip_by_value[0]", ops.clip_by_value, p(3, 4), -0.5, 0.5),
+        C("ops.clip_by_value[list]", clip_pair, p(3), p(2, 2), -1.0, 0.2),
+        C("ops.clip_by_norm[0]", ops.clip_by_norm, p(3, 4), 1.0),
+        C("ops.clip_by_norm[tuple]", clip_norm_pair, p(3), p(4), 0.5),
+        C("ops.clip_by_global_norm[0]", clip_global, p(3), p(2, 2), 1.0),
+        C("ops.block_diag[2]", block2, p(2, 2), p(1, 3)), C("ops.block_diag[3]", block3, p(2), p(1, 1), p(2, 2)),
+        C("ops.cartesian_prod[2]", cart2, p(2), p(3)),
+        C("ops.einsum[list]", einsum_list, p(2, 3), p(3, 2)),
+        C("ops.dropout1d[train]", ops.dropout1d, p(2, 3, 4), **R),
+        C("ops.dropout1d[eval]", ops.dropout1d, p(2, 3, 4), 0.5, False, **R),
+        C("ops.dropout2d[train]", ops.dropout2d, p(2, 3, 2, 2), 0.3, **R),
+        C("ops.dropout2d[p=0]", ops.dropout2d, p(2, 3, 2, 2), 0.0, **R),
+        C("ops.dropout3d[train]", ops.dropout3d, p(1, 4, 2, 2, 2), **R),
+        C("ops.dropout3d[eval]", ops.dropout3d, p(1, 4, 2, 2, 2), 0.5, False, **R),
+    ]
+    return out
+
+
+def api_a_tensor_cases() -> list:
+    """`Tensor.<name>` for slice A's hand-written Tensor methods (cases_tensor_nn adds them)."""
+    out = []
+    tables = {**_table(), **_host_table()}
+    for name in _METHODS:
+        for i, (args, kw) in enumerate(tables[name]):
+            out.append(C(f"Tensor.{name}[{i}]", getattr(ms.Tensor, name), *args, kw=kw))
+    diag = [((p(3, 4),), {}), ((p(3, 4), 1), {}), ((p(2, 3, 3), -1, 1, 2), {})]
+    out += [C(f"Tensor.diagonal[{i}]", ms.Tensor.diagonal, *a, kw=k) for i, (a, k) in enumerate(diag)]
+    ints = [((it(-9, 9, 3, 4),), {}), ((it(0, 100, 5, dt=np.int64),), {}), ((G(lambda r: r.random((2, 3)) > 0.5),), {})]
+    out += [C(f"Tensor.bitwise_not[{i}]", ms.Tensor.bitwise_not, *a, kw=k) for i, (a, k) in enumerate(ints)]
+    fill = [((p(3, 4), 2.0), {}), ((it(0, 3, 4), 5), {}), ((p(2), -1.5), {})]
+    out += [C(f"Tensor.fill[{i}]", ms.Tensor.fill, *a, kw=k) for i, (a, k) in enumerate(fill)]
+    awv = [((p(3, 4),), {}), ((p(3, 4), 1), {}), ((p(2, 3, 2), 1, True), {})]
+    for name in ("argmax_with_value", "argmin_with_value"):
+        out += [C(f"Tensor.{name}[{i}]", getattr(ms.Tensor, name), *a, kw=k) for i, (a, k) in enumerate(awv)]
+    cnz = [((it(0, 3, 3, 4),), {}), ((p(3, 4), 1), {}), ((it(0, 2, 2, 3, 2), (0, 2), True), {})]
+    out += [C(f"Tensor.count_nonzero[{i}]", ms.Tensor.count_nonzero, *a, kw=k) for i, (a, k) in enumerate(cnz)]
+    idx = const(np.array([0, 2], np.int32))
+    inplace = {
+        "erfinv_": [((fl(3, 4, lo=-0.9, hi=0.9),), {}), ((fl(5, lo=-0.5, hi=0.5),), {}),
+                    ((fl(2, lo=0.0, hi=0.9),), {})],
+        "clamp_": [((p(3, 4), -0.5, 0.5), {}), ((p(5),), {"min": 0.0}), ((p(2, 3),), {"max": 0.1})],
+        "add_": [((p(3, 4), p(3, 4)), {}), ((p(3, 4), 2.0), {}), ((p(2, 3), p(3)), {"alpha": 0.5})],
+        "div_": [((p(3, 4), pos(3, 4)), {}), ((p(4), 2.0), {}), ((p(2, 3), pos(3)), {"rounding_mode": "floor"})],
+        "exp_": [((p(3, 4),), {}), ((p(5),), {}), ((p(2, 1),), {})],
+        "floor_": [((p(3, 4),), {}), ((p(5),), {}), ((fl(2, 3, lo=-5.0, hi=5.0),), {})],
+        "floor_divide_": [((p(3, 4), pos(3, 4)), {}), ((p(4), 0.7), {}), ((it(-9, 9, 5), it(1, 4, 5)), {})],
+        "copy_": [((p(3, 4), p(3, 4)), {}), ((p(3, 4), p(4)), {}), ((p(2, 3), it(0, 5, 2, 3)), {})],
+        "addmm_": [((p(2, 4), p(2, 3), p(3, 4)), {}), ((p(2, 4), p(2, 3), p(3, 4)), {"beta": 0.5, "alpha": 2.0}),
+                   ((p(3, 3), p(3, 1), p(1, 3)), {"beta": 0})],
+        "index_add": [((p(3, 4), 1, idx, p(3, 2)), {}), ((p(4, 2), 0, idx, p(2, 2)), {"alpha": 2.0}),
+                      ((p(2, 3, 2), 1, idx, p(2, 2, 2)), {})],
+        "index_add_": [((p(3, 4), 1, idx, p(3, 2)), {}), ((p(4, 2), 0, idx, p(2, 2)), {"alpha": -1.0}),
+                       ((p(2, 3, 2), 1, idx, p(2, 2, 2)), {})],
+        "index_fill": [((p(3, 4), 1, idx, 5.0), {}), ((p(4, 2), 0, idx, -1.0), {}), ((p(2, 3, 2), 1, idx, 0.0), {})],
+        "index_fill_": [((p(3, 4), 1, idx, 5.0), {}), ((p(4, 2), 0, idx, -1.0), {}), ((p(2, 3, 2), 1, idx, 0.0), {})],
+    }
+    for name, calls in inplace.items():
+        fn = getattr(ms.Tensor, name) if not name.endswith("_") else _method(name)
+        out += [C(f"Tensor.{name}[{i}]", fn, *a, kw=k) for i, (a, k) in enumerate(calls)]
+    return out
+
+
+def einsum_class(x, y):
+    return ops.Einsum("ij,jk->ik")((x, y))
+
+
+def betainc(a, b, x):
+    return ops.Betainc()(a, b, x)
+
+
+@_classes
+def _api_a_classes() -> list:
+    u = (lambda *s: fl(*s, lo=0.1, hi=0.9))
+    return [
+        C("ops.Addcdiv[0]", ops.Addcdiv(), p(3, 4), p(3, 4), pos(3, 4), 0.5),
+        C("ops.Addcmul[0]", ops.Addcmul(), p(3, 4), p(3, 4), p(4), 2.0),
+        C("ops.Hypot[0]", ops.Hypot(), p(3, 4), p(3, 4)),
+        C("ops.Heaviside[0]", ops.Heaviside(), it(-1, 2, 3, 4, dt=np.float32), p(3, 4)),
+        C("ops.Ger[0]", ops.Ger(), p(3), p(4)),
+        C("ops.Cdist[0]", ops.Cdist(), p(2, 3, 4), p(2, 5, 4)), C("ops.Cdist[p=1]", ops.Cdist(1.0), p(3, 2), p(4, 2)),
+        C("ops.Diag[0]", ops.Diag(), p(3)),
+        C("ops.ApproximateEqual[0]", ops.ApproximateEqual(0.5), p(3, 4), p(3, 4)),
+        C("ops.CeLU[0]", ops.CeLU(), p(3, 4)), C("ops.CeLU[alpha]", ops.CeLU(2.0), p(5)),
+        C("ops.GLU[0]", ops.GLU(), p(3, 4)), C("ops.GLU[axis 0]", ops.GLU(0), p(4, 3)),
+        C("ops.HShrink[0]", ops.HShrink(), p(3, 4)), C("ops.HShrink[lambd]", ops.HShrink(1.0), p(5)),
+        C("ops.FastGeLU[0]", ops.FastGeLU(), p(3, 4)), C("ops.FastGelu[0]", ops.FastGelu(), p(3, 4)),
+        C("ops.Cholesky[0]", ops.Cholesky(), spd(3)), C("ops.Cholesky[upper]", ops.Cholesky(True), spd(3, 2)),
+        C("ops.CholeskyInverse[0]", ops.CholeskyInverse(), low(3)),
+        C("ops.CholeskySolve[0]", ops.CholeskySolve(), p(3, 2), low(3)),
+        C("ops.Inv[0]", ops.Inv(), pos(3, 4)),
+        C("ops.Fills[0]", ops.Fills(), p(3, 4), 2.0),
+        C("ops.Expand[0]", ops.Expand(), p(1, 3), (4, 3)),
+        C("ops.IndexFill[0]", ops.IndexFill(), p(3, 4), 1, const(np.array([0, 3], np.int32)), 9.0),
+        C("ops.IndexAdd[0]", ops.IndexAdd(1), p(3, 4), const(np.array([0, 3], np.int32)), p(3, 2)),
+        C("ops.Betainc[0]", betainc, pos(3, 4), pos(3, 4), u(3, 4)),
+        C("ops.Cross[0]", ops.Cross(), p(2, 3), p(2, 3)), C("ops.Cross[dim 0]", ops.Cross(0), p(3, 2), p(3, 2)),
+        C("ops.Einsum[0]", einsum_class, p(2, 3), p(3, 4)),
+        C("ops.BartlettWindow[0]", ops.BartlettWindow(), const(np.array(5, np.int32))),
+        C("ops.BlackmanWindow[0]", ops.BlackmanWindow(False), const(np.array(4, np.int32))),
+        C("ops.HammingWindow[0]", ops.HammingWindow(), const(np.array(6, np.int32))),
+    ]
