@@ -1,0 +1,341 @@
+"""The lite graph: an ONNX graph read into plain Python (nodes, NumPy constants), the QDQ -> int8
+rewrite, an eager interpreter (the shape-finding run, and sub-graphs of If/Loop), and the arena
+plan (liveness of every intermediate, offsets assigned so buffers whose lifetimes do not overlap
+share bytes, one allocation per input shape).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from . import _ops
+
+ALIGN = 64
+
+
+class LiteError(ValueError):
+    """A model or an input spore.lite refuses, with what was expected and what it got."""
+
+
+@dataclass
+class Node:
+    op: str
+    inputs: list[str]
+    outputs: list[str]
+    attrs: dict[str, Any]
+    name: str = ""
+    kernel: Any = None
+    subgraphs: dict[str, Graph] = field(default_factory=dict)
+
+
+@dataclass
+class Graph:
+    nodes: list[Node]
+    consts: dict[str, np.ndarray]
+    inputs: list[tuple[str, np.dtype, list]]  # name, dtype, dims (int or symbolic str / None)
+    outputs: list[str]
+
+    def free_names(self) -> set[str]:
+        """Names a (sub-)graph reads from its enclosing scope."""
+        defined = set(self.consts) | {n for n, _, _ in self.inputs}
+        free: set[str] = set()
+        for n in self.nodes:
+            for i in n.inputs:
+                if i and i not in defined:
+                    free.add(i)
+            for g in n.subgraphs.values():
+                free |= g.free_names() - defined
+            defined |= set(n.outputs)
+        return free | {o for o in self.outputs if o not in defined}
+
+
+def _attr_value(a: Any, convert_graph: Any) -> Any:
+    from onnx import AttributeProto, helper
+
+    if a.type == AttributeProto.GRAPH:
+        return convert_graph(a.g)
+    v = helper.get_attribute_value(a)
+    if isinstance(v, bytes):
+        return v.decode()
+    if a.type == AttributeProto.TENSOR:
+        from onnx import numpy_helper
+
+        return numpy_helper.to_array(v)
+    return v
+
+
+def from_onnx(g: Any, outer: set[str] | None = None) -> Graph:
+    """Convert an `onnx.GraphProto`; refuse ops spore.lite has no kernel for, naming them."""
+    from onnx import helper, numpy_helper
+
+    consts: dict[str, np.ndarray] = {}
+    for t in g.initializer:
+        if t.data_location == 1:
+            raise LiteError(f"initializer {t.name!r} uses external data, which spore.lite does not load")
+        consts[t.name] = numpy_helper.to_array(t)
+    inputs = []
+    for vi in g.input:
+        if vi.name in consts:
+            continue
+        tt = vi.type.tensor_type
+        dt = np.dtype(helper.tensor_dtype_to_np_dtype(tt.elem_type)) if tt.elem_type else np.dtype(np.float32)
+        dims = [d.dim_value if d.HasField("dim_value") else (d.dim_param or None) for d in tt.shape.dim]
+        inputs.append((vi.name, dt, dims))
+    nodes = []
+    missing = set()
+    for n in g.node:
+        if n.domain not in ("", "ai.onnx"):
+            raise LiteError(f"node {n.name or n.op_type!r}: domain {n.domain!r} is not supported by spore.lite")
+        subs: dict[str, Graph] = {}
+        attrs: dict[str, Any] = {}
+        for a in n.attribute:
+            v = _attr_value(a, from_onnx)
+            if isinstance(v, Graph):
+                subs[a.name] = v
+            else:
+                attrs[a.name] = v
+        if n.op_type == "Constant":
+            consts[n.output[0]] = np.asarray(next(iter(attrs.values())))
+            continue
+        if n.op_type not in _ops.OPS and n.op_type not in ("If", "Loop"):
+            missing.add(n.op_type)
+        attrs["_n_outputs"] = len(n.output)
+        nodes.append(Node(n.op_type, list(n.input), list(n.output), attrs, n.name, _ops.OPS.get(n.op_type), subs))
+    if missing:
+        raise LiteError(f"spore.lite has no kernel for ONNX op(s) {sorted(missing)}")
+    return Graph(nodes, consts, inputs, [o.name for o in g.output])
+
+
+# --- QDQ -> int8 ----------------------------------------------------------------------------------
+
+def fuse_qdq(g: Graph) -> int:
+    """Rewrite DQ(xq) + DQ(Wq) [+ bias] -> Conv/Gemm/MatMul into one int8 kernel; returns how many.
+
+    The DequantizeLinear of the weight then has no consumer and is dropped (its float weight is
+    never materialised); the activation's DQ is dropped when the int8 op was its only reader."""
+    producer = {o: n for n in g.nodes for o in n.outputs}
+    fused = 0
+    for n in g.nodes:
+        if n.op not in ("Conv", "Gemm", "MatMul") or len(n.inputs) < 2:
+            continue
+        dx, dw = producer.get(n.inputs[0]), producer.get(n.inputs[1])
+        if not (dx and dw and dx.op == dw.op == "DequantizeLinear"):
+            continue
+        if dw.inputs[0] not in g.consts or any(i not in g.consts for i in dx.inputs[1:]):
+            continue
+        x_scale = g.consts[dx.inputs[1]]
+        x_zp = g.consts[dx.inputs[2]] if len(dx.inputs) > 2 and dx.inputs[2] else None
+        if x_scale.size != 1 or (x_zp is not None and x_zp.dtype not in (np.int8, np.uint8)):
+            continue
+        wq = g.consts[dw.inputs[0]]
+        if wq.dtype not in (np.int8, np.uint8):
+            continue
+        w_scale = g.consts[dw.inputs[1]]
+        w_zp = g.consts[dw.inputs[2]] if len(dw.inputs) > 2 and dw.inputs[2] else np.zeros(1, wq.dtype)
+        bias = None
+        if len(n.inputs) > 2 and n.inputs[2]:
+            b = n.inputs[2]
+            if b in g.consts:
+                bias = g.consts[b]
+            else:
+                db = producer.get(b)
+                if not (db and db.op == "DequantizeLinear" and all(i in g.consts for i in db.inputs if i)):
+                    continue
+                bz = g.consts[db.inputs[2]] if len(db.inputs) > 2 and db.inputs[2] else 0
+                bias = ((g.consts[db.inputs[0]].astype(np.int64) - np.asarray(bz, np.int64))
+                        * g.consts[db.inputs[1]]).astype(np.float32)
+        kern = _ops.make_qlinear(n.op, n.attrs, int(0 if x_zp is None else x_zp.reshape(-1)[0]),
+                                 float(x_scale.reshape(-1)[0]), wq, w_zp, w_scale, bias)
+        if kern is None:
+            continue
+        n.op = f"QLinear{n.op}"
+        n.inputs = [dx.inputs[0]]
+        n.kernel = kern
+        fused += 1
+    prune(g)
+    return fused
+
+
+def prune(g: Graph) -> None:
+    """Drop nodes whose outputs nobody reads (after the int8 rewrite)."""
+    while True:
+        used = set(g.outputs)
+        for n in g.nodes:
+            used |= set(n.inputs)
+            for sg in n.subgraphs.values():
+                used |= sg.free_names()
+        keep = [n for n in g.nodes if any(o in used for o in n.outputs)]
+        if len(keep) == len(g.nodes):
+            break
+        g.nodes = keep
+    used = {i for n in g.nodes for i in n.inputs} | set(g.outputs)
+    for n in g.nodes:
+        for sg in n.subgraphs.values():
+            used |= sg.free_names()
+    for c in [c for c in g.consts if c not in used]:
+        del g.consts[c]
+
+
+# --- eager interpreter ----------------------------------------------------------------------------
+
+def _run_if(node: Node, env: dict[str, np.ndarray]) -> list[np.ndarray]:
+    branch = node.subgraphs["then_branch" if bool(np.asarray(env[node.inputs[0]]).reshape(-1)[0]) else "else_branch"]
+    return run_eager(branch, {}, env)
+
+
+def _run_loop(node: Node, env: dict[str, np.ndarray]) -> list[np.ndarray]:
+    body = node.subgraphs["body"]
+    m = node.inputs[0] if node.inputs else ""
+    c = node.inputs[1] if len(node.inputs) > 1 else ""
+    trip = int(env[m]) if m else None
+    cond = bool(env[c]) if c else True
+    carried = [env[i] for i in node.inputs[2:]]
+    n_carried = len(carried)
+    scans: list[list[np.ndarray]] = [[] for _ in range(len(body.outputs) - 1 - n_carried)]
+    it = 0
+    while cond and (trip is None or it < trip):
+        feeds = {body.inputs[0][0]: np.array(it, np.int64), body.inputs[1][0]: np.array(cond)}
+        for (nm, _, _), v in zip(body.inputs[2:], carried):
+            feeds[nm] = v
+        outs = run_eager(body, feeds, env)
+        cond = bool(np.asarray(outs[0]).reshape(-1)[0])
+        carried = outs[1:1 + n_carried]
+        for s, v in zip(scans, outs[1 + n_carried:]):
+            s.append(v)
+        it += 1
+    return carried + [np.stack(s) if s else np.zeros((0,), np.float32) for s in scans]
+
+
+def run_node(node: Node, env: dict[str, np.ndarray]) -> list[np.ndarray]:
+    if node.op == "If":
+        return _run_if(node, env)
+    if node.op == "Loop":
+        return _run_loop(node, env)
+    ins = [env[i] if i else None for i in node.inputs]
+    return node.kernel(node.attrs, ins, None)
+
+
+def run_eager(g: Graph, feeds: dict[str, np.ndarray], outer: dict[str, np.ndarray] | None = None,
+              record: dict[str, np.ndarray] | None = None) -> list[np.ndarray]:
+    env = dict(outer or {})
+    env.update(g.consts)
+    env.update(feeds)
+    for n in g.nodes:
+        res = run_node(n, env)
+        for o, r in zip(n.outputs, res):
+            env[o] = np.asarray(r)
+    if record is not None:
+        record.update(env)
+    return [env[o] for o in g.outputs]
+
+
+# --- arena plan -----------------------------------------------------------------------------------
+
+@dataclass
+class Plan:
+    """Buffers of one input signature: offsets into one arena and the bound steps."""
+
+    arena: np.ndarray
+    arena_bytes: int
+    total_bytes: int  # the sum of every intermediate's bytes, had each its own buffer
+    steps: list[Any]
+    input_views: list[np.ndarray]
+    output_views: list[np.ndarray]
+    n_buffers: int
+
+
+def _align(n: int) -> int:
+    return (n + ALIGN - 1) // ALIGN * ALIGN
+
+
+def assign_offsets(sizes: dict[str, int], live: dict[str, tuple[int, int]]) -> tuple[dict[str, int], int]:
+    """Greedy by size (largest first): each buffer at the lowest offset not overlapping any placed
+    buffer whose lifetime intersects its own (TFLite's arena strategy)."""
+    placed: list[tuple[int, int, int, int]] = []  # offset, size, first, last
+    offsets: dict[str, int] = {}
+    top = 0
+    for name in sorted(sizes, key=lambda k: (-sizes[k], live[k][0])):
+        size = _align(max(sizes[name], 1))
+        first, last = live[name]
+        busy = sorted((o, s) for o, s, f, la in placed if not (la < first or f > last))
+        off = 0
+        for o, s in busy:
+            if off + size <= o:
+                break
+            off = max(off, o + s)
+        placed.append((off, size, first, last))
+        offsets[name] = off
+        top = max(top, off + size)
+    return offsets, top
+
+
+def make_plan(g: Graph, feeds: dict[str, np.ndarray]) -> tuple[Plan, list[np.ndarray]]:
+    """Run once eagerly (the shapes), then plan the arena and bind every step to its views."""
+    env: dict[str, np.ndarray] = {}
+    result = run_eager(g, feeds, record=env)
+    in_names = [n for n, _, _ in g.inputs]
+    root: dict[str, str] = {}  # alias -> the buffer it views
+    live: dict[str, list[int]] = {}
+    for nm in in_names:
+        live[nm] = [0, 0]
+    for step, n in enumerate(g.nodes):
+        reads = [i for i in n.inputs if i]
+        for sg in n.subgraphs.values():
+            reads += sorted(sg.free_names())
+        for i in reads:
+            r = root.get(i, i)
+            if r in live:
+                live[r][1] = step
+        alias = n.op in _ops.ALIAS_OPS and n.inputs[0] not in g.consts and n.inputs[0] in env
+        for o in n.outputs:
+            if not o:
+                continue
+            if alias:
+                root[o] = root.get(n.inputs[0], n.inputs[0])
+            else:
+                live[o] = [step, step]
+    end = len(g.nodes)
+    for o in g.outputs:
+        r = root.get(o, o)
+        if r in live:
+            live[r][1] = end
+    sizes = {k: int(env[k].nbytes) for k in live}
+    offsets, top = assign_offsets(sizes, {k: (v[0], v[1]) for k, v in live.items()})
+    arena = np.zeros(max(top, ALIGN), np.uint8)
+    views: dict[str, np.ndarray] = dict(g.consts)
+    for k in live:
+        a = env[k]
+        views[k] = np.ndarray(a.shape, a.dtype, buffer=arena, offset=offsets[k])
+    steps = []
+    for n in g.nodes:
+        for o in n.outputs:
+            if o in root:
+                views[o] = views[root[o]].reshape(env[o].shape)
+        st = _bind(n, views, g)
+        if st is not None:
+            steps.append(st)
+    plan = Plan(arena, top, sum(sizes[k] for k in live if k not in in_names), steps,
+                [views[n] for n in in_names], [views[o] for o in g.outputs], len(live))
+    return plan, result
+
+
+def _bind(n: Node, views: dict[str, np.ndarray], g: Graph) -> Any:
+    if n.op in _ops.ALIAS_OPS and n.outputs[0] in views and n.inputs[0] not in g.consts:
+        return None  # a view made at plan time: nothing to run
+    outs = [views[o] for o in n.outputs if o]
+    if n.subgraphs:
+        def sub() -> None:
+            res = run_node(n, views)
+            for o, r in zip(outs, res):
+                if o.shape != np.shape(r):
+                    raise _ops.ShapeChanged
+                np.copyto(o, r, casting="unsafe")
+        return sub
+    ins = [views[i] if i else None for i in n.inputs]
+    kern, attrs = n.kernel, n.attrs
+    if n.op in _ops.ALIAS_OPS:  # a reshape of a constant: its own buffer, filled each run
+        return lambda: _ops._store(outs, kern(attrs, ins, None))
+    return lambda: kern(attrs, ins, outs)
