@@ -240,3 +240,40 @@ def _api_b_classes2() -> list:
             K("SearchSorted[0]", ops.SearchSorted(), sorted_fl(6), fl(4)),
             K("SplitV[0]", ops.SplitV([1, -1], 1, 2), fl(3, 4)), K("TensorShape[0]", ops.TensorShape(), fl(3, 4)),
             K("InvertPermutation[0]", lambda x: ops.mul(x, ops.InvertPermutation()((2, 0, 1))[0]), fl(3))]
+
+
+# --- random_distribution_ops / classes_random: seeded, as cases_ops' random section -------------------
+@_functions
+def _api_b_random_functions() -> list:
+    R = {"seeded": True}
+    rate = const(np.array([1.0, 4.0], np.float32))
+    probs = const(np.array([[0.1, 0.6, 0.3], [0.5, 0.2, 0.3]], np.float32))
+    return [C("ops.standard_normal[0]", ops.standard_normal, (3, 4), **R),
+            C("ops.standard_normal[seed]", ops.standard_normal, (5,), 3, **R),
+            C("ops.standard_laplace[0]", ops.standard_laplace, (3, 4), **R),
+            C("ops.laplace[0]", ops.laplace, (3, 2), const(np.float32(1.0)), const(np.float32(0.5)), **R),
+            C("ops.random_gamma[0]", ops.random_gamma, (4,), const(np.array([0.5, 2.0], np.float32)), **R),
+            C("ops.random_poisson[0]", ops.random_poisson, (4,), rate, **R),
+            C("ops.poisson[0]", ops.poisson, (3, 2), rate, **R),
+            C("ops.random_categorical[0]", ops.random_categorical, probs, 5, **R),
+            C("ops.multinomial[0]", ops.multinomial, probs, 4, **R),
+            C("ops.multinomial[no replacement]", ops.multinomial, probs, 2, False, **R),
+            C("ops.shuffle[0]", ops.shuffle, fl(5, 2), **R),
+            C("ops.kaiser_window[0]", ops.kaiser_window, 6),
+            C("ops.kaiser_window[1]", ops.kaiser_window, 5, False, 4.0)]
+
+
+@_classes
+def _api_b_random_classes() -> list:
+    R = {"seeded": True}
+    probs = const(np.array([[0.1, 0.6, 0.3], [0.5, 0.2, 0.3]], np.float32))
+    rate = const(np.array([1.0, 4.0], np.float32))
+    return [K("StandardNormal[0]", ops.StandardNormal(), (3, 2), **R),
+            K("StandardLaplace[0]", ops.StandardLaplace(), (3, 2), **R),
+            K("UniformReal[0]", ops.UniformReal(), (4,), **R), K("UniformInt[0]", ops.UniformInt(), (4,), 1, 5, **R),
+            K("RandomGamma[0]", ops.RandomGamma(), (3,), rate, **R), K("Poisson[0]", ops.Poisson(), (3, 2), rate, **R),
+            K("RandomPoisson[0]", ops.RandomPoisson(), (3,), rate, **R),
+            K("RandomCategorical[0]", ops.RandomCategorical(), probs, 3, **R),
+            K("Multinomial[0]", ops.Multinomial(), probs, 3, **R),
+            K("RandomShuffle[0]", ops.RandomShuffle(), fl(5), **R),
+            K("Randperm[0]", ops.Randperm(6), const(np.array([4], np.int32)), **R)]

@@ -1378,8 +1378,9 @@ def tensor_method_cases() -> list[Case]:
 def _api_breadth_tensor_cases() -> list[Case]:
     from .cases_api import api_tensor_cases  # the issue-14 Tensor methods (that module imports this one)
     from .cases_api_a import api_a_tensor_cases  # slice A's
+    from .cases_api_nn import api_nn_tensor_cases  # the nn slice's (fold/unfold)
 
-    return api_tensor_cases() + api_a_tensor_cases()
+    return api_tensor_cases() + api_a_tensor_cases() + api_nn_tensor_cases()
 
 
 # --- helper Cells (user code: compiled by the frontend) -------------------------------------------
@@ -2122,9 +2123,10 @@ def nn_cell_cases() -> list[Case]:
 
 
 def _api_breadth_cases() -> list[Case]:
+    from .cases_api_nn import api_nn_slice_cell_cases  # the nn slice's Cells
     from .cases_nn_api import api_nn_cases  # the issue-14 Cells (imported here: that module imports this one)
 
-    return api_nn_cases()
+    return api_nn_cases() + api_nn_slice_cell_cases()
 
 
 def covered_name(case: Case) -> str:

@@ -35,3 +35,12 @@ SAMPLES = {
     "Lgamma": [Sample([r.uniform(0.3, 5.0, (3, 4))])],
     "Zeta": [Sample([r.uniform(1.5, 4.0, (3, 4)), r.uniform(0.5, 3.0, (4,))], wrt=(1,))],
 }
+
+import spore as _ms  # noqa: E402
+
+SAMPLES["ParamDraw"] = [
+    Sample([r.uniform(0.5, 3.0, (3,))], {"kind": "gamma", "shape": (2, 3), "dtype": _ms.float32, "seed": 4},
+           grad=False, why="random draw"),
+    Sample([r.uniform(0.5, 3.0, (2, 1))], {"kind": "poisson", "shape": (2, 4), "dtype": _ms.int64}, grad=False,
+           why="random integer draw"),
+]

@@ -1,11 +1,24 @@
 """Layers of `spore.nn`, one module per family (basic, activation, conv, pooling, normalization,
 embedding, rnn, transformer)."""
 
-from . import activation, basic, conv, embedding, extra, normalization, pooling, rnn, rnn_cells, transformer
+from . import (
+    activation,
+    basic,
+    conv,
+    conv_pool_nd,
+    embedding,
+    extra,
+    normalization,
+    pooling,
+    rnn,
+    rnn_cells,
+    transformer,
+)
 from .activation import *
 from .activation import get_activation
 from .basic import *
 from .conv import *
+from .conv_pool_nd import *
 from .embedding import *
 from .extra import *
 from .normalization import *
@@ -19,6 +32,7 @@ __all__ = []
 __all__ += activation.__all__  # get_activation included
 __all__ += basic.__all__
 __all__ += conv.__all__
+__all__ += conv_pool_nd.__all__
 __all__ += embedding.__all__
 __all__ += normalization.__all__
 __all__ += pooling.__all__
