@@ -1,0 +1,181 @@
+"""Differential cases (Graph vs PyNative) for the nn slice of the API-breadth names (issue 14):
+3-D and transposed convolutions, 1-d/3-d/adaptive/LP pooling, unpooling, fold/unfold and pixel
+shuffle — the ops functions, their class forms, Tensor methods and the nn Cells."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import spore as ms
+from spore import nn, ops
+
+from .cases_ops import _classes, _functions
+from .cases_tensor_nn import C, G, fl
+
+
+def _pool_indices(shape: tuple, k: int) -> G:
+    """Flat argmax indices of a k-window max pool over (N, C, *spatial) (one per window, distinct)."""
+    def make(r: np.random.Generator) -> np.ndarray:
+        n, c, *sp = shape
+        out = [s // k for s in sp]
+        idx = np.zeros((n, c, *out), np.int64)
+        for pos in np.ndindex(*out):
+            tap = [p * k + int(r.integers(0, k)) for p in pos]
+            idx[(slice(None), slice(None)) + pos] = np.ravel_multi_index(tap, sp)
+        return idx
+    return G(make)
+
+
+@_functions
+def _nn_slice_functions() -> list:
+    return [
+        C("ops.conv3d[valid]", ops.conv3d, fl(1, 2, 4, 4, 3), fl(3, 2, 2, 2, 2)),
+        C("ops.conv3d[same stride groups bias]", ops.conv3d, fl(2, 4, 3, 5, 4), fl(2, 2, 3, 2, 2), fl(2),
+          kw={"stride": 2, "pad_mode": "same", "groups": 2}),
+        C("ops.conv3d[pad dilation]", ops.conv3d, fl(1, 1, 5, 4, 4), fl(2, 1, 2, 2, 2),
+          kw={"pad_mode": "pad", "padding": (1, 0, 0, 1, 1, 1), "dilation": 2}),
+        C("ops.conv3d[wrong rank]", ops.conv3d, fl(1, 2, 4, 4), fl(3, 2, 2, 2, 2), note="an error in both modes"),
+        C("ops.conv_transpose2d[stride padding]", ops.conv_transpose2d, fl(2, 3, 4, 4), fl(3, 2, 3, 3), fl(2),
+          kw={"stride": 2, "padding": 1, "output_padding": 1}),
+        C("ops.conv_transpose2d[groups dilation]", ops.conv_transpose2d, fl(1, 4, 3, 3), fl(4, 1, 2, 2),
+          kw={"groups": 2, "dilation": 2}),
+        C("ops.conv3d_transpose[valid stride]", ops.conv3d_transpose, fl(1, 2, 2, 3, 2), fl(2, 3, 2, 2, 2),
+          kw={"stride": 2}),
+        C("ops.conv3d_transpose[pad output_padding]", ops.conv3d_transpose, fl(1, 2, 3, 2, 2), fl(2, 1, 3, 2, 2),
+          kw={"pad_mode": "pad", "padding": 1, "stride": 2, "output_padding": 1}),
+        C("ops.max_pool3d[default]", ops.max_pool3d, fl(2, 2, 4, 4, 4), 2),
+        C("ops.max_pool3d[indices ceil pad]", ops.max_pool3d, fl(1, 2, 5, 4, 5), 3,
+          kw={"stride": 2, "padding": 1, "ceil_mode": True, "return_indices": True}),
+        C("ops.avg_pool3d[default]", ops.avg_pool3d, fl(1, 2, 4, 4, 4), 2, 2),
+        C("ops.avg_pool3d[pad no count]", ops.avg_pool3d, fl(1, 1, 5, 4, 3), 3,
+          kw={"stride": 2, "padding": 1, "count_include_pad": False, "ceil_mode": True}),
+        C("ops.avg_pool3d[divisor]", ops.avg_pool3d, fl(1, 1, 4, 4, 4), 2, kw={"stride": 2, "divisor_override": 3}),
+        C("ops.avg_pool1d[default]", ops.avg_pool1d, fl(2, 3, 8), 3, 2),
+        C("ops.avg_pool1d[pad ceil]", ops.avg_pool1d, fl(2, 3, 7), 3, 2, 1, True, False),
+        C("ops.adaptive_max_pool1d[default]", ops.adaptive_max_pool1d, fl(2, 3, 7), 3),
+        C("ops.adaptive_max_pool2d[indices]", ops.adaptive_max_pool2d, fl(2, 3, 7, 5), (3, 2), True),
+        C("ops.adaptive_max_pool2d[None unbatched]", ops.adaptive_max_pool2d, fl(3, 6, 5), (2, None)),
+        C("ops.adaptive_max_pool3d[indices]", ops.adaptive_max_pool3d, fl(1, 2, 5, 4, 6), (2, 3, 4), True),
+        C("ops.adaptive_avg_pool3d[default]", ops.adaptive_avg_pool3d, fl(1, 2, 5, 4, 6), (2, 3, None)),
+        C("ops.adaptive_avg_pool2d_ext[default]", ops.adaptive_avg_pool2d_ext, fl(2, 3, 7, 5), (3, 2)),
+        C("ops.lp_pool1d[p2]", ops.lp_pool1d, fl(2, 3, 8, lo=0.5, hi=2.0), 2, 3, 2),
+        C("ops.lp_pool2d[p3 ceil]", ops.lp_pool2d, fl(1, 2, 5, 5, lo=0.5, hi=2.0), 3, 2, kw={"ceil_mode": True}),
+        C("ops.max_unpool1d[default]", ops.max_unpool1d, fl(1, 2, 3), _pool_indices((1, 2, 6), 2), 2),
+        C("ops.max_unpool2d[default]", ops.max_unpool2d, fl(1, 2, 2, 3), _pool_indices((1, 2, 4, 6), 2), 2),
+        C("ops.max_unpool3d[output_size]", ops.max_unpool3d, fl(1, 1, 2, 2, 2), _pool_indices((1, 1, 4, 4, 5), 2), 2,
+          kw={"output_size": (4, 4, 5)}),
+        C("ops.unfold[default]", ops.unfold, fl(2, 3, 5, 6), 2),
+        C("ops.unfold[all args]", ops.unfold, fl(1, 2, 6, 6), (2, 3), 2, 1, (1, 2)),
+        C("ops.fold[default]", ops.fold, fl(2, 12, 20), (5, 6), 2),
+        C("ops.fold[stride padding]", ops.fold, fl(1, 8, 16), (6, 6), 2, 1, 1, 2),
+        C("ops.pixel_shuffle[default]", ops.pixel_shuffle, fl(2, 8, 3, 2), 2),
+        C("ops.pixel_unshuffle[default]", ops.pixel_unshuffle, fl(2, 2, 6, 4), 2),
+        C("ops.pixel_shuffle[bad channels]", ops.pixel_shuffle, fl(1, 6, 2, 2), 2, note="an error in both modes"),
+    ]
+
+
+@_classes
+def _nn_slice_classes() -> list:
+    return [
+        C("ops.Conv3D[default]", ops.Conv3D(3, 2), fl(1, 2, 4, 4, 3), fl(3, 2, 2, 2, 2)),
+        C("ops.Conv3D[pad stride]", ops.Conv3D(2, (2, 3, 2), pad_mode="pad", pad=1, stride=2),
+          fl(1, 1, 4, 5, 4), fl(2, 1, 2, 3, 2)),
+        C("ops.Conv3DTranspose[default]", ops.Conv3DTranspose(2, 3, 2, stride=2), fl(1, 2, 2, 2, 3), fl(2, 3, 2, 2, 2)),
+        C("ops.Conv2DTranspose[default]", ops.Conv2DTranspose(2, 3), fl(1, 2, 4, 4), fl(2, 3, 3, 3), (1, 3, 6, 6)),
+        C("ops.Conv2DTranspose[same stride]", ops.Conv2DTranspose(2, 3, pad_mode="same", stride=2),
+          fl(1, 2, 3, 3), fl(2, 3, 3, 3), (1, 3, 6, 6)),
+        C("ops.MaxPool3D[default]", ops.MaxPool3D(2, 2), fl(1, 2, 4, 4, 4)),
+        C("ops.MaxPool3D[same]", ops.MaxPool3D(3, 2, "SAME"), fl(1, 2, 5, 4, 5)),
+        C("ops.AvgPool3D[default]", ops.AvgPool3D(2, 2), fl(1, 2, 4, 4, 4)),
+        C("ops.AvgPool3D[pad]", ops.AvgPool3D(3, 2, "pad", 1, count_include_pad=False), fl(1, 1, 5, 4, 5)),
+        C("ops.AdaptiveMaxPool2D[default]", ops.AdaptiveMaxPool2D((3, 2)), fl(2, 3, 7, 5)),
+        C("ops.AdaptiveMaxPool3D[default]", ops.AdaptiveMaxPool3D(), fl(1, 2, 5, 4, 6), (2, 3, 4)),
+        C("ops.AdaptiveAvgPool3D[default]", ops.AdaptiveAvgPool3D((2, 3, 4)), fl(1, 2, 5, 4, 6)),
+        C("ops.MaxUnpool2D[default]", ops.MaxUnpool2D(2), fl(1, 2, 2, 3), _pool_indices((1, 2, 4, 6), 2)),
+        C("ops.MaxUnpool3D[default]", ops.MaxUnpool3D(2, 2), fl(1, 1, 2, 2, 2), _pool_indices((1, 1, 4, 4, 4), 2)),
+    ]
+
+
+def unfold_method(x):
+    return x.unfold(2)
+
+
+def unfold_method_stride(x):
+    return x.unfold((2, 3), 1, 1, 2)
+
+
+def fold_method(x):
+    return x.fold((5, 6), 2)
+
+
+def api_nn_tensor_cases() -> list:
+    return [
+        C("Tensor.unfold[default]", unfold_method, fl(2, 3, 5, 6)),
+        C("Tensor.unfold[stride]", unfold_method_stride, fl(1, 2, 6, 6)),
+        C("Tensor.fold[default]", fold_method, fl(2, 12, 20)),
+    ]
+
+
+def api_nn_slice_cell_cases() -> list:
+    ms.set_seed(21)
+    return [
+        C("nn.Conv3d[default]", nn.Conv3d(2, 3, 2), fl(1, 2, 3, 4, 4)),
+        C("nn.Conv3d[pad stride bias]", nn.Conv3d(2, 4, (2, 3, 2), stride=2, pad_mode="pad", padding=1, group=2,
+                                                  has_bias=True), fl(2, 2, 4, 5, 4)),
+        C("nn.Conv3d[wrong channels]", nn.Conv3d(2, 3, 2), fl(1, 3, 3, 4, 4), note="an error in both modes"),
+        C("nn.Conv2dTranspose[default]", nn.Conv2dTranspose(3, 2, 3, stride=2), fl(2, 3, 4, 4)),
+        C("nn.Conv2dTranspose[pad output_padding bias]",
+          nn.Conv2dTranspose(4, 2, 3, stride=2, pad_mode="pad", padding=1, output_padding=1, group=2, has_bias=True),
+          fl(1, 4, 3, 3)),
+        C("nn.Conv2dTranspose[valid]", nn.Conv2dTranspose(2, 2, 2, stride=3, pad_mode="valid"), fl(1, 2, 3, 3)),
+        C("nn.Conv1dTranspose[default]", nn.Conv1dTranspose(3, 2, 3, stride=2), fl(2, 3, 5)),
+        C("nn.Conv1dTranspose[pad bias]", nn.Conv1dTranspose(2, 4, 3, pad_mode="pad", padding=1, has_bias=True),
+          fl(1, 2, 6)),
+        C("nn.Conv3dTranspose[default]", nn.Conv3dTranspose(2, 3, 2, stride=2), fl(1, 2, 2, 3, 2)),
+        C("nn.Conv3dTranspose[valid bias]", nn.Conv3dTranspose(2, 2, 3, pad_mode="valid", has_bias=True),
+          fl(1, 2, 2, 2, 3)),
+        C("nn.MaxPool3d[default]", nn.MaxPool3d(2, 2), fl(1, 2, 4, 4, 4)),
+        C("nn.MaxPool3d[pad indices]", nn.MaxPool3d(3, 2, "pad", 1, return_indices=True, ceil_mode=True),
+          fl(1, 1, 5, 4, 5)),
+        C("nn.MaxPool3d[same unbatched]", nn.MaxPool3d(3, 2, "same"), fl(2, 5, 4, 5)),
+        C("nn.AvgPool3d[default]", nn.AvgPool3d(2, 2), fl(1, 2, 4, 4, 4)),
+        C("nn.AvgPool3d[same]", nn.AvgPool3d(3, 2, "same"), fl(1, 2, 5, 4, 5)),
+        C("nn.AvgPool3d[pad divisor]", nn.AvgPool3d(3, 1, "pad", 1, divisor_override=4), fl(1, 1, 3, 3, 3)),
+        C("nn.AdaptiveMaxPool1d[default]", nn.AdaptiveMaxPool1d(3), fl(2, 3, 7)),
+        C("nn.AdaptiveMaxPool2d[default]", nn.AdaptiveMaxPool2d((3, 2)), fl(2, 3, 7, 5)),
+        C("nn.AdaptiveMaxPool2d[indices]", nn.AdaptiveMaxPool2d(3, return_indices=True), fl(1, 2, 7, 5)),
+        C("nn.AdaptiveMaxPool3d[default]", nn.AdaptiveMaxPool3d((2, 3, 2)), fl(1, 2, 5, 4, 6)),
+        C("nn.AdaptiveAvgPool3d[default]", nn.AdaptiveAvgPool3d((2, 3, 2)), fl(1, 2, 5, 4, 6)),
+        C("nn.LPPool1d[default]", nn.LPPool1d(2, 3, 2), fl(2, 3, 8, lo=0.5, hi=2.0)),
+        C("nn.LPPool2d[default]", nn.LPPool2d(2, 2), fl(1, 2, 4, 6, lo=0.5, hi=2.0)),
+        C("nn.MaxUnpool1d[default]", nn.MaxUnpool1d(2), fl(1, 2, 3), _pool_indices((1, 2, 6), 2)),
+        C("nn.MaxUnpool2d[default]", nn.MaxUnpool2d(2), fl(1, 2, 2, 3), _pool_indices((1, 2, 4, 6), 2)),
+        C("nn.MaxUnpool3d[default]", nn.MaxUnpool3d(2), fl(1, 1, 2, 2, 2), _pool_indices((1, 1, 4, 4, 4), 2)),
+        C("nn.ChannelShuffle[default]", nn.ChannelShuffle(2), fl(2, 4, 3, 3)),
+        C("nn.Conv1dTranspose[valid group]", nn.Conv1dTranspose(4, 2, 2, stride=3, pad_mode="valid", group=2),
+          fl(2, 4, 3)),
+        C("nn.Conv3dTranspose[pad output_padding]", nn.Conv3dTranspose(2, 2, 3, stride=2, pad_mode="pad", padding=1,
+                                                                       output_padding=1), fl(1, 2, 2, 2, 2)),
+        C("nn.AdaptiveMaxPool1d[unbatched]", nn.AdaptiveMaxPool1d(2), fl(3, 5)),
+        C("nn.AdaptiveMaxPool1d[float64]", nn.AdaptiveMaxPool1d(4), fl(2, 2, 9, dt=np.float64)),
+        C("nn.AdaptiveMaxPool2d[None]", nn.AdaptiveMaxPool2d((None, 2)), fl(2, 6, 5)),
+        C("nn.AdaptiveMaxPool3d[indices]", nn.AdaptiveMaxPool3d(2, return_indices=True), fl(1, 1, 3, 5, 4)),
+        C("nn.AdaptiveMaxPool3d[unbatched]", nn.AdaptiveMaxPool3d((1, 2, 3)), fl(2, 3, 4, 5)),
+        C("nn.AdaptiveAvgPool3d[int]", nn.AdaptiveAvgPool3d(2), fl(1, 2, 4, 4, 5)),
+        C("nn.AdaptiveAvgPool3d[unbatched None]", nn.AdaptiveAvgPool3d((None, 1, 2)), fl(2, 3, 4, 5)),
+        C("nn.LPPool1d[ceil unbatched]", nn.LPPool1d(3, 2, ceil_mode=True), fl(2, 7, lo=0.5, hi=2.0)),
+        C("nn.LPPool1d[p1 stride]", nn.LPPool1d(1, 3, 1), fl(1, 2, 6, lo=0.5, hi=2.0)),
+        C("nn.LPPool2d[stride]", nn.LPPool2d(3, (2, 3), (1, 2)), fl(1, 2, 4, 7, lo=0.5, hi=2.0)),
+        C("nn.LPPool2d[unbatched]", nn.LPPool2d(2, 2), fl(2, 4, 4, lo=0.5, hi=2.0)),
+        C("nn.MaxUnpool1d[stride output_size]", nn.MaxUnpool1d(2, 2), fl(1, 1, 3), _pool_indices((1, 1, 7), 2),
+          (1, 1, 7)),
+        C("nn.MaxUnpool1d[unbatched]", nn.MaxUnpool1d(2), fl(2, 3), G(lambda r: np.array([[1, 2, 5], [0, 3, 4]]))),
+        C("nn.MaxUnpool2d[output_size]", nn.MaxUnpool2d(2, 2), fl(1, 1, 2, 2), _pool_indices((1, 1, 5, 5), 2),
+          (5, 5)),
+        C("nn.MaxUnpool2d[float64]", nn.MaxUnpool2d(2), fl(1, 2, 2, 2, dt=np.float64), _pool_indices((1, 2, 4, 4), 2)),
+        C("nn.MaxUnpool3d[stride]", nn.MaxUnpool3d(2, 2), fl(1, 2, 1, 2, 2), _pool_indices((1, 2, 2, 4, 4), 2)),
+        C("nn.MaxUnpool3d[float64]", nn.MaxUnpool3d(2), fl(1, 1, 2, 1, 2, dt=np.float64),
+          _pool_indices((1, 1, 4, 2, 4), 2)),
+        C("nn.ChannelShuffle[3-D]", nn.ChannelShuffle(3), fl(2, 6, 5)),
+        C("nn.ChannelShuffle[bad groups]", nn.ChannelShuffle(3), fl(2, 4, 3, 3), note="an error in both modes"),
+    ]
