@@ -47,6 +47,11 @@ from .pipeline import (  # noqa: E402
 )
 from .source_base import MappableSource as MappableDataset  # noqa: E402
 
+# isort: split
+# padded/bucketed batches, TFRecord files (issue 14, dataset slice)
+from .padding_batch import BucketBatchByLengthDataset, PaddedBatchDataset  # noqa: E402
+from .tfrecord import Schema, TFRecordDataset  # noqa: E402
+
 
 def zip(datasets):  # noqa: A001 - MindSpore's name
     """Rows of ``datasets`` side by side (``ds.zip((ds1, ds2))``)."""
@@ -65,6 +70,7 @@ __all__ += ["BatchDataset", "ConcatDataset", "DictIterator", "FashionMnistDatase
             "MapDataset", "MappableDataset", "PaddedDataset", "ProjectDataset", "RenameDataset", "RepeatDataset",
             "Shuffle", "ShuffleDataset", "SkipDataset", "TakeDataset", "TextFileDataset", "TupleIterator",
             "ZipDataset", "get_num_parallel_workers", "get_seed", "set_seed"]
+__all__ += ["BucketBatchByLengthDataset", "PaddedBatchDataset", "Schema", "TFRecordDataset"]
 
 
 if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherwise accept any attribute of the module

@@ -176,6 +176,28 @@ class Dataset:
         return BatchDataset(self, batch_size, drop_remainder, per_batch_map, input_columns, output_columns,
                             where=user_location())
 
+    def padded_batch(self, batch_size: int | Callable[[Any], int], drop_remainder: bool = False,
+                     num_parallel_workers: int | None = None, pad_info: dict | None = None) -> Dataset:
+        """``batch`` with each column padded by ``pad_info`` first (``{}``: every column to the
+        batch's largest row, with 0; ``{"col": ([224, 224], 0)}``: that column to that shape; a None
+        axis is the batch's largest). ``None`` pads nothing. See ``padding_batch``."""
+        from .padding_batch import PaddedBatchDataset
+
+        return PaddedBatchDataset(self, batch_size, drop_remainder, num_parallel_workers, pad_info)
+
+    def bucket_batch_by_length(self, column_names: str | Sequence[str], bucket_boundaries: Sequence[int],
+                               bucket_batch_sizes: Sequence[int],
+                               element_length_function: Callable[..., Any] | None = None,
+                               pad_info: dict | None = None, pad_to_bucket_boundary: bool = False,
+                               drop_remainder: bool = False) -> Dataset:
+        """Batch rows of similar length: each row goes to the bucket its length falls in
+        (``[0, b0), [b0, b1), ..., [b_last, inf)``), which batches ``bucket_batch_sizes[i]`` rows
+        padded by ``pad_info``. See ``padding_batch``."""
+        from .padding_batch import BucketBatchByLengthDataset
+
+        return BucketBatchByLengthDataset(self, column_names, bucket_boundaries, bucket_batch_sizes,
+                                          element_length_function, pad_info, pad_to_bucket_boundary, drop_remainder)
+
     def shuffle(self, buffer_size: int) -> Dataset:
         """Shuffle through a buffer of ``buffer_size`` rows; a new order each epoch."""
         from .pipeline import ShuffleDataset
