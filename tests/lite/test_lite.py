@@ -143,13 +143,15 @@ y = m.predict([np.load({str(tmp_path / 'x.npy')!r})])[0].get_data_to_numpy()
 heavy = sorted(k for k in sys.modules if k.split('.')[:2] in (
     ['spore', 'nn'], ['spore', 'autodiff'], ['spore', 'train'], ['spore', 'dataset'], ['spore', 'compiler'],
     ['spore', 'ops'], ['spore', 'tensor'], ['spore', 'parallel'], ['spore', 'amp'], ['spore', 'quant']))
-print(json.dumps({{"heavy": heavy, "y": float(y.sum()), "lite": "spore.lite" in sys.modules}}))
+print(json.dumps({{"heavy": heavy, "y": float(y.sum()), "lite": "spore.lite" in sys.modules,
+                  "onnx": "onnx" in sys.modules}}))
 """
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "engine"))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode == 0, out.stderr
     res = json.loads(out.stdout.strip().splitlines()[-1])
     assert res["lite"] and res["heavy"] == []
+    assert not res["onnx"]  # the schema alone, without onnx's helpers (ml_dtypes: ~0.6 s)
     assert abs(res["y"] - float(_lite(path).predict([x])[0].get_data_to_numpy().sum())) < 1e-4
 
 

@@ -8,11 +8,12 @@
     outputs = model.predict(model.get_inputs())          # or predict([numpy arrays])
 
 Why a separate runtime: a serving process wants a small import and no training state. Importing
-`spore.lite` loads NumPy and the C++ kernels module (`spore._kernels`) only; `onnx` is imported
-when a model is built; the training stack (spore.nn, autodiff, optimizers, dataset, compiler) is
-never imported (tests/lite check `sys.modules` in a fresh process). The graph is interpreted by a
-small ONNX interpreter (spore/lite/_graph.py) with no tape: for each input shape the first predict
-runs once to learn the shapes, then a liveness analysis places every intermediate in ONE arena
+`spore.lite` loads NumPy and the C++ kernels module (`spore._kernels`) only; the ONNX protobuf
+schema is loaded (without `import onnx`, see _proto.py) when a model is built; the training stack
+(spore.nn, autodiff, optimizers, dataset, compiler) is never imported (tests/lite check
+`sys.modules` in a fresh process). The graph is interpreted by a small ONNX interpreter
+(spore/lite/_graph.py) with no tape: for each input shape the first predict runs once to learn the
+shapes, then a liveness analysis places every intermediate in ONE arena
 (buffers whose lifetimes do not overlap share bytes), allocated once; later predicts with that
 shape write into the arena and allocate nothing but the returned outputs.
 
@@ -211,22 +212,24 @@ class Model:
         self._build(to_model(net, *ts).SerializeToString(), ckpt_file, context)
 
     def _build(self, data: bytes, path: str, context: Context | None) -> None:
-        import onnx
         from google.protobuf.message import DecodeError
+
+        from ._proto import pb2
 
         if context is not None and not isinstance(context, Context):
             raise LiteError(f"context must be a spore.lite.Context, got {type(context).__name__}")
         if not data:
             raise LiteError(f"model {path!r} is empty")
         try:
-            proto = onnx.load_model_from_string(data)
+            proto = pb2().ModelProto()
+            proto.ParseFromString(data)
         except (DecodeError, ValueError, RuntimeError) as e:
             raise LiteError(f"model {path!r} is not a valid ONNX file ({type(e).__name__}: {e})") from None
         if not proto.graph.node and not proto.graph.output:
             raise LiteError(f"model {path!r} is not a valid ONNX file (no graph)")
         try:
             graph = from_onnx(proto.graph)
-        except LiteError as e:
+        except (LiteError, ValueError) as e:
             raise LiteError(f"model {path!r}: {e}") from None
         self.int8_ops = fuse_qdq(graph)
         self._graph = graph

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _ops
+from . import _ops, _proto
 
 ALIGN = 64
 
@@ -52,36 +52,19 @@ class Graph:
         return free | {o for o in self.outputs if o not in defined}
 
 
-def _attr_value(a: Any, convert_graph: Any) -> Any:
-    from onnx import AttributeProto, helper
-
-    if a.type == AttributeProto.GRAPH:
-        return convert_graph(a.g)
-    v = helper.get_attribute_value(a)
-    if isinstance(v, bytes):
-        return v.decode()
-    if a.type == AttributeProto.TENSOR:
-        from onnx import numpy_helper
-
-        return numpy_helper.to_array(v)
-    return v
-
-
-def from_onnx(g: Any, outer: set[str] | None = None) -> Graph:
+def from_onnx(g: Any) -> Graph:
     """Convert an `onnx.GraphProto`; refuse ops spore.lite has no kernel for, naming them."""
-    from onnx import helper, numpy_helper
-
     consts: dict[str, np.ndarray] = {}
     for t in g.initializer:
         if t.data_location == 1:
             raise LiteError(f"initializer {t.name!r} uses external data, which spore.lite does not load")
-        consts[t.name] = numpy_helper.to_array(t)
+        consts[t.name] = _proto.to_array(t)
     inputs = []
     for vi in g.input:
         if vi.name in consts:
             continue
         tt = vi.type.tensor_type
-        dt = np.dtype(helper.tensor_dtype_to_np_dtype(tt.elem_type)) if tt.elem_type else np.dtype(np.float32)
+        dt = _proto.np_dtype(tt.elem_type, f"input {vi.name!r}") if tt.elem_type else np.dtype(np.float32)
         dims = [d.dim_value if d.HasField("dim_value") else (d.dim_param or None) for d in tt.shape.dim]
         inputs.append((vi.name, dt, dims))
     nodes = []
@@ -92,9 +75,9 @@ def from_onnx(g: Any, outer: set[str] | None = None) -> Graph:
         subs: dict[str, Graph] = {}
         attrs: dict[str, Any] = {}
         for a in n.attribute:
-            v = _attr_value(a, from_onnx)
-            if isinstance(v, Graph):
-                subs[a.name] = v
+            v = _proto.attr_value(a)
+            if a.type == 5:  # GRAPH
+                subs[a.name] = from_onnx(v)
             else:
                 attrs[a.name] = v
         if n.op_type == "Constant":

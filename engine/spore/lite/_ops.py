@@ -365,9 +365,9 @@ def _shape(a: dict, ins: list, outs: list | None) -> list | None:
 
 @op("Cast")
 def _cast(a: dict, ins: list, outs: list | None) -> list | None:
-    from onnx import helper
+    from ._proto import np_dtype
 
-    return _store(outs, [ins[0].astype(helper.tensor_dtype_to_np_dtype(a["to"]))])
+    return _store(outs, [ins[0].astype(np_dtype(a["to"], "Cast"))])
 
 
 @op("Where")
