@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from .. import _kernels
-from ._graph import Graph, LiteError, Plan, from_onnx, fuse_qdq, make_plan
+from ._graph import Graph, LiteError, Plan, from_onnx, fuse_gemm_relu, fuse_qdq, make_plan
 
 __all__ = ["Context", "CPUDeviceInfo", "DataType", "LiteError", "Model", "ModelType", "Tensor"]
 
@@ -162,6 +162,7 @@ class Model:
         self._plans: dict[tuple, Plan] = {}
         self._dims: list[list] = []
         self.int8_ops = 0
+        self.fused_ops = 0
 
     def __repr__(self) -> str:
         return f"model_path: {self.model_path}."
@@ -232,6 +233,7 @@ class Model:
         except (LiteError, ValueError) as e:
             raise LiteError(f"model {path!r}: {e}") from None
         self.int8_ops = fuse_qdq(graph)
+        self.fused_ops = fuse_gemm_relu(graph)
         self._graph = graph
         self.model_path = path
         self._context = context or Context()

@@ -142,6 +142,72 @@ def fuse_qdq(g: Graph) -> int:
     return fused
 
 
+def fuse_gemm_relu(g: Graph) -> int:
+    """Gemm followed by its only reader Relu -> one Gemm with the ReLU in the GEMM's epilogue
+    (`_kernels.dense_forward(relu=True)`), as Graph mode's FusedDense does."""
+    readers: dict[str, int] = {}
+    for n in g.nodes:
+        for i in n.inputs:
+            readers[i] = readers.get(i, 0) + 1
+        for sg in n.subgraphs.values():
+            for i in sg.free_names():
+                readers[i] = readers.get(i, 0) + 1
+    producer = {o: n for n in g.nodes for o in n.outputs}
+    drop = set()
+    for n in g.nodes:
+        p = producer.get(n.inputs[0]) if n.op == "Relu" else None
+        if (p is not None and p.op == "Gemm" and readers.get(p.outputs[0]) == 1 and p.outputs[0] not in g.outputs
+                and not p.attrs.get("_relu")):
+            p.attrs["_relu"] = True
+            p.outputs = [n.outputs[0]]
+            drop.add(id(n))
+    g.nodes = [n for n in g.nodes if id(n) not in drop]
+    return len(drop)
+
+
+def _fast_step(n: Node, ins: list, outs: list) -> Any:
+    """A closure with the checks done once at plan time, for the ops that dominate batch-1 time."""
+    K = _ops.K
+    if n.op == "Gemm" and len(ins) == 3 and all(a is not None and a.dtype == np.float32 for a in ins):
+        a = n.attrs
+        x, w, c = ins
+        ta, tb = bool(a.get("transA", 0)), bool(a.get("transB", 0))
+        if (a.get("alpha", 1.0) == 1.0 and a.get("beta", 1.0) == 1.0 and c.ndim == 1 and x.ndim == 2
+                and c.shape[0] == (w.shape[0] if tb else w.shape[1])):
+            o, relu, dense, copy = outs[0], bool(a.get("_relu", False)), K.dense_forward, np.copyto
+            return lambda: copy(o, dense(x, w, c, ta, tb, relu))
+    if n.op in ("QuantizeLinear", "DequantizeLinear") and len(ins) == 3 and ins[1].size == 1 and ins[2].size == 1:
+        return _fast_qdq(n.op, ins, outs[0])
+    if n.op == "Relu" and ins[0].dtype == outs[0].dtype:
+        x, o, mx = ins[0], outs[0], np.maximum
+        return lambda: mx(x, 0, out=o)
+    return None
+
+
+def _fast_qdq(op: str, ins: list, o: np.ndarray) -> Any:
+    """Per-tensor QuantizeLinear / DequantizeLinear with a scratch buffer made once (no temporaries);
+    the same arithmetic as the generic kernels (divide, round half to even, clip)."""
+    x, scale, zp = ins
+    s = np.float32(scale.reshape(-1)[0])
+    z = np.float32(zp.reshape(-1)[0])
+    if op == "DequantizeLinear":
+        def dq() -> None:
+            np.copyto(o, x, casting="unsafe")
+            np.subtract(o, z, out=o)
+            np.multiply(o, s, out=o)
+        return dq if o.dtype == np.float32 else None
+    lo, hi = _ops.qrange(o.dtype)
+    tmp = np.empty(o.shape, np.float32)
+
+    def q() -> None:
+        np.divide(x, s, out=tmp)
+        np.rint(tmp, out=tmp)
+        np.add(tmp, z, out=tmp)
+        np.clip(tmp, lo, hi, out=tmp)
+        np.copyto(o, tmp, casting="unsafe")
+    return q if x.dtype == np.float32 else None
+
+
 def prune(g: Graph) -> None:
     """Drop nodes whose outputs nobody reads (after the int8 rewrite)."""
     while True:
@@ -319,6 +385,9 @@ def _bind(n: Node, views: dict[str, np.ndarray], g: Graph) -> Any:
         return sub
     ins = [views[i] if i else None for i in n.inputs]
     kern, attrs = n.kernel, n.attrs
+    fast = _fast_step(n, ins, outs)
+    if fast is not None:
+        return fast
     if n.op in _ops.ALIAS_OPS:  # a reshape of a constant: its own buffer, filled each run
         return lambda: _ops._store(outs, kern(attrs, ins, None))
     return lambda: kern(attrs, ins, outs)

@@ -143,7 +143,7 @@ def _gemm(a: dict, ins: list, outs: list | None) -> list | None:
     ta, tb = bool(a.get("transA", 0)), bool(a.get("transB", 0))
     if (x.dtype == np.float32 and alpha == 1.0 and beta == 1.0 and c is not None and c.ndim == 1
             and c.shape[0] == (w.shape[0] if tb else w.shape[1])):
-        r = K.dense_forward(x, w, c, ta, tb, False)  # bias in the GEMM epilogue
+        r = K.dense_forward(x, w, c, ta, tb, bool(a.get("_relu", False)))  # bias (+ReLU) in the epilogue
         return _store(outs, [r])
     x = x.T if ta else x
     w = w.T if tb else w
@@ -152,6 +152,8 @@ def _gemm(a: dict, ins: list, outs: list | None) -> list | None:
         r = r * alpha
     if c is not None:
         r = r + beta * c
+    if a.get("_relu"):
+        r = np.maximum(r, 0)
     return _store(outs, [r.astype(ins[0].dtype)])
 
 
