@@ -277,3 +277,122 @@ def _api_b_random_classes() -> list:
             K("Multinomial[0]", ops.Multinomial(), probs, 3, **R),
             K("RandomShuffle[0]", ops.RandomShuffle(), fl(5), **R),
             K("Randperm[0]", ops.Randperm(6), const(np.array([4], np.int32)), **R)]
+
+
+# --- Tensor methods of slice B (cases_tensor_nn gathers them) -------------------------------------------
+def _tensor_table() -> dict:
+    p, u = fl, (lambda *s: fl(*s, lo=0.5, hi=2.0))
+    idx1 = const(np.array([0, 2, 0], np.int32))
+    seg = const(np.array([0, 2, 0, 1], np.int32))
+    mask = const(np.array([[True, False, True, False], [False, True, False, False], [True, True, False, True]]))
+    first = [((distinct(4, 3), idx1, distinct(3, 3)), {}), ((p(3, 2), const(np.array([1], np.int32)), p(1, 2)), {}),
+             ((p(5), const(np.array([4, 0], np.int32)), p(2)), {})]
+    firstu = [((p(4, 3), idx1, u(3, 3)), {}), ((p(3, 2), const(np.array([1], np.int32)), u(1, 2)), {}),
+              ((p(5), const(np.array([4, 0], np.int32)), u(2)), {})]
+    segs = [((p(4, 2), seg, 3), {}), ((p(4), seg, 4), {}), ((p(4, 2, 2), seg, 2), {})]
+    elem = [((p(3, 3), 0, const(np.array([[0, 1, 2], [2, 0, 0]], np.int64)), p(2, 3)), {}),
+            ((p(2, 4), 1, const(np.array([[3, 1], [0, 0]], np.int64)), p(2, 2)), {}),
+            ((p(4), 0, const(np.array([1, 1], np.int64)), p(2)), {})]
+    sqm = [((sq(3),), {}), ((sq(2, 2),), {}), ((sq(4),), {})]
+    return {
+        "scatter_add": first, "scatter_add_": elem, "scatter_sub": first, "scatter_max": first, "scatter_min": first,
+        "scatter_mul": firstu, "scatter_div": firstu, "scatter_": elem,
+        "unsorted_segment_sum": segs, "unsorted_segment_max": segs, "unsorted_segment_min": segs,
+        "unsorted_segment_prod": segs,
+        "soft_shrink": [((p(3, 4),), {}), ((p(5), 0.2), {}), ((p(2, 3),), {"lambd": 1.0})],
+        "sinc": [((p(3, 4),), {}), ((p(5),), {}), ((it(-2, 3, 4),), {})],
+        "inverse": sqm, "slogdet": sqm, "log_matrix_determinant": sqm, "matrix_determinant": sqm, "logdet": sqm,
+        "matrix_power": [((sq(3), 2), {}), ((sq(2), -1), {}), ((sq(2, 2), 3), {})],
+        "lgamma": [((pos(3, 4),), {}), ((pos(5),), {}), ((it(1, 5, 4),), {})],
+        "mvlgamma": [((fl(3, lo=2.0, hi=4.0), 2), {}), ((fl(2, 2, lo=3.0, hi=5.0), 3), {}),
+                     ((fl(4, lo=1.0, hi=2.0), 1), {})],
+        "median": [((distinct(4, 6),), {}), ((distinct(4, 5), 0), {}), ((distinct(3, 4), 1, True), {})],
+        "nanmedian": [((distinct(4, 6),), {}), ((distinct(4, 5), 0), {}), ((distinct(3, 4), 1, True), {})],
+        "quantile": [((p(3, 7), 0.3), {}), ((p(3, 7), 0.5, 1), {}), ((p(3, 7), 0.9, 0, True), {})],
+        "nanquantile": [((p(3, 7), 0.3), {}), ((p(3, 7), 0.5, 1), {}), ((p(3, 7), 0.9, 0, True), {})],
+        "searchsorted": [((sorted_fl(8), p(3, 4)), {}), ((sorted_fl(6), p(5)), {"side": "right"}),
+                         ((sorted_fl(2, 6), p(2, 3)), {})],
+        "reverse": [((p(3, 4), [0]), {}), ((p(2, 3, 4), (0, 2)), {}), ((p(5), [0]), {})],
+        "reverse_sequence": [((p(3, 5), const(np.array([2, 5, 1], np.int64)), 1), {}),
+                             ((p(4, 3), const(np.array([1, 4, 2], np.int64)), 0, 1), {}),
+                             ((p(2, 3, 2), const(np.array([3, 0], np.int64)), 1), {})],
+        "slice_scatter": [((p(3, 5), p(3, 2), 1, 1, 5, 2), {}), ((p(4, 2), p(2, 2)), {"start": 1, "end": 3}),
+                          ((p(6), p(3), 0, 0, None, 2), {})],
+        "select_scatter": [((p(3, 5), p(3), 1, 2), {}), ((p(3, 5), p(5), 0, -1), {}),
+                           ((p(2, 2, 2), p(2, 2), 2, 0), {})],
+        "invert": [((it(-5, 5, 3, 4),), {}), ((it(0, 200, 4, dt=np.uint8),), {}),
+                   ((G(lambda r: r.random((2, 3)) > 0.5),), {})],
+        "mul_": [((p(3, 4), p(3, 4)), {}), ((p(3, 4), 2.0), {}), ((p(2, 3), p(3)), {})],
+        "sub_": [((p(3, 4), p(3, 4)), {}), ((p(3, 4), 2.0), {}), ((p(2, 3), p(3)), {"alpha": 0.5})],
+        "log_": [((pos(3, 4),), {}), ((pos(5),), {}), ((pos(2, 1),), {})],
+        "sigmoid_": [((p(3, 4),), {}), ((p(5),), {}), ((p(2, 1),), {})],
+        "sign_": [((p(3, 4),), {}), ((it(-3, 3, 5),), {}), ((p(2, 1),), {})],
+        "tanh_": [((p(3, 4),), {}), ((p(5),), {}), ((p(2, 1),), {})],
+        "remainder_": [((p(3, 4), nz(3, 4)), {}), ((p(5), 0.7), {}), ((it(-9, 9, 4), 4), {})],
+        "masked_fill_": [((p(3, 4), mask, -1.0), {}), ((p(3, 4), mask, 2.5), {}),
+                         ((p(2, 4), const(np.array([True, False, False, True])), 0.0), {})],
+        "masked_scatter": [((p(3, 4), mask, p(12)), {}), ((p(3, 4), mask, p(7)), {}),
+                           ((p(2, 4), const(np.array([True, False, False, True])), p(4)), {})],
+        "masked_scatter_": [((p(3, 4), mask, p(12)), {}), ((p(3, 4), mask, p(7)), {}),
+                            ((p(2, 4), const(np.array([True, False, False, True])), p(4)), {})],
+        "zero_": [((p(3, 4),), {}), ((it(0, 5, 3),), {}), ((p(2, 1),), {})],
+        "put_": [((p(2, 3), const(np.array([0, 5], np.int64)), p(2)), {}),
+                 ((p(2, 3), const(np.array([0, -1, 0], np.int64)), p(3), True), {}),
+                 ((p(4), const(np.array([1], np.int64)), p(1)), {})],
+        "lcm": [((it(-9, 9, 3, 4), it(1, 9, 3, 4)), {}), ((it(0, 20, 5), it(1, 7, 5)), {}),
+                ((it(1, 30, 2, 2, dt=np.int64), it(1, 30, 2, 2, dt=np.int64)), {})],
+        "ldexp": [((p(3, 4), it(-2, 3, 3, 4)), {}), ((p(4), it(0, 3, 4)), {}), ((p(2, 3), 2), {})],
+        "type": [((p(3, 4),), {}), ((p(3, 4), ms.int32), {}), ((it(0, 3, 4), ms.float32), {})],
+        "stride": [((p(3, 4),), {}), ((p(2, 3, 4), 1), {}), ((p(5),), {"dim": 0})],
+        "storage_offset": [((p(3, 4),), {}), ((p(5),), {}), ((it(0, 3, 2),), {})],
+        "value": [((p(3, 4),), {}), ((p(5),), {}), ((it(0, 3, 2),), {})],
+        "set_const_arg": [((p(3, 4),), {}), ((p(5), False), {}), ((it(0, 3, 2),), {})],
+        "to_": [((p(3, 4),), {}), ((p(5), "CPU"), {}), ((it(0, 3, 2),), {})],
+        "is_pinned": [((p(3, 4),), {}), ((p(5),), {}), ((it(0, 3, 2),), {})],
+        "is_shared": [((p(3, 4),), {}), ((p(5),), {}), ((it(0, 3, 2),), {})],
+        "pin_memory": [((p(3, 4),), {}), ((p(5),), {}), ((it(0, 3, 2),), {})],
+    }
+
+
+def _itemset(x, v):
+    x.itemset(1, v)
+    return x
+
+
+def _mH(x):
+    return x.mH
+
+
+def api_b_tensor_cases() -> list:
+    """`Tensor.<name>` for slice B's Tensor methods (cases_tensor_nn adds them)."""
+    out = []
+    for name, calls in _tensor_table().items():
+        method = getattr(ms.Tensor, name)
+        for i, (args, kw) in enumerate(calls):
+            out.append(C(f"Tensor.{name}[{i}]", method, *args, kw=kw))
+    R = {"seeded": True}
+    probs = const(np.array([[0.1, 0.6, 0.3], [0.5, 0.2, 0.3]], np.float32))
+    for name, calls in {
+        "normal_": [((fl(3, 4),), {}), ((fl(5), 2.0, 0.5), {}), ((fl(2, 2),), {"std": 3.0})],
+        "uniform_": [((fl(3, 4),), {}), ((fl(5), -1.0, 1.0), {}), ((fl(2, 2),), {"to": 5})],
+        "random_": [((fl(3, 4), 0, 10), {}), ((it(0, 2, 5), 3, 9), {}), ((fl(2, 2),), {"to": 5})],
+        "uniform": [((fl(3, 4),), {}), ((fl(5), -1.0, 1.0), {}), ((fl(2, 2),), {"to": 5.0})],
+        "log_normal": [((fl(3, 4),), {}), ((fl(5), 0.0, 0.5), {}), ((fl(2, 2),), {"std": 1.0})],
+        "random_categorical": [((probs, 4), {}), ((probs, 2, 3), {}), ((probs, 1), {"dtype": ms.int32})],
+        "multinomial": [((probs, 4), {}), ((probs, 2, False), {}), ((probs, 3), {"seed": 1})],
+    }.items():
+        for i, (args, kw) in enumerate(calls):
+            out.append(C(f"Tensor.{name}[{i}]", getattr(ms.Tensor, name), *args, kw=kw, **R))
+    out += [C(f"Tensor.itemset[{i}]", _itemset, fl(*s), 3.0) for i, s in enumerate(((3, 4), (5,), (2, 2)))]
+    out += [C(f"Tensor.mH[{i}]", _mH, fl(*s)) for i, s in enumerate(((3, 4), (2, 3, 4), (1, 2)))]
+    return out
+
+
+@_functions
+def _api_b_inplace_functions() -> list:
+    R = {"seeded": True}
+    return [C("ops.tanh_[0]", ops.tanh_, fl(3, 4)), C("ops.zero_[0]", ops.zero_, fl(3, 4)),
+            C("ops.normal_[0]", ops.normal_, fl(3, 4), 1.0, 2.0, **R), C("ops.uniform_[0]", ops.uniform_, fl(4), **R),
+            C("ops.random_[0]", ops.random_, fl(4), 0, 6, **R),
+            C("ops.put_[0]", ops.put_, fl(2, 3), const(np.array([0, 5], np.int64)), fl(2)),
+            C("ops.lcm[0]", ops.lcm, it(-9, 9, 3, 4), it(1, 9, 3, 4))]
