@@ -10,7 +10,7 @@ import spore as ms
 from spore import nn, ops
 
 from .cases_ops import _classes, _functions
-from .cases_tensor_nn import C, G, fl
+from .cases_tensor_nn import C, G, fl, pos
 
 
 def _pool_indices(shape: tuple, k: int) -> G:
@@ -19,9 +19,9 @@ def _pool_indices(shape: tuple, k: int) -> G:
         n, c, *sp = shape
         out = [s // k for s in sp]
         idx = np.zeros((n, c, *out), np.int64)
-        for pos in np.ndindex(*out):
-            tap = [p * k + int(r.integers(0, k)) for p in pos]
-            idx[(slice(None), slice(None)) + pos] = np.ravel_multi_index(tap, sp)
+        for cell in np.ndindex(*out):
+            tap = [p * k + int(r.integers(0, k)) for p in cell]
+            idx[(slice(None), slice(None)) + cell] = np.ravel_multi_index(tap, sp)
         return idx
     return G(make)
 
@@ -178,4 +178,129 @@ def api_nn_slice_cell_cases() -> list:
           _pool_indices((1, 1, 4, 2, 4), 2)),
         C("nn.ChannelShuffle[3-D]", nn.ChannelShuffle(3), fl(2, 6, 5)),
         C("nn.ChannelShuffle[bad groups]", nn.ChannelShuffle(3), fl(2, 4, 3, 3), note="an error in both modes"),
+    ]
+
+
+def api_nn_misc_cell_cases() -> list:
+    """Three cases per small Cell of nn/layer/misc_cells.py."""
+    ms.set_seed(22)
+    pos_ = {"lo": 0.5, "hi": 3.0}
+    diag = G(lambda r: np.asarray(r.standard_normal((2, 3)), np.float32))
+    labels = G(lambda r: np.asarray(r.integers(0, 4, (3,)), np.int32))
+    ml_target = G(lambda r: np.array([[3, 0, -1, 1], [1, 2, 3, -1]], np.int32))
+    return [
+        C("nn.Dropout1d[eval]", nn.Dropout1d(0.3), fl(2, 3, 4)),
+        C("nn.Dropout1d[p0 train]", nn.Dropout1d(0.0), fl(2, 3, 4), train=True),
+        C("nn.Dropout1d[p1 train]", nn.Dropout1d(1.0), fl(2, 3, 4), train=True),
+        C("nn.Dropout2d[eval]", nn.Dropout2d(), fl(2, 3, 4, 4)),
+        C("nn.Dropout2d[p0 train]", nn.Dropout2d(0.0), fl(2, 3, 4, 4), train=True),
+        C("nn.Dropout2d[p1 train]", nn.Dropout2d(1.0), fl(1, 3, 2, 2), train=True),
+        C("nn.Dropout3d[eval]", nn.Dropout3d(), fl(1, 2, 2, 3, 3)),
+        C("nn.Dropout3d[p0 train]", nn.Dropout3d(0.0), fl(1, 2, 2, 3, 3), train=True),
+        C("nn.Dropout3d[p1 train]", nn.Dropout3d(1.0), fl(1, 2, 2, 3, 3), train=True),
+        C("nn.InstanceNorm1d[default]", nn.InstanceNorm1d(3), fl(2, 3, 5)),
+        C("nn.InstanceNorm1d[no affine]", nn.InstanceNorm1d(2, affine=False), fl(2, 2, 6)),
+        C("nn.InstanceNorm1d[wrong channels]", nn.InstanceNorm1d(3), fl(2, 2, 5), note="an error in both modes"),
+        C("nn.InstanceNorm2d[default]", nn.InstanceNorm2d(3), fl(2, 3, 4, 4)),
+        C("nn.InstanceNorm2d[eps]", nn.InstanceNorm2d(2, eps=0.1), fl(1, 2, 3, 5)),
+        C("nn.InstanceNorm2d[float64]", nn.InstanceNorm2d(2, dtype=ms.float64), fl(1, 2, 3, 3, dt=np.float64)),
+        C("nn.InstanceNorm3d[default]", nn.InstanceNorm3d(2), fl(2, 2, 2, 3, 3)),
+        C("nn.InstanceNorm3d[init]", nn.InstanceNorm3d(2, gamma_init="normal", beta_init="normal"),
+          fl(1, 2, 3, 2, 2)),
+        C("nn.InstanceNorm3d[wrong rank]", nn.InstanceNorm3d(2), fl(2, 2, 3, 3), note="an error in both modes"),
+        C("nn.Tril[default]", nn.Tril(), fl(4, 5)),
+        C("nn.Tril[k]", nn.Tril(), fl(2, 4, 4), 1),
+        C("nn.Tril[negative k]", nn.Tril(), fl(3, 5), -1),
+        C("nn.Triu[default]", nn.Triu(), fl(4, 5)),
+        C("nn.Triu[k]", nn.Triu(), fl(2, 4, 4), 1),
+        C("nn.Triu[negative k]", nn.Triu(), fl(3, 5), -2),
+        C("nn.Roll[int]", nn.Roll(2, 0), fl(5, 3)),
+        C("nn.Roll[tuple]", nn.Roll((1, -2), (0, 1)), fl(3, 4)),
+        C("nn.Roll[negative axis]", nn.Roll(-1, -1), fl(2, 3, 4)),
+        C("nn.Range[limit only]", nn.Range(5)),
+        C("nn.Range[float]", nn.Range(1.0, 3.0, 0.5)),
+        C("nn.Range[negative delta]", nn.Range(10, 2, -3)),
+        C("nn.OneHot[default depth]", nn.OneHot(depth=4), labels),
+        C("nn.OneHot[axis 0 values]", nn.OneHot(axis=0, depth=4, on_value=2.0, off_value=-1.0), labels),
+        C("nn.OneHot[float64]", nn.OneHot(depth=5, dtype=ms.float64), labels),
+        C("nn.Pad[constant]", nn.Pad(((1, 0), (2, 1))), fl(2, 3)),
+        C("nn.Pad[reflect]", nn.Pad(((0, 0), (1, 2)), "REFLECT"), fl(2, 4)),
+        C("nn.Pad[symmetric]", nn.Pad(((1, 1), (0, 3)), "SYMMETRIC"), fl(2, 3)),
+        C("nn.Moments[all]", nn.Moments(), fl(3, 4)),
+        C("nn.Moments[axis keep]", nn.Moments(1, True), fl(3, 4, 2)),
+        C("nn.Moments[tuple axis]", nn.Moments((0, 2)), fl(3, 4, 2)),
+        C("nn.MatMul[default]", nn.MatMul(), fl(2, 3), fl(3, 4)),
+        C("nn.MatMul[transpose broadcast]", nn.MatMul(True, True), fl(2, 1, 3, 2), fl(4, 4, 3)),
+        C("nn.MatMul[vector]", nn.MatMul(), fl(3), fl(2, 3, 4)),
+        C("nn.Norm[all]", nn.Norm(), fl(3, 4)),
+        C("nn.Norm[axis]", nn.Norm(1), fl(3, 4)),
+        C("nn.Norm[keep]", nn.Norm((0, 1), True), fl(2, 3, 4)),
+        C("nn.ClipByNorm[all]", nn.ClipByNorm(), fl(3, 4), 1.0),
+        C("nn.ClipByNorm[axis]", nn.ClipByNorm(1), fl(3, 4), 0.5),
+        C("nn.ClipByNorm[large]", nn.ClipByNorm(), fl(3, 4), 100.0),
+        C("nn.ReduceLogSumExp[axis]", nn.ReduceLogSumExp(1), fl(3, 4)),
+        C("nn.ReduceLogSumExp[keep]", nn.ReduceLogSumExp(0, True), fl(3, 4)),
+        C("nn.ReduceLogSumExp[tuple]", nn.ReduceLogSumExp((0, 2)), fl(2, 3, 4)),
+        C("nn.MatrixDiag[vector]", nn.MatrixDiag(), fl(4)),
+        C("nn.MatrixDiag[batch]", nn.MatrixDiag(), fl(2, 3)),
+        C("nn.MatrixDiag[float64]", nn.MatrixDiag(), fl(2, 2, 3, dt=np.float64)),
+        C("nn.MatrixDiagPart[square]", nn.MatrixDiagPart(), fl(3, 3)),
+        C("nn.MatrixDiagPart[wide batch]", nn.MatrixDiagPart(), fl(2, 3, 5)),
+        C("nn.MatrixDiagPart[tall]", nn.MatrixDiagPart(), fl(5, 2)),
+        C("nn.MatrixSetDiag[wide]", nn.MatrixSetDiag(), fl(2, 3, 4), diag),
+        C("nn.MatrixSetDiag[tall]", nn.MatrixSetDiag(), fl(2, 5, 3), diag),
+        C("nn.MatrixSetDiag[wrong diagonal]", nn.MatrixSetDiag(), fl(2, 3, 4), fl(2, 4), note="an error in both modes"),
+        C("nn.MatDet[default]", nn.MatDet(), fl(3, 3)),
+        C("nn.MatDet[batch]", nn.MatDet(), fl(2, 4, 4)),
+        C("nn.MatDet[float64]", nn.MatDet(), fl(2, 2, dt=np.float64)),
+        C("nn.MatInverse[default]", nn.MatInverse(), G(lambda r: (r.standard_normal((3, 3)) + 4 * np.eye(3))
+                                                       .astype(np.float32))),
+        C("nn.MatInverse[batch]", nn.MatInverse(), G(lambda r: (r.standard_normal((2, 2, 2)) + 3 * np.eye(2))
+                                                     .astype(np.float32))),
+        C("nn.MatInverse[float64]", nn.MatInverse(), G(lambda r: r.standard_normal((2, 2)) + 3 * np.eye(2))),
+        C("nn.ReflectionPad3d[int]", nn.ReflectionPad3d(1), fl(1, 2, 3, 3, 3)),
+        C("nn.ReflectionPad3d[tuple]", nn.ReflectionPad3d((1, 0, 2, 1, 0, 1)), fl(2, 3, 3, 4)),
+        C("nn.ReflectionPad3d[wrong rank]", nn.ReflectionPad3d(1), fl(3, 3, 3), note="an error in both modes"),
+        C("nn.ReplicationPad3d[int]", nn.ReplicationPad3d(1), fl(1, 2, 2, 3, 3)),
+        C("nn.ReplicationPad3d[tuple]", nn.ReplicationPad3d((2, 0, 0, 1, 1, 1)), fl(2, 2, 3, 2)),
+        C("nn.ReplicationPad3d[wrong rank]", nn.ReplicationPad3d(1), fl(3, 3, 3), note="an error in both modes"),
+        C("nn.CentralCrop[half]", nn.CentralCrop(0.5), fl(2, 3, 8, 8)),
+        C("nn.CentralCrop[3-D]", nn.CentralCrop(0.7), fl(3, 7, 9)),
+        C("nn.CentralCrop[one]", nn.CentralCrop(1.0), fl(1, 2, 4, 4)),
+        C("nn.ImageGradients[default]", nn.ImageGradients(), fl(2, 3, 4, 5)),
+        C("nn.ImageGradients[single]", nn.ImageGradients(), fl(1, 1, 3, 3)),
+        C("nn.ImageGradients[wrong rank]", nn.ImageGradients(), fl(3, 4, 5), note="an error in both modes"),
+        C("nn.PSNR[default]", nn.PSNR(), fl(2, 3, 4, 4, lo=0.0, hi=1.0), fl(2, 3, 4, 4, lo=0.0, hi=1.0)),
+        C("nn.PSNR[max_val]", nn.PSNR(255.0), fl(1, 1, 5, 5, lo=0.0, hi=255.0), fl(1, 1, 5, 5, lo=0.0, hi=255.0)),
+        C("nn.PSNR[wrong shape]", nn.PSNR(), fl(1, 1, 5, 5), fl(1, 1, 4, 5), note="an error in both modes"),
+        C("nn.L1Regularizer[default]", nn.L1Regularizer(0.5), fl(3, 4)),
+        C("nn.L1Regularizer[scalar]", nn.L1Regularizer(2), fl(5)),
+        C("nn.L1Regularizer[float64]", nn.L1Regularizer(0.1), fl(2, 3, dt=np.float64)),
+        C("nn.Linear[default]", nn.Linear(3, 4), fl(2, 3)),
+        C("nn.Linear[no bias batch]", nn.Linear(3, 2, bias=False), fl(2, 5, 3)),
+        C("nn.Linear[wrong features]", nn.Linear(3, 4), fl(2, 4), note="an error in both modes"),
+        C("nn.BiDense[default]", nn.BiDense(3, 4, 2), fl(5, 3), fl(5, 4)),
+        C("nn.BiDense[no bias batch]", nn.BiDense(2, 3, 4, has_bias=False), fl(2, 3, 2), fl(2, 3, 3)),
+        C("nn.BiDense[mismatch]", nn.BiDense(3, 4, 2), fl(5, 3), fl(4, 4), note="an error in both modes"),
+        C("nn.DiceLoss[default]", nn.DiceLoss(), fl(3, 4, lo=0.0, hi=1.0), fl(3, 4, lo=0.0, hi=1.0)),
+        C("nn.DiceLoss[smooth]", nn.DiceLoss(1.0), fl(2, 2, 3, lo=0.0, hi=1.0), fl(2, 2, 3, lo=0.0, hi=1.0)),
+        C("nn.DiceLoss[mismatch]", nn.DiceLoss(), fl(3, 4), fl(4, 3), note="an error in both modes"),
+        C("nn.MultiMarginLoss[default]", nn.MultiMarginLoss(), fl(3, 4), labels),
+        C("nn.MultiMarginLoss[p2 sum]", nn.MultiMarginLoss(2, 0.5, "sum"), fl(3, 4), labels),
+        C("nn.MultiMarginLoss[none weight]", nn.MultiMarginLoss(reduction="none"), fl(3, 4), labels, pos(4)),
+        C("nn.MultilabelMarginLoss[default]", nn.MultilabelMarginLoss(), fl(2, 4), ml_target),
+        C("nn.MultilabelMarginLoss[sum]", nn.MultilabelMarginLoss("sum"), fl(2, 4), ml_target),
+        C("nn.MultilabelMarginLoss[none]", nn.MultilabelMarginLoss("none"), fl(2, 4), ml_target),
+        C("nn.LGamma[default]", nn.LGamma(), fl(3, 4, **pos_)),
+        C("nn.LGamma[negative]", nn.LGamma(), fl(5, lo=-2.9, hi=-2.1)),
+        C("nn.LGamma[float64]", nn.LGamma(), fl(3, dt=np.float64, **pos_)),
+        C("nn.DiGamma[default]", nn.DiGamma(), fl(3, 4, **pos_)),
+        C("nn.DiGamma[large]", nn.DiGamma(), fl(4, lo=10.0, hi=50.0)),
+        C("nn.DiGamma[float64]", nn.DiGamma(), fl(3, dt=np.float64, **pos_)),
+        C("nn.IGamma[default]", nn.IGamma(), fl(3, 4, **pos_), fl(3, 4, **pos_)),
+        C("nn.IGamma[broadcast]", nn.IGamma(), fl(4, **pos_), fl(2, 4, **pos_)),
+        C("nn.IGamma[float64]", nn.IGamma(), fl(3, dt=np.float64, **pos_), fl(3, dt=np.float64, **pos_)),
+        C("nn.LBeta[default]", nn.LBeta(), fl(3, 4, **pos_), fl(3, 4, **pos_)),
+        C("nn.LBeta[broadcast]", nn.LBeta(), fl(4, **pos_), fl(2, 4, **pos_)),
+        C("nn.LBeta[float64]", nn.LBeta(), fl(3, dt=np.float64, **pos_), fl(3, dt=np.float64, **pos_)),
     ]

@@ -8,6 +8,7 @@ from . import (
     conv_pool_nd,
     embedding,
     extra,
+    misc_cells,
     normalization,
     pooling,
     rnn,
@@ -21,6 +22,7 @@ from .conv import *
 from .conv_pool_nd import *
 from .embedding import *
 from .extra import *
+from .misc_cells import *
 from .normalization import *
 from .pooling import *
 from .rnn import *
@@ -33,6 +35,7 @@ __all__ += activation.__all__  # get_activation included
 __all__ += basic.__all__
 __all__ += conv.__all__
 __all__ += conv_pool_nd.__all__
+__all__ += misc_cells.__all__
 __all__ += embedding.__all__
 __all__ += normalization.__all__
 __all__ += pooling.__all__
