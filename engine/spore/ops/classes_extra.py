@@ -118,3 +118,169 @@ class HammingWindow(Operation):
 
 
 __all__ = sorted([*_TABLE, "Cross", "Einsum", "IndexAdd", "BartlettWindow", "BlackmanWindow", "HammingWindow"])
+
+
+# --- more class forms (second batch) -----------------------------------------------------------------
+from . import index_update_ops as IU  # noqa: E402
+from . import random_sampling as RS  # noqa: E402
+from .state import assign, assign_add, assign_sub  # noqa: E402
+
+
+def _div_no_nan(x1: Tensor, x2: Tensor) -> Tensor:
+    x1, x2 = F.broadcast_to(x1, _bshape(x1, x2)), F.broadcast_to(x2, _bshape(x1, x2))
+    zero = F.equal(x2, 0)
+    return F.where(zero, F.zeros_like(F.div(x1, F.where(zero, 1, x2))), F.div(x1, F.where(zero, 1, x2)))
+
+
+def _bshape(a: Any, b: Any) -> tuple[int, ...]:
+    from ._rules import broadcast_shapes
+
+    return broadcast_shapes("DivNoNan", getattr(a, "shape", ()), getattr(b, "shape", ()))
+
+
+def _diag_part(x: Tensor) -> Tensor:
+    if x.ndim != 2 or x.shape[0] != x.shape[1]:
+        from ..errors import ShapeError
+
+        raise ShapeError("DiagPart", "a square 2-D tensor", f"shape {tuple(x.shape)}")
+    return LA.diagonal(x)
+
+
+def _euclidean_norm(x: Tensor, axes: Any, keep_dims: bool) -> Tensor:
+    return F.sqrt(F.reduce_sum(F.square(x), axes, keep_dims))
+
+
+def _equal_count(x: Tensor, y: Tensor) -> Tensor:
+    dt = mstype.int32 if x.dtype is mstype.bool_ else x.dtype
+    return F.reshape(F.reduce_sum(F.cast(F.equal(x, y), dt)), (1,))
+
+
+_TABLE2 = {
+    "Assign": Op(assign, "variable: Tensor, value: Any", "writes `value` into `variable` in place."),
+    "AssignAdd": Op(assign_add, "variable: Tensor, value: Any", "variable += value, in place."),
+    "AssignSub": Op(assign_sub, "variable: Tensor, value: Any", "variable -= value, in place."),
+    "DivNoNan": Op(_div_no_nan, _XY, "x1 / x2, and 0 where x2 is 0."),
+    "DiagPart": Op(_diag_part, "input_x: Tensor", "the main diagonal of a square matrix."),
+    "EuclideanNorm": Op(_euclidean_norm, "x: Tensor, axes: Any", "sqrt(sum(x^2)) over `axes`.",
+                        "keep_dims: bool = False"),
+    "EqualCount": Op(_equal_count, "x: Tensor, y: Tensor", "how many elements are equal, as a (1,) tensor."),
+    "Gelu": Op(lambda x: F.gelu(x, approximate="tanh"), "x: Tensor", "GELU with the tanh approximation."),
+    "Dense": Op(F.dense, "x: Tensor, w: Tensor, b: Any = None", "x @ w^T + b."),
+    "InTopK": Op(IU.intopk, "x1: Tensor, x2: Tensor", "whether each target is among the k largest.", "k: int"),
+    "CheckValid": Op(IU.check_valid, "bboxes: Tensor, img_metas: Tensor", "which boxes lie inside the image."),
+    "ChannelShuffle": Op(IU.channel_shuffle, "x: Tensor", "shuffles the channels in `group` groups.", "group: int"),
+    "InplaceAdd": Op(lambda x, v, indices: IU.inplace_add(x, v, indices), "x: Tensor, input_v: Tensor",
+                     "adds rows of input_v to rows `indices` of x, in place.", "indices: Any"),
+    "InplaceSub": Op(lambda x, v, indices: IU.inplace_sub(x, v, indices), "x: Tensor, input_v: Tensor",
+                     "subtracts rows of input_v from rows `indices` of x, in place.", "indices: Any"),
+    "InplaceUpdate": Op(lambda x, v, indices: IU.inplace_update(x, v, indices), "x: Tensor, v: Tensor",
+                        "sets rows `indices` of x to the rows of v, in place.", "indices: Any"),
+    "InplaceIndexAdd": Op(IU.inplace_index_add, "var: Tensor, indices: Tensor, updates: Tensor",
+                          "adds slices of updates at `indices` along `axis`, in place.", "axis: int"),
+    "Conj": Op(IU.conj, "input: Tensor", "the complex conjugate (a real tensor itself)."),
+    "Bucketize": Op(lambda input, boundaries: TM.bucketize(input, boundaries), "input: Tensor",
+                    "the bucket index of each element among `boundaries`.", "boundaries: Any"),
+}
+globals().update(op_classes(_TABLE2, __name__))
+
+
+class CumProd(Operation):
+    """``CumProd(exclusive=False, reverse=False)(x, axis)``: cumulative product along `axis`."""
+
+    def __init__(self, exclusive: bool = False, reverse: bool = False) -> None:
+        self.exclusive, self.reverse = exclusive, reverse
+
+    def construct(self, x: Tensor, axis: int) -> Tensor:
+        ax = int(axis) % max(x.ndim, 1)
+        y = F.flip(x, (ax,)) if self.reverse else x
+        if self.exclusive:
+            y = F.concat([F.ones_like(F.narrow(y, ax, 0, 1)), F.narrow(y, ax, 0, y.shape[ax] - 1)], ax)
+        out = F.cumprod(y, ax)
+        return F.flip(out, (ax,)) if self.reverse else out
+
+
+class CountNonZero(Operation):
+    """``CountNonZero(dims=None)(x)``: how many elements are not zero over `dims` (all when None), int64."""
+
+    def __init__(self, dims: Any = None) -> None:
+        self.dims = dims
+
+    def construct(self, x: Tensor) -> Tensor:
+        return F.count_nonzero(x, () if self.dims is None else self.dims, False, mstype.int64)
+
+
+class Bernoulli(Operation):
+    """``Bernoulli(seed=-1, offset=0)(x, p)``: 0/1 samples in x's shape, 1 with probability p."""
+
+    def __init__(self, seed: int = -1, offset: int = 0) -> None:
+        self.seed, self.offset = seed, offset
+
+    def construct(self, x: Tensor, p: Any) -> Tensor:
+        return RS.bernoulli(x, p, None if self.seed == -1 else self.seed + self.offset)
+
+
+class _ChannelDropout(Operation):
+    _op = "Dropout2D"
+    _fn: Any = None
+
+    def __init__(self, keep_prob: float = 0.5) -> None:
+        if not 0.0 <= keep_prob <= 1.0:
+            raise ValueError(f"{self._op}: keep_prob must be in [0, 1], got {keep_prob}")
+        self.keep_prob = keep_prob
+
+    def construct(self, x: Tensor) -> tuple[Tensor, Tensor]:
+        """(output, mask): the kept channels scaled by 1/keep_prob, and which elements were kept."""
+        out = type(self)._fn(x, 1.0 - self.keep_prob, True)
+        if self.keep_prob == 1.0:
+            return out, F.ones(tuple(x.shape), mstype.bool_)
+        return out, F.not_equal(out, 0) if self.keep_prob > 0 else F.zeros(tuple(x.shape), mstype.bool_)
+
+
+class Dropout2D(_ChannelDropout):
+    """``Dropout2D(keep_prob=0.5)(x)`` -> (output, mask): zeroes whole channels of an (N, C, H, W) input."""
+
+    _op = "Dropout2D"
+    _fn = staticmethod(AL.dropout2d)
+
+
+class Dropout3D(_ChannelDropout):
+    """``Dropout3D(keep_prob=0.5)(x)`` -> (output, mask): zeroes whole channels of an (N, C, D, H, W) input."""
+
+    _op = "Dropout3D"
+    _fn = staticmethod(AL.dropout3d)
+
+
+class GradOperation(Operation):
+    """``GradOperation(get_all=False, get_by_list=False, sens_param=False)(fn, weights=None)``: the
+    older gradient API. The returned function gives the gradient for the first input (all inputs
+    with `get_all`), for `weights` with `get_by_list` (both: a pair), taking the output's
+    sensitivity as its last argument with `sens_param`."""
+
+    def __init__(self, get_all: bool = False, get_by_list: bool = False, sens_param: bool = False) -> None:
+        self.get_all, self.get_by_list, self.sens_param = get_all, get_by_list, sens_param
+
+    def construct(self, fn: Any, weights: Any = None) -> Any:
+        from ..autodiff import api as _ad
+
+        if self.get_by_list and weights is None:
+            raise ValueError("GradOperation: get_by_list=True needs the weights, as GradOperation(...)(fn, weights)")
+        w = weights if self.get_by_list else None
+
+        def grad_fn(*args: Any) -> Any:
+            n = len(args) - (1 if self.sens_param else 0)
+            if self.get_all:
+                pos: Any = tuple(range(n))
+            elif self.get_by_list:
+                pos = None
+            else:
+                pos = 0
+            g = _ad.grad(fn, pos, w, sens_param=self.sens_param)(*args)
+            if self.get_all and not self.get_by_list and not isinstance(g, tuple):
+                g = (g,)
+            return g
+
+        return grad_fn
+
+
+__all__ = sorted([*__all__, *_TABLE2, "CumProd", "CountNonZero", "Bernoulli", "Dropout2D", "Dropout3D",
+                  "GradOperation"])

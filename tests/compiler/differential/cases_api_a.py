@@ -263,7 +263,7 @@ def api_a_tensor_cases() -> list:
     for name, calls in inplace.items():
         fn = getattr(ms.Tensor, name) if not name.endswith("_") else _method(name)
         out += [C(f"Tensor.{name}[{i}]", fn, *a, kw=k) for i, (a, k) in enumerate(calls)]
-    return out
+    return out + api_a_tensor_cases_2()
 
 
 def einsum_class(x, y):
@@ -304,4 +304,188 @@ def _api_a_classes() -> list:
         C("ops.BartlettWindow[0]", ops.BartlettWindow(), const(np.array(5, np.int32))),
         C("ops.BlackmanWindow[0]", ops.BlackmanWindow(False), const(np.array(4, np.int32))),
         C("ops.HammingWindow[0]", ops.HammingWindow(), const(np.array(6, np.int32))),
+    ]
+
+
+# --- second batch: random sampling, row updates, index_put, framework helpers, more class forms ---
+def _inplace_fn(fn):
+    def run(x, *args, **kw):
+        z = x * 1
+        out = fn(z, *args, **kw)
+        return z, out
+    run.__name__ = f"inplace_{getattr(fn, '__name__', type(fn).__name__)}"
+    return run
+
+
+def grad_square(x):
+    return ops.grad(lambda a: (a * a).sum())(x)
+
+
+def grad_two(x, y):
+    return ops.grad(lambda a, b: (a * b).sum(), (0, 1))(x, y)
+
+
+def constexpr_scale(x):
+    @ops.constexpr
+    def two():
+        return 2.0
+    return x * two()
+
+
+def add_flags_fn(x):
+    f = ops.add_flags(lambda a: a + 1, marked=True)
+    return f(x)
+
+
+def gradop_all(x, y):
+    return ops.GradOperation(get_all=True)(lambda a, b: (a * b).sum())(x, y)
+
+
+def gradop_first(x, y):
+    return ops.GradOperation()(lambda a, b: (a * b * b).sum())(x, y)
+
+
+def gradop_sens(x):
+    return ops.GradOperation(sens_param=True)(lambda a: a * 3.0)(x, x * 0 + 1)
+
+
+def assign_fn(x, v):
+    z = x * 1
+    ops.Assign()(z, v)
+    return z
+
+
+def assign_add_fn(x, v):
+    z = x * 1
+    ops.AssignAdd()(z, v)
+    return z
+
+
+def assign_sub_fn(x, v):
+    z = x * 1
+    ops.AssignSub()(z, v)
+    return z
+
+
+def dropout2d_cls(x):
+    return ops.Dropout2D(0.6)(x)
+
+
+def dropout3d_cls(x):
+    return ops.Dropout3D(0.6)(x)
+
+
+def bernoulli_cls(x):
+    return ops.Bernoulli()(x, 0.3)
+
+
+@_functions
+def _api_a_functions_2() -> list:
+    R = {"seeded": True}
+    rows = const(np.array([0, 2], np.int32))
+    ip = _inplace_fn
+    return [
+        C("ops.bernoulli[0]", ops.bernoulli, p(3, 4), **R), C("ops.bernoulli[p]", ops.bernoulli, p(5), 0.2, **R),
+        C("ops.bernoulli[tensor p]", ops.bernoulli, p(2, 3), fl(2, 3, lo=0.0, hi=1.0), **R),
+        C("ops.bernoulli_ext[0]", ops.bernoulli_ext, fl(3, 4, lo=0.0, hi=1.0), **R),
+        C("ops.bernoulli_[0]", ip(ops.bernoulli_), p(3, 4), **R),
+        C("ops.bernoulli_[p]", ip(ops.bernoulli_), p(5), 0.8, **R),
+        C("ops.exponential_[0]", ip(ops.exponential_), p(3, 4), **R),
+        C("ops.exponential_[lambd]", ip(ops.exponential_), p(5), 2.5, **R),
+        C("ops.gumbel_softmax[0]", ops.gumbel_softmax, p(3, 4), **R),
+        C("ops.gumbel_softmax[hard]", ops.gumbel_softmax, p(3, 4), 0.5, True, **R),
+        C("ops.gumbel_softmax[dim 0]", ops.gumbel_softmax, p(3, 4), kw={"dim": 0}, **R),
+        C("ops.inplace_add[0]", ip(ops.inplace_add), p(4, 3), p(2, 3), rows),
+        C("ops.inplace_add[tuple]", ip(ops.inplace_add), p(4, 3), p(2, 3), (1, 3)),
+        C("ops.inplace_sub[0]", ip(ops.inplace_sub), p(4, 3), p(2, 3), rows),
+        C("ops.inplace_update[0]", ip(ops.inplace_update), p(4, 3), p(2, 3), rows),
+        C("ops.inplace_update[repeat]", ip(ops.inplace_update), p(4, 3), p(2, 3), (1, 1)),
+        C("ops.inplace_index_add[0]", ip(ops.inplace_index_add), p(3, 4), rows, p(3, 2), 1),
+        C("ops.intopk[1]", ops.intopk, p(4, 5), it(0, 5, 4), 1),
+        C("ops.intopk[3]", ops.intopk, p(4, 5), it(0, 5, 4), 3),
+        C("ops.check_valid[0]", ops.check_valid, fl(5, 4, lo=-2.0, hi=30.0), const(np.array([20.0, 25.0, 1.0],
+                                                                                              np.float32))),
+        C("ops.channel_shuffle[0]", ops.channel_shuffle, p(2, 6, 2), 3),
+        C("ops.channel_shuffle[4d]", ops.channel_shuffle, p(1, 4, 2, 2), 2),
+        C("ops.fftshift[0]", ops.fftshift, p(5)), C("ops.fftshift[dim]", ops.fftshift, p(3, 4), 1),
+        C("ops.ifftshift[0]", ops.ifftshift, p(5)), C("ops.ifftshift[dims]", ops.ifftshift, p(3, 4), (0, 1)),
+        C("ops.fftfreq[0]", ops.fftfreq, 5), C("ops.fftfreq[d]", ops.fftfreq, 4, 0.5),
+        C("ops.deepcopy[0]", ops.deepcopy, p(3, 4)), C("ops.deepcopy[int]", ops.deepcopy, it(0, 5, 3)),
+        C("ops.dyn_shape[0]", ops.dyn_shape, p(3, 4)), C("ops.conj[0]", ops.conj, p(3, 4)),
+        C("ops.grad[0]", grad_square, p(3, 4)), C("ops.grad[positions]", grad_two, p(3), p(3)),
+        C("ops.constexpr[0]", constexpr_scale, p(3)), C("ops.add_flags[0]", add_flags_fn, p(3)),
+    ]
+
+
+def index_put_copy(x, i, j, v, accumulate=False):
+    return x.index_put((i,) if j is None else (i, j), v, accumulate)
+
+
+def index_put_inplace(x, i, j, v, accumulate=False):
+    z = x * 1
+    out = z.index_put_((i,) if j is None else (i, j), v, accumulate)
+    return z, out
+
+
+def api_a_tensor_cases_2() -> list:
+    R = {"seeded": True}
+    idx2 = (const(np.array([0, 2], np.int64)), const(np.array([1, 1], np.int64)))
+    m = _method
+    calls = {
+        "bernoulli": [((fl(3, 4, lo=0.0, hi=1.0),), {}), ((fl(5, lo=0.0, hi=1.0),), {}),
+                      ((fl(2, 2, lo=0.2, hi=0.8),), {})],
+        "bernoulli_": [((p(3, 4),), {}), ((p(5), 0.2), {}), ((p(2, 3),), {"p": 0.9})],
+        "exponential_": [((p(3, 4),), {}), ((p(5), 2.0), {}), ((p(2, 3),), {"lambd": 0.5})],
+        "cauchy": [((p(3, 4),), {}), ((p(5), 1.0, 2.0), {}), ((p(2, 3),), {"sigma": 0.5})],
+        "inplace_update": [((p(4, 3), p(2, 3), (0, 2)), {}), ((p(3, 2), p(1, 2), (1,)), {}),
+                           ((p(4, 3), p(2, 3), (3, 1)), {})],
+        "index_put": [((p(3, 3), *idx2, p(2)), {}), ((p(3, 3), *idx2, p(2), True), {}),
+                      ((p(3, 4), const(np.array([1, 2], np.int64)), None, p(2, 4)), {})],
+        "index_put_": [((p(3, 3), *idx2, p(2)), {}), ((p(3, 3), *idx2, p(2), True), {}),
+                       ((p(3, 4), const(np.array([0], np.int64)), None, p(1, 4)), {})],
+        "conj": [((p(3, 4),), {}), ((p(5),), {}), ((it(0, 4, 3),), {})],
+    }
+    rand = {"bernoulli", "bernoulli_", "exponential_", "cauchy"}
+    out = []
+    for name, cs in calls.items():
+        fn = m(name) if name.endswith("_") or name in ("cauchy", "inplace_update") else getattr(ms.Tensor, name)
+        if name.startswith("index_put"):
+            fn = index_put_inplace if name.endswith("_") else index_put_copy
+        out += [C(f"Tensor.{name}[{i}]", fn, *a, kw=k, **(R if name in rand else {})) for i, (a, k) in enumerate(cs)]
+    return out
+
+
+@_classes
+def _api_a_classes_2() -> list:
+    R = {"seeded": True}
+    rows = (0, 2)
+    return [
+        C("ops.Assign[0]", assign_fn, p(3, 4), p(3, 4)), C("ops.AssignAdd[0]", assign_add_fn, p(3, 4), p(3, 4)),
+        C("ops.AssignSub[0]", assign_sub_fn, p(3, 4), p(3, 4)),
+        C("ops.DivNoNan[0]", ops.DivNoNan(), p(3, 4), G(lambda r: (r.standard_normal((3, 4)) * (r.random((3, 4)) > 0.3))
+                                                         .astype(np.float32))),
+        C("ops.DiagPart[0]", ops.DiagPart(), p(3, 3)),
+        C("ops.EuclideanNorm[0]", ops.EuclideanNorm(), p(3, 4), (1,)),
+        C("ops.EuclideanNorm[keep]", ops.EuclideanNorm(True), p(3, 4), (0, 1)),
+        C("ops.EqualCount[0]", ops.EqualCount(), it(0, 3, 6), it(0, 3, 6)),
+        C("ops.Gelu[0]", ops.Gelu(), p(3, 4)), C("ops.Dense[0]", ops.Dense(), p(2, 3), p(4, 3), p(4)),
+        C("ops.InTopK[0]", ops.InTopK(2), p(4, 5), it(0, 5, 4)),
+        C("ops.CheckValid[0]", ops.CheckValid(), fl(5, 4, lo=-2.0, hi=30.0),
+          const(np.array([20.0, 25.0, 1.0], np.float32))),
+        C("ops.ChannelShuffle[0]", ops.ChannelShuffle(2), p(2, 4, 3)),
+        C("ops.InplaceAdd[0]", _inplace_fn(ops.InplaceAdd(rows)), p(4, 3), p(2, 3)),
+        C("ops.InplaceSub[0]", _inplace_fn(ops.InplaceSub(rows)), p(4, 3), p(2, 3)),
+        C("ops.InplaceUpdate[0]", _inplace_fn(ops.InplaceUpdate(rows)), p(4, 3), p(2, 3)),
+        C("ops.InplaceIndexAdd[0]", _inplace_fn(ops.InplaceIndexAdd(0)), p(4, 3), const(np.array([1, 1], np.int32)),
+          p(2, 3)),
+        C("ops.Conj[0]", ops.Conj(), p(3, 4)),
+        C("ops.Bucketize[0]", ops.Bucketize([-0.5, 0.0, 0.5]), p(3, 4)),
+        C("ops.CumProd[0]", ops.CumProd(), p(3, 4), 1), C("ops.CumProd[excl rev]", ops.CumProd(True, True), p(3, 4), 0),
+        C("ops.CountNonZero[0]", ops.CountNonZero(), it(0, 3, 3, 4)),
+        C("ops.CountNonZero[dims]", ops.CountNonZero((1,)), it(0, 3, 3, 4)),
+        C("ops.Bernoulli[0]", bernoulli_cls, p(3, 4), **R),
+        C("ops.Dropout2D[0]", dropout2d_cls, p(2, 3, 2, 2), **R),
+        C("ops.Dropout3D[0]", dropout3d_cls, p(1, 3, 2, 2, 2), **R),
+        C("ops.GradOperation[all]", gradop_all, p(3), p(3)), C("ops.GradOperation[first]", gradop_first, p(3), p(3)),
+        C("ops.GradOperation[sens]", gradop_sens, p(3)),
     ]
