@@ -304,3 +304,28 @@ def api_nn_misc_cell_cases() -> list:
         C("nn.LBeta[broadcast]", nn.LBeta(), fl(4, **pos_), fl(2, 4, **pos_)),
         C("nn.LBeta[float64]", nn.LBeta(), fl(3, dt=np.float64, **pos_), fl(3, dt=np.float64, **pos_)),
     ]
+
+
+def api_nn_transformer_cases() -> list:
+    """Transformer decoder layer, decoder stack and the full Transformer (eval mode)."""
+    ms.set_seed(23)
+    causal = G(lambda r: np.triu(np.full((3, 3), -1e9, np.float32), 1))
+    pad_mask = G(lambda r: np.array([[False, False, False, True, True], [False] * 5]))
+    return [
+        C("nn.TransformerDecoderLayer[default]", nn.TransformerDecoderLayer(8, 2, 16), fl(3, 2, 8), fl(5, 2, 8)),
+        C("nn.TransformerDecoderLayer[norm_first gelu mask]",
+          nn.TransformerDecoderLayer(8, 4, 16, activation="gelu", norm_first=True), fl(3, 2, 8), fl(5, 2, 8), causal),
+        C("nn.TransformerDecoderLayer[batch_first padding]", nn.TransformerDecoderLayer(8, 2, 8, batch_first=True),
+          fl(2, 3, 8), fl(2, 5, 8), kw={"memory_key_padding_mask": pad_mask}),
+        C("nn.TransformerDecoder[two layers]", nn.TransformerDecoder(nn.TransformerDecoderLayer(8, 2, 16), 2),
+          fl(3, 2, 8), fl(4, 2, 8)),
+        C("nn.TransformerDecoder[norm]", nn.TransformerDecoder(nn.TransformerDecoderLayer(8, 2, 16), 1,
+                                                              nn.LayerNorm((8,))), fl(3, 1, 8), fl(4, 1, 8)),
+        C("nn.TransformerDecoder[mask]", nn.TransformerDecoder(nn.TransformerDecoderLayer(8, 2, 8), 1),
+          fl(3, 2, 8), fl(4, 2, 8), causal),
+        C("nn.Transformer[small]", nn.Transformer(8, 2, 1, 1, 16), fl(5, 2, 8), fl(3, 2, 8)),
+        C("nn.Transformer[batch_first norm_first]", nn.Transformer(8, 2, 1, 2, 8, batch_first=True, norm_first=True),
+          fl(2, 4, 8), fl(2, 3, 8)),
+        C("nn.Transformer[tgt mask]", nn.Transformer(8, 4, 2, 1, 8), fl(4, 1, 8), fl(3, 1, 8),
+          kw={"tgt_mask": causal}),
+    ]

@@ -14,6 +14,7 @@ from . import (
     rnn,
     rnn_cells,
     transformer,
+    transformer_decoder,
 )
 from .activation import *
 from .activation import get_activation
@@ -28,6 +29,7 @@ from .pooling import *
 from .rnn import *
 from .rnn_cells import *
 from .transformer import *
+from .transformer_decoder import *
 
 # what `from spore.nn.layer import *` (and so `spore.nn`) exports: each family's layers
 __all__ = []
@@ -41,5 +43,6 @@ __all__ += normalization.__all__
 __all__ += pooling.__all__
 __all__ += rnn.__all__
 __all__ += transformer.__all__
+__all__ += transformer_decoder.__all__
 __all__ += extra.__all__
 __all__ += rnn_cells.__all__
