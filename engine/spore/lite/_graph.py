@@ -168,6 +168,8 @@ def fuse_gemm_relu(g: Graph) -> int:
 def _fast_step(n: Node, ins: list, outs: list) -> Any:
     """A closure with the checks done once at plan time, for the ops that dominate batch-1 time."""
     K = _ops.K
+    if n.op.startswith("QLinear") and hasattr(n.kernel, "bind"):
+        return n.kernel.bind(ins, outs)
     if n.op == "Gemm" and len(ins) == 3 and all(a is not None and a.dtype == np.float32 for a in ins):
         a = n.attrs
         x, w, c = ins
@@ -191,20 +193,26 @@ def _fast_qdq(op: str, ins: list, o: np.ndarray) -> Any:
     s = np.float32(scale.reshape(-1)[0])
     z = np.float32(zp.reshape(-1)[0])
     if op == "DequantizeLinear":
+        copy, sub, mul = np.copyto, np.subtract, np.multiply
+
         def dq() -> None:
-            np.copyto(o, x, casting="unsafe")
-            np.subtract(o, z, out=o)
-            np.multiply(o, s, out=o)
+            copy(o, x, casting="unsafe")
+            sub(o, z, out=o)
+            mul(o, s, out=o)
         return dq if o.dtype == np.float32 else None
     lo, hi = _ops.qrange(o.dtype)
     tmp = np.empty(o.shape, np.float32)
 
-    def q() -> None:
-        np.divide(x, s, out=tmp)
-        np.rint(tmp, out=tmp)
-        np.add(tmp, z, out=tmp)
-        np.clip(tmp, lo, hi, out=tmp)
-        np.copyto(o, tmp, casting="unsafe")
+    div, rint, add, mx, mn, copy = np.divide, np.rint, np.add, np.maximum, np.minimum, np.copyto
+    flo, fhi = np.float32(lo), np.float32(hi)
+
+    def q() -> None:  # rint(x/s) + z == rint(x/s + z): z is an integer
+        div(x, s, out=tmp)
+        add(tmp, z, out=tmp)
+        rint(tmp, out=tmp)
+        mx(tmp, flo, out=tmp)
+        mn(tmp, fhi, out=tmp)
+        copy(o, tmp, casting="unsafe")
     return q if x.dtype == np.float32 else None
 
 

@@ -481,4 +481,23 @@ def make_qlinear(kind: str, attrs: dict, xq_zp: int, x_scale: float, wq: np.ndar
                 y += bias32
         return _store(outs, [y.astype(np.float32, copy=False)])
 
+    def bind(ins: list, outs: list) -> Callable[[], None] | None:
+        """The planned-run closure: the activation's scratch made once, results written in place."""
+        xq, o = ins[0], outs[0]
+        if kind == "Conv" or o.dtype != np.float32 or bound >= 2 ** 24 or xq.ndim != 2 or wf.ndim != 2:
+            return None
+        xi = np.empty(xq.shape, np.float32)
+        zx = np.float32(xq_zp)
+        b = bias32
+        sgemm, copy, sub, mul, add = K.sgemm, np.copyto, np.subtract, np.multiply, np.add
+
+        def step() -> None:
+            copy(xi, xq, casting="unsafe")
+            sub(xi, zx, out=xi)
+            mul(sgemm(xi, wf), chan_scale, out=o)
+            if b is not None:
+                add(o, b, out=o)
+        return step
+
+    run.bind = bind  # type: ignore[attr-defined]
     return run
