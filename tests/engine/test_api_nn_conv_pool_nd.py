@@ -387,3 +387,24 @@ def test_pixel_and_channel_shuffle():
     np.testing.assert_array_equal(cs[:, [0, 1, 2, 3]], x[:, [0, 4, 1, 5]])
     with pytest.raises(Exception, match="pixel_shuffle"):
         ops.pixel_shuffle(T(x), 3)
+
+
+def test_argmax_class_forms_and_upsample():
+    x = RNG.standard_normal((2, 3, 5, 6, 5))
+    y, i = ops.MaxPool3DWithArgmax(2, (1, 2, 2), 1, argmax_type=ms.int32)(T(x))
+    ry, ri = ref_pool(x, (2, 2, 2), (1, 2, 2), (1, 1, 1), (1, 1, 1), (1, 1, 1), False, "max")
+    np.testing.assert_array_equal(y.asnumpy(), ry)
+    np.testing.assert_array_equal(i.asnumpy(), ri)
+    assert i.dtype == ms.int32
+    x2 = x[:, :, 0]
+    y2, i2 = ops.MaxPoolWithArgmax(2, 2)(T(x2))
+    ry2, ri2 = ref_pool(x2, (2, 2), (2, 2), (0, 0), (0, 0), (1, 1), False, "max")
+    np.testing.assert_array_equal(y2.asnumpy(), ry2)
+    np.testing.assert_array_equal(i2.asnumpy(), ri2)
+    np.testing.assert_array_equal(ops.upsample(T(x2), scale_factor=2.0).asnumpy(),
+                                  x2.repeat(2, axis=2).repeat(2, axis=3))
+
+
+def test_train_export_and_load_are_the_top_level_ones():
+    assert ms.train.export is ms.export and ms.train.load is ms.load
+    assert "export" in ms.train.__all__

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..common import dtype as mstype
 from ..errors import ShapeError, located
 from ..tensor import Tensor
 from . import conv_pool_nd as _nd
 from .operation import Operation
 
 __all__ = ["Conv3D", "Conv3DTranspose", "Conv2DTranspose", "MaxPool3D", "AvgPool3D", "AdaptiveMaxPool2D",
-           "AdaptiveMaxPool3D", "AdaptiveAvgPool3D", "MaxUnpool2D", "MaxUnpool3D"]
+           "AdaptiveMaxPool3D", "AdaptiveAvgPool3D", "MaxUnpool2D", "MaxUnpool3D", "MaxPoolWithArgmax",
+           "MaxPool3DWithArgmax"]
 
 
 def _fmt(op: str, data_format: str, allowed: str) -> str:
@@ -187,7 +189,6 @@ class AdaptiveMaxPool3D(Operation):
     the output size a 3-element int tuple or Tensor."""
 
     def construct(self, x: Tensor, output_size: Any) -> tuple[Tensor, Tensor]:
-        from ..common import dtype as mstype
         from .array import cast
 
         size = tuple(int(v) for v in (output_size.asnumpy() if isinstance(output_size, Tensor) else output_size))
@@ -230,3 +231,49 @@ class MaxUnpool3D(MaxUnpool2D):
     def __init__(self, ksize: Any, strides: Any = 0, pads: Any = 0, output_shape: Any = (),
                  data_format: str = "NCDHW") -> None:
         super().__init__(ksize, strides, pads, output_shape, data_format)
+
+
+class MaxPoolWithArgmax(Operation):
+    """``MaxPoolWithArgmax(kernel_size, strides, pad_mode='valid')(x)`` returns (output, argmax): the
+    2-D max pooling and, per output, the flat index h * W + w of its maximum in the input plane (int32)."""
+
+    def __init__(self, kernel_size: Any = 1, strides: Any = 1, pad_mode: str = "valid",
+                 data_format: str = "NCHW") -> None:
+        self.kernel_size = _nd._ntuple("MaxPoolWithArgmax", "kernel_size", kernel_size, 2)
+        self.strides = _nd._ntuple("MaxPoolWithArgmax", "strides", strides, 2)
+        self.pad_mode = str(pad_mode).lower()
+        if self.pad_mode not in ("valid", "same"):
+            raise ValueError(f"MaxPoolWithArgmax: pad_mode must be 'valid' or 'same', got {pad_mode!r}")
+        self.data_format = _fmt("MaxPoolWithArgmax", data_format, "NCHW")
+
+    def construct(self, x: Tensor) -> tuple[Tensor, Tensor]:
+        from .array import cast
+        from .conv_pool import max_pool2d_padmode
+
+        y, idx = max_pool2d_padmode(x, self.kernel_size, self.strides, self.pad_mode, return_indices=True)
+        return y, cast(idx, mstype.int32)
+
+
+class MaxPool3DWithArgmax(Operation):
+    """``MaxPool3DWithArgmax(ksize, strides, pads, dilation=(1, 1, 1), ceil_mode=False)(x)`` returns
+    (output, argmax): the flat index d*H*W + h*W + w of each maximum (argmax_type int64 or int32)."""
+
+    def __init__(self, ksize: Any, strides: Any, pads: Any, dilation: Any = (1, 1, 1), ceil_mode: bool = False,
+                 data_format: str = "NCDHW", argmax_type: Any = mstype.int64) -> None:
+        self.ksize = _nd._ntuple("MaxPool3DWithArgmax", "ksize", ksize, 3)
+        self.strides = _nd._ntuple("MaxPool3DWithArgmax", "strides", strides, 3)
+        self.pads = _nd._ntuple("MaxPool3DWithArgmax", "pads", pads, 3)
+        self.dilation = _nd._ntuple("MaxPool3DWithArgmax", "dilation", dilation, 3)
+        self.ceil_mode = bool(ceil_mode)
+        self.data_format = _fmt("MaxPool3DWithArgmax", data_format, "NCDHW")
+        self.argmax_type = argmax_type
+        if self.argmax_type not in (mstype.int32, mstype.int64):
+            raise ValueError(f"MaxPool3DWithArgmax: argmax_type must be int32 or int64, got {argmax_type!r}")
+
+    def construct(self, x: Tensor) -> tuple[Tensor, Tensor]:
+        from .array import cast
+
+        _nd._check("MaxPool3DWithArgmax", x, (5,), "a 5-D input (N, C, D, H, W)")
+        y, idx = _nd._max_pool_nd("MaxPool3DWithArgmax", x, 3, self.ksize, self.strides, self.pads, self.pads,
+                                  self.dilation, self.ceil_mode, True)
+        return y, cast(idx, self.argmax_type)

@@ -36,7 +36,7 @@ __all__ = [
     "conv3d", "conv_transpose2d", "conv3d_transpose", "max_pool3d", "avg_pool3d", "avg_pool1d",
     "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d", "adaptive_avg_pool3d",
     "adaptive_avg_pool2d_ext", "lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d", "max_unpool3d",
-    "unfold", "fold", "pixel_shuffle", "pixel_unshuffle",
+    "unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "upsample",
 ]
 
 
@@ -724,3 +724,11 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     x = reshape(input, (*lead, c, h // r, r, w // r, r))
     x = transpose(x, tuple(range(m)) + (m, m + 2, m + 4, m + 1, m + 3))
     return reshape(x, (*lead, c * r * r, h // r, w // r))
+
+
+def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+             align_corners: bool | None = None, recompute_scale_factor: bool | None = None) -> Tensor:
+    """MindSpore's alias of `interpolate` (same arguments and semantics)."""
+    from .resize import interpolate
+
+    return interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor)

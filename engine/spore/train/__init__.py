@@ -66,7 +66,7 @@ __all__ = [
     "MSE", "Accuracy", "Fbeta", "Loss", "Metric", "Precision", "Recall", "Top1CategoricalAccuracy",
     "Top5CategoricalAccuracy", "TopKCategoricalAccuracy", "get_metric_fn", "get_metrics", "names", "rearrange_inputs",
     "LambdaCallback", "ReduceLROnPlateau", "DynamicLossScaleManager", "FixedLossScaleManager", "LossScaleManager",
-    "build_train_network", "ConfusionMatrix", "CosineSimilarity", "Dice", "Perplexity", "auc",
+    "build_train_network", "ConfusionMatrix", "CosineSimilarity", "Dice", "Perplexity", "auc", "export", "load",
 ]
 
 
@@ -77,6 +77,10 @@ if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherw
             from .. import amp
 
             return getattr(amp, name)
+        if name in ("export", "load"):  # mindspore.train.export / load are the top-level ones (MindIR via ONNX)
+            from ..onnx import ms_api
+
+            return getattr(ms_api, name)
         from .._missing import missing_attribute
 
         raise missing_attribute("mindspore.train", name)

@@ -70,6 +70,8 @@ def _nn_slice_functions() -> list:
         C("ops.fold[stride padding]", ops.fold, fl(1, 8, 16), (6, 6), 2, 1, 1, 2),
         C("ops.pixel_shuffle[default]", ops.pixel_shuffle, fl(2, 8, 3, 2), 2),
         C("ops.pixel_unshuffle[default]", ops.pixel_unshuffle, fl(2, 2, 6, 4), 2),
+        C("ops.upsample[nearest]", ops.upsample, fl(1, 2, 3, 4), kw={"size": (5, 7)}),
+        C("ops.upsample[bilinear scale]", ops.upsample, fl(1, 1, 3, 3), kw={"scale_factor": 2.0, "mode": "bilinear"}),
         C("ops.pixel_shuffle[bad channels]", ops.pixel_shuffle, fl(1, 6, 2, 2), 2, note="an error in both modes"),
     ]
 
@@ -92,6 +94,11 @@ def _nn_slice_classes() -> list:
         C("ops.AdaptiveMaxPool3D[default]", ops.AdaptiveMaxPool3D(), fl(1, 2, 5, 4, 6), (2, 3, 4)),
         C("ops.AdaptiveAvgPool3D[default]", ops.AdaptiveAvgPool3D((2, 3, 4)), fl(1, 2, 5, 4, 6)),
         C("ops.MaxUnpool2D[default]", ops.MaxUnpool2D(2), fl(1, 2, 2, 3), _pool_indices((1, 2, 4, 6), 2)),
+        C("ops.MaxPoolWithArgmax[default]", ops.MaxPoolWithArgmax(2, 2), fl(1, 2, 4, 6)),
+        C("ops.MaxPoolWithArgmax[same]", ops.MaxPoolWithArgmax(3, 2, "same"), fl(2, 1, 5, 5)),
+        C("ops.MaxPool3DWithArgmax[default]", ops.MaxPool3DWithArgmax(2, 2, 0), fl(1, 2, 4, 4, 4)),
+        C("ops.MaxPool3DWithArgmax[pad int32]", ops.MaxPool3DWithArgmax(3, 2, 1, ceil_mode=True,
+                                                                         argmax_type=ms.int32), fl(1, 1, 5, 4, 5)),
         C("ops.MaxUnpool3D[default]", ops.MaxUnpool3D(2, 2), fl(1, 1, 2, 2, 2), _pool_indices((1, 1, 4, 4, 4), 2)),
     ]
 
