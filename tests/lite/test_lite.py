@@ -142,7 +142,8 @@ m = lite.Model(); m.build_from_file({path!r}, lite.ModelType.ONNX)
 y = m.predict([np.load({str(tmp_path / 'x.npy')!r})])[0].get_data_to_numpy()
 heavy = sorted(k for k in sys.modules if k.split('.')[:2] in (
     ['spore', 'nn'], ['spore', 'autodiff'], ['spore', 'train'], ['spore', 'dataset'], ['spore', 'compiler'],
-    ['spore', 'ops'], ['spore', 'tensor'], ['spore', 'parallel'], ['spore', 'amp'], ['spore', 'quant']))
+    ['spore', 'ops'], ['spore', 'tensor'], ['spore', 'parallel'], ['spore', 'amp'], ['spore', 'quant'],
+    ['spore', 'onnx'], ['spore', 'common']))
 print(json.dumps({{"heavy": heavy, "y": float(y.sum()), "lite": "spore.lite" in sys.modules,
                   "onnx": "onnx" in sys.modules}}))
 """
