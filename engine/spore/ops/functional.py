@@ -23,6 +23,7 @@ _MODULE_NAMES = (
     "sort_stats_ops", "array_sequence_ops",             # median/quantile/searchsorted/norms; reverse_sequence, ...
     "random_distribution_ops",                          # laplace, gamma, poisson, multinomial, categorical, shuffle
     "tensor_inplace_fill_ops",                          # mul_/sub_/masked_fill_/scatter_, zero_/normal_/uniform_, lcm
+    "linalg_decompositions",                            # svd, qr, pinv, lstsq, matrix_exp, lu_solve, matrix_diag, pdist
     "special_functions",                                # Bessel, digamma, erfinv, igamma/igammac, Betainc
     "bitwise_ops",                                      # bitwise and/or/xor/shifts, gcd, fmax/fmin
     "activation_loss_extra",                            # celu, glu, hardtanh, huber/hinge/gaussian-nll losses, ...

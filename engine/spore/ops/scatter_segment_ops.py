@@ -175,8 +175,13 @@ def _scatter_add_elements(self: Tensor, dim: int, index: Any, src: Any) -> Tenso
     return _write_back(self, out)
 
 
+def _scatter_add_inplace(self: Tensor, dim: int, index: Any, src: Any) -> Tensor:
+    """self[index[i][j]][j] += src[i][j] along `dim`, in place (returned)."""
+    return F.setitem_(self, Ellipsis, _scatter_add_elements(self, dim, index, src))
+
+
 Tensor.scatter_add = _scatter_add_method
-Tensor.scatter_add_ = _scatter_add_elements
+Tensor.scatter_add_ = _scatter_add_inplace
 
 
 def scatter_add(input_x: Tensor, indices: Any, updates: Any) -> Tensor:

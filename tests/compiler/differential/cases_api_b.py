@@ -385,7 +385,7 @@ def api_b_tensor_cases() -> list:
             out.append(C(f"Tensor.{name}[{i}]", getattr(ms.Tensor, name), *args, kw=kw, **R))
     out += [C(f"Tensor.itemset[{i}]", _itemset, fl(*s), 3.0) for i, s in enumerate(((3, 4), (5,), (2, 2)))]
     out += [C(f"Tensor.mH[{i}]", _mH, fl(*s)) for i, s in enumerate(((3, 4), (2, 3, 4), (1, 2)))]
-    return out
+    return out + api_b_decomp_tensor_cases()
 
 
 @_functions
@@ -396,3 +396,57 @@ def _api_b_inplace_functions() -> list:
             C("ops.random_[0]", ops.random_, fl(4), 0, 6, **R),
             C("ops.put_[0]", ops.put_, fl(2, 3), const(np.array([0, 5], np.int64)), fl(2)),
             C("ops.lcm[0]", ops.lcm, it(-9, 9, 3, 4), it(1, 9, 3, 4))]
+
+
+# --- linalg_decompositions / classes_linalg_decomp ---------------------------------------------------------
+LU = np.array([[4.0, 3.0, 1.0], [0.5, 2.5, 1.5], [0.25, 0.3, 1.2]], np.float32)  # a packed LU (unit-lower L)
+PIV = np.array([2, 2, 3], np.int32)
+
+
+@_functions
+def _api_b_decomp_functions() -> list:
+    def recon(x):
+        s, u, v = ops.svd(x)
+        return ops.matmul(ops.mul(u, ops.expand_dims(s, -2)), ops.swapaxes(v, -1, -2))
+
+    def qr_recon(x):
+        q, r = ops.qr(x)
+        return ops.matmul(q, r)
+
+    return [C("ops.svd[reconstruct]", recon, fl(4, 3)), C("ops.svd[values]", ops.svd, fl(3, 3), False, False),
+            C("ops.qr[reconstruct]", qr_recon, fl(4, 3)), C("ops.pinv[0]", ops.pinv, fl(4, 3)),
+            C("ops.lstsq[0]", ops.lstsq, fl(5, 3), fl(5, 2)), C("ops.matrix_exp[0]", ops.matrix_exp, fl(3, 3)),
+            C("ops.lu_unpack[0]", ops.lu_unpack, const(LU), const(PIV)),
+            C("ops.lu_solve[0]", ops.lu_solve, fl(3, 2), const(LU), const(PIV)),
+            C("ops.matrix_diag[0]", ops.matrix_diag, fl(2, 3)), C("ops.matrix_diag[k]", ops.matrix_diag, fl(3), 1),
+            C("ops.matrix_diag_part[0]", ops.matrix_diag_part, fl(2, 4, 5), 1, 0),
+            C("ops.matrix_set_diag[0]", ops.matrix_set_diag, fl(2, 4, 5), fl(2, 4), 1),
+            C("ops.pdist[0]", ops.pdist, fl(5, 3)), C("ops.pdist[p1]", ops.pdist, fl(2, 4, 3), 1.0)]
+
+
+@_classes
+def _api_b_decomp_classes() -> list:
+    return [K("Svd[values]", ops.Svd(compute_uv=False), fl(4, 3)), K("Qr[r]", lambda x: ops.Qr()(x)[1], fl(3, 3)),
+            K("Lstsq[0]", ops.Lstsq(l2_regularizer=0.1), fl(5, 3), fl(5, 2)),
+            K("MatrixExp[0]", ops.MatrixExp(), fl(3, 3)),
+            K("MatrixTriangularSolve[0]", ops.MatrixTriangularSolve(), sq(3), fl(3, 2)),
+            K("LuSolve[0]", ops.LuSolve(), fl(3, 2), const(LU), const(PIV)),
+            K("LuUnpack[0]", ops.LuUnpack(), const(LU), const(PIV)), K("NuclearNorm[0]", ops.NuclearNorm(), fl(3, 4)),
+            K("Pdist[0]", ops.Pdist(), fl(4, 3))]
+
+
+def api_b_decomp_tensor_cases() -> list:
+    out = []
+    for name, calls in {
+        "svd": [((fl(4, 3), False, False), {}), ((fl(3, 3),), {"compute_uv": False}),
+                ((fl(2, 4, 3), False, False), {})],
+        "qr": [((fl(4, 3),), {}), ((fl(3, 3), False), {}), ((fl(2, 4, 3),), {})],
+        "lstsq": [((fl(5, 3), fl(5, 2)), {}), ((fl(4, 4), fl(4, 1)), {}), ((fl(6, 2), fl(6, 3)), {})],
+        "lu_solve": [((fl(3, 2), const(LU), const(PIV)), {}), ((fl(3, 1), const(LU), const(PIV)), {}),
+                     ((fl(3, 3), const(LU), const(PIV)), {})],
+        "triangular_solve": [((fl(3, 2), sq(3)), {}), ((fl(3, 2), sq(3), False), {}),
+                             ((fl(3, 1), sq(3)), {"transpose": True, "unitriangular": True})],
+    }.items():
+        for i, (args, kw) in enumerate(calls):
+            out.append(C(f"Tensor.{name}[{i}]", getattr(ms.Tensor, name), *args, kw=kw))
+    return out

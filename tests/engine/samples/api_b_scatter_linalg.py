@@ -44,3 +44,11 @@ SAMPLES["ParamDraw"] = [
     Sample([r.uniform(0.5, 3.0, (2, 1))], {"kind": "poisson", "shape": (2, 4), "dtype": _ms.int64}, grad=False,
            why="random integer draw"),
 ]
+
+_NOGRAD = "LAPACK decomposition without a gradient rule (autodiff refuses it)"
+SAMPLES["Svd"] = [Sample([f(4, 3)], grad=False, why=_NOGRAD),
+                  Sample([f(2, 3, 5)], {"full_matrices": True}, grad=False, why=_NOGRAD)]
+SAMPLES["Qr"] = [Sample([f(4, 3)], grad=False, why=_NOGRAD),
+                 Sample([f(2, 3, 5)], {"mode": "complete"}, grad=False, why=_NOGRAD)]
+SAMPLES["Pinv"] = [Sample([f(4, 3)], grad=False, why=_NOGRAD), Sample([f(2, 3, 5)], {"rtol": 1e-6}, grad=False,
+                                                                      why=_NOGRAD)]
