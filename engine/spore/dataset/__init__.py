@@ -49,6 +49,24 @@ from .source_base import MappableSource as MappableDataset  # noqa: E402
 
 # isort: split
 # padded/bucketed batches, TFRecord files (issue 14, dataset slice)
+from .file_sources import (  # noqa: E402
+    AGNewsDataset,
+    AmazonReviewDataset,
+    Cifar100Dataset,
+    DBpediaDataset,
+    EMnistDataset,
+    EnWik9Dataset,
+    FakeImageDataset,
+    IMDBDataset,
+    PennTreebankDataset,
+    RandomDataset,
+    SemeionDataset,
+    SogouNewsDataset,
+    USPSDataset,
+    WikiTextDataset,
+    YahooAnswersDataset,
+    YelpReviewDataset,
+)
 from .padding_batch import BucketBatchByLengthDataset, PaddedBatchDataset  # noqa: E402
 from .tfrecord import Schema, TFRecordDataset  # noqa: E402
 
@@ -71,6 +89,10 @@ __all__ += ["BatchDataset", "ConcatDataset", "DictIterator", "FashionMnistDatase
             "Shuffle", "ShuffleDataset", "SkipDataset", "TakeDataset", "TextFileDataset", "TupleIterator",
             "ZipDataset", "get_num_parallel_workers", "get_seed", "set_seed"]
 __all__ += ["BucketBatchByLengthDataset", "PaddedBatchDataset", "Schema", "TFRecordDataset"]
+__all__ += ["AGNewsDataset", "AmazonReviewDataset", "Cifar100Dataset", "DBpediaDataset", "EMnistDataset",
+            "EnWik9Dataset", "FakeImageDataset", "IMDBDataset", "PennTreebankDataset", "RandomDataset",
+            "SemeionDataset", "SogouNewsDataset", "USPSDataset", "WikiTextDataset", "YahooAnswersDataset",
+            "YelpReviewDataset"]
 
 
 if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherwise accept any attribute of the module
