@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from ..common import dtype as mstype
 from ..tensor import Tensor
 from . import activation_loss_extra as AL
@@ -284,3 +286,145 @@ class GradOperation(Operation):
 
 __all__ = sorted([*__all__, *_TABLE2, "CumProd", "CountNonZero", "Bernoulli", "Dropout2D", "Dropout3D",
                   "GradOperation"])
+
+
+# --- third batch -------------------------------------------------------------------------------------
+from . import array_layout_ops as AO  # noqa: E402
+from .math_extra import cummax, cummin  # noqa: E402
+
+
+def _data_format(src: str, dst: str) -> list[int]:
+    if sorted(src) != sorted(dst) or len(set(src)) != len(src):
+        raise ValueError(f"data format: {dst!r} must be a permutation of {src!r}")
+    return [src.index(c) for c in dst]
+
+
+_TABLE3 = {
+    "DepthToSpace": Op(AO.depth_to_space, "x: Tensor", "moves depth blocks into the spatial axes (NCHW).",
+                       "block_size: int"),
+    "BatchToSpaceND": Op(AO.batch_to_space_nd, "input_x: Tensor", "moves batch blocks into the spatial axes.",
+                         "block_shape: Any, crops: Any"),
+    "BatchToSpace": Op(AO.batch_to_space_nd, "x: Tensor", "moves batch blocks into H and W (NCHW).",
+                       "block_size: Any, crops: Any"),
+    "FillDiagonal": Op(AO.fill_diagonal, "input_x: Tensor", "a copy with the main diagonal set to `fill_value`.",
+                       "fill_value: float, wrap: bool = False"),
+    "Geqrf": Op(AO.geqrf, "x: Tensor -> tuple[Tensor, Tensor]", "Householder QR in LAPACK's compact form."),
+    "HistogramFixedWidth": Op(AO._histogram_fixed_width, "x: Tensor, range: Tensor",
+                              "counts in nbins equal bins over range (outside values in the end bins).",
+                              "nbins: int, dtype: Any = 'int32'"),
+    "EmbeddingLookup": Op(AO._embedding_lookup, "input_params: Tensor, input_indices: Tensor, offset: int",
+                          "rows indices - offset of the table (zeros outside it)."),
+    "CheckNumerics": Op(AO._check_numerics, "x: Tensor", "x itself; raises when it has NaN or Inf."),
+    "ConjugateTranspose": Op(F.transpose, "x: Tensor, perm: Any", "the conjugate transpose (a real x: transpose)."),
+    "Cummax": Op(cummax, "input: Tensor -> tuple[Tensor, Tensor]", "(running max, its index) along `axis`.",
+                 "axis: int"),
+    "Cummin": Op(cummin, "input: Tensor -> tuple[Tensor, Tensor]", "(running min, its index) along `axis`.",
+                 "axis: int"),
+    "IdentityN": Op(lambda x: type(x)(x) if isinstance(x, (list, tuple)) else x, "x: Any -> Any",
+                    "the same tensors, as a new list/tuple."),
+    "Depend": Op(lambda value, expr: value, "value: Any, expr: Any -> Any",
+                 "`value`, once `expr` is computed (Spore runs in program order)."),
+}
+globals().update(op_classes(_TABLE3, __name__))
+
+
+class ConfusionMatrix(Operation):
+    """``ConfusionMatrix(num_classes, dtype='int32')(labels, predictions, weights=None)``."""
+
+    def __init__(self, num_classes: int, dtype: Any = "int32") -> None:
+        self.num_classes, self.dtype = num_classes, dtype
+
+    def construct(self, labels: Tensor, predictions: Tensor, weights: Any = None) -> Tensor:
+        return AO._confusion_matrix(labels, predictions, weights, self.num_classes, self.dtype)
+
+
+class IndexPut(Operation):
+    """``IndexPut(accumulate=0)(x1, x2, indices)``: x1 with x2 put (or added, accumulate=1) at `indices`."""
+
+    def __init__(self, accumulate: int = 0) -> None:
+        self.accumulate = accumulate
+
+    def construct(self, x1: Tensor, x2: Tensor, indices: Sequence[Tensor]) -> Tensor:
+        return IU._index_put(x1, indices, x2, bool(self.accumulate))
+
+
+class CumulativeLogsumexp(Operation):
+    """``CumulativeLogsumexp(exclusive=False, reverse=False)(x, axis)``: running log(sum(exp(x)))."""
+
+    def __init__(self, exclusive: bool = False, reverse: bool = False) -> None:
+        self.exclusive, self.reverse = exclusive, reverse
+
+    def construct(self, x: Tensor, axis: int) -> Tensor:
+        ax = int(axis) % max(x.ndim, 1)
+        y = F.flip(x, (ax,)) if self.reverse else x
+        if self.exclusive:
+            y = F.concat([F.full_like(F.narrow(y, ax, 0, 1), float("-inf")), F.narrow(y, ax, 0, y.shape[ax] - 1)], ax)
+        out = F.logcumsumexp(y, ax)
+        return F.flip(out, (ax,)) if self.reverse else out
+
+
+class Cauchy(Operation):
+    """``Cauchy(size, median=0.0, sigma=1.0)()``: a float32 tensor of shape `size` of Cauchy samples."""
+
+    def __init__(self, size: Sequence[int], median: float = 0.0, sigma: float = 1.0) -> None:
+        self.size, self.median, self.sigma = tuple(size), median, sigma
+
+    def construct(self) -> Tensor:
+        out = F.zeros(self.size, mstype.float32)
+        return out.cauchy(self.median, self.sigma)
+
+
+class Bincount(Operation):
+    """``Bincount()(array, size, weights)``: counts (summed weights) of each value in [0, size)."""
+
+    def construct(self, array: Tensor, size: Any, weights: Tensor) -> Tensor:
+        n = int(size.asnumpy()) if isinstance(size, Tensor) else int(size)
+        v = array.asnumpy().reshape(-1)
+        keep = (v >= 0) & (v < n)
+        w = weights.asnumpy().reshape(-1)
+        return Tensor(np.bincount(v[keep], w[keep], minlength=n).astype(weights.dtype.np))
+
+
+class Histogram(Operation):
+    """``Histogram(bins=100, min=0.0, max=0.0)(x)``: `ops.histc` as a class."""
+
+    def __init__(self, bins: int = 100, min: float = 0.0, max: float = 0.0) -> None:
+        self.bins, self.min, self.max = bins, min, max
+
+    def construct(self, x: Tensor) -> Tensor:
+        return TM.histc(x, self.bins, self.min, self.max)
+
+
+class DataFormatDimMap(Operation):
+    """``DataFormatDimMap(src_format='NHWC', dst_format='NCHW')(input_x)``: each axis index (in
+    [-4, 4)) mapped through the layout permutation, as MindSpore's example has it (NHWC -> NCHW
+    maps [0, 1, 2, 3] to [0, 3, 1, 2])."""
+
+    def __init__(self, src_format: str = "NHWC", dst_format: str = "NCHW") -> None:
+        self.src_format, self.dst_format = src_format, dst_format
+        self._table = np.array(_data_format(src_format, dst_format), np.int64)
+
+    def construct(self, input_x: Tensor) -> Tensor:
+        n = len(self._table)
+        idx = F.remainder(F.cast(input_x, mstype.int64), n)
+        return F.cast(F.gather(Tensor(self._table), idx, 0), input_x.dtype)
+
+
+class DataFormatVecPermute(Operation):
+    """``DataFormatVecPermute(src_format='NHWC', dst_format='NCHW')(input_x)``: a shape vector (4,) or
+    (4, 2) reordered from the source layout to the destination one."""
+
+    def __init__(self, src_format: str = "NHWC", dst_format: str = "NCHW") -> None:
+        self.src_format, self.dst_format = src_format, dst_format
+        self._perm = _data_format(src_format, dst_format)
+
+    def construct(self, input_x: Tensor) -> Tensor:
+        if input_x.shape[0] != len(self._perm):
+            from ..errors import ShapeError
+
+            raise ShapeError("DataFormatVecPermute", f"an input of {len(self._perm)} rows", f"{tuple(input_x.shape)}")
+        return F.gather(input_x, Tensor(np.array(self._perm, np.int64)), 0)
+
+
+__all__ = sorted([*__all__, *_TABLE3, "ConfusionMatrix", "IndexPut", "CumulativeLogsumexp", "Cauchy", "Bincount",
+                  "Histogram", "DataFormatDimMap", "DataFormatVecPermute"])

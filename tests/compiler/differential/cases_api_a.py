@@ -263,7 +263,7 @@ def api_a_tensor_cases() -> list:
     for name, calls in inplace.items():
         fn = getattr(ms.Tensor, name) if not name.endswith("_") else _method(name)
         out += [C(f"Tensor.{name}[{i}]", fn, *a, kw=k) for i, (a, k) in enumerate(calls)]
-    return out + api_a_tensor_cases_2()
+    return out + api_a_tensor_cases_2() + api_a_tensor_cases_3()
 
 
 def einsum_class(x, y):
@@ -488,4 +488,68 @@ def _api_a_classes_2() -> list:
         C("ops.Dropout3D[0]", dropout3d_cls, p(1, 3, 2, 2, 2), **R),
         C("ops.GradOperation[all]", gradop_all, p(3), p(3)), C("ops.GradOperation[first]", gradop_first, p(3), p(3)),
         C("ops.GradOperation[sens]", gradop_sens, p(3)),
+    ]
+
+
+# --- third batch: layouts, fill_diagonal, geqrf, more class forms ----------------------------------
+def index_put_cls(x, v, i):
+    return ops.IndexPut(1)(x, v, (i,))
+
+
+def cauchy_cls(x):
+    return x + ops.Cauchy((3,), 0.0, 1.0)()
+
+
+def fill_diagonal_inplace(x, v):
+    z = x * 1
+    out = z.fill_diagonal_(v)
+    return z, out
+
+
+def api_a_tensor_cases_3() -> list:
+    out = []
+    fd = [((p(3, 3), 2.0), {}), ((p(5, 2), -1.0, True), {}), ((p(2, 4), 0.5), {})]
+    out += [C(f"Tensor.fill_diagonal[{i}]", ms.Tensor.fill_diagonal, *a, kw=k) for i, (a, k) in enumerate(fd)]
+    out += [C(f"Tensor.fill_diagonal_[{i}]", fill_diagonal_inplace, a[0], a[1]) for i, (a, k) in enumerate(fd)]
+    gq = [((p(3, 3),), {}), ((p(4, 2),), {}), ((p(2, 2, 3),), {})]
+    out += [C(f"Tensor.geqrf[{i}]", ms.Tensor.geqrf, *a, kw=k) for i, (a, k) in enumerate(gq)]
+    return out
+
+
+@_functions
+def _api_a_functions_3() -> list:
+    return [
+        C("ops.batch_to_space_nd[0]", ops.batch_to_space_nd, p(4, 1, 2, 2), (2, 2), [[0, 0], [0, 0]]),
+        C("ops.batch_to_space_nd[crop]", ops.batch_to_space_nd, p(8, 2, 1, 3), (2, 2), [[0, 1], [1, 0]]),
+        C("ops.batch_to_space_nd[1d]", ops.batch_to_space_nd, p(4, 3, 2), (2,), [[1, 0]]),
+        C("ops.geqrf[0]", ops.geqrf, p(3, 3)), C("ops.geqrf[wide]", ops.geqrf, p(2, 4)),
+    ]
+
+
+@_classes
+def _api_a_classes_3() -> list:
+    R = {"seeded": True}
+    return [
+        C("ops.DepthToSpace[0]", ops.DepthToSpace(2), p(1, 8, 2, 3)),
+        C("ops.BatchToSpaceND[0]", ops.BatchToSpaceND((2, 2), [[0, 0], [0, 1]]), p(4, 1, 2, 2)),
+        C("ops.BatchToSpace[0]", ops.BatchToSpace(2, [[0, 0], [0, 0]]), p(4, 2, 2, 2)),
+        C("ops.FillDiagonal[0]", ops.FillDiagonal(3.0), p(3, 4)),
+        C("ops.Geqrf[0]", ops.Geqrf(), p(3, 2)),
+        C("ops.HistogramFixedWidth[0]", ops.HistogramFixedWidth(4), fl(10, lo=-1.0, hi=6.0),
+          const(np.array([0.0, 5.0], np.float32))),
+        C("ops.EmbeddingLookup[0]", ops.EmbeddingLookup(), p(5, 2), it(0, 8, 4), 2),
+        C("ops.CheckNumerics[0]", ops.CheckNumerics(), p(3, 4)),
+        C("ops.ConjugateTranspose[0]", ops.ConjugateTranspose(), p(2, 3, 4), (2, 0, 1)),
+        C("ops.Cummax[0]", ops.Cummax(1), p(3, 4)), C("ops.Cummin[0]", ops.Cummin(0), p(3, 4)),
+        C("ops.IdentityN[0]", ops.IdentityN(), [G(lambda r: r.standard_normal(3).astype(np.float32))]),
+        C("ops.Depend[0]", ops.Depend(), p(3), p(2)),
+        C("ops.ConfusionMatrix[0]", ops.ConfusionMatrix(4), it(0, 4, 8), it(0, 4, 8)),
+        C("ops.IndexPut[0]", index_put_cls, p(4, 2), p(2, 2), const(np.array([1, 1], np.int64))),
+        C("ops.CumulativeLogsumexp[0]", ops.CumulativeLogsumexp(), p(3, 4), 1),
+        C("ops.CumulativeLogsumexp[rev]", ops.CumulativeLogsumexp(False, True), p(3, 4), 0),
+        C("ops.Cauchy[0]", cauchy_cls, p(3), **R),
+        C("ops.Bincount[0]", ops.Bincount(), it(0, 6, 8), const(np.array(5, np.int32)), p(8)),
+        C("ops.Histogram[0]", ops.Histogram(4, -1.0, 1.0), p(10)),
+        C("ops.DataFormatDimMap[0]", ops.DataFormatDimMap(), it(-4, 4, 6)),
+        C("ops.DataFormatVecPermute[0]", ops.DataFormatVecPermute(), it(1, 9, 4)),
     ]
