@@ -16,7 +16,9 @@ a stock ipykernel); (h) bench/bench_lsp.py's table (the language server: start t
 check` and `ast.parse` on the same files); (i) bench/bench_debug.py's table (the debug adapter: time to first
 stop, breakpoint-free overhead of a training loop, one `next`, spore-debug beside debugpy.adapter); (j)
 bench/bench_parallel.py (MPI all-reduce bandwidth beside mpi4py, 1 vs 2 ranks, overlap on/off); (k)
-bench/bench_speed_load.py (1 and 2 threads with 0, 1, 2 busy processes beside PyTorch eager). `--skip
+bench/bench_speed_load.py (1 and 2 threads with 0, 1, 2 busy processes beside PyTorch eager); (l)
+bench/bench_inference.py (ONNX node-suite pass counts beside onnxruntime, batch-1/32 latency for the zoo
+in Graph mode, spore.lite float/int8 and onnxruntime float/int8, lite import time and RSS). `--skip
 parallel,speed_load` leaves side benches out.
 
 Each (backend, mode, thread count) is measured in its own subprocess with OMP_NUM_THREADS,
@@ -205,6 +207,8 @@ SIDE_BENCHES = (
               "bench_parallel.py", ("--quick",), timeout=1200),
     SideBench("speed_load", "(k) threads under load, cold vs warm tuning cache, O0 vs O2-bf16/fp16",
               "bench_speed_load.py", ("--quick",), timeout=900),
+    SideBench("inference", "(l) ONNX node suite and inference: Spore Graph, spore.lite, onnxruntime",
+              "bench_inference.py", ("--quick",), timeout=900),
 )
 
 
