@@ -68,6 +68,7 @@ from .file_sources import (  # noqa: E402
     YelpReviewDataset,
 )
 from .padding_batch import BucketBatchByLengthDataset, PaddedBatchDataset  # noqa: E402
+from .samplers_extra import BuiltinSampler, IterSampler, PKSampler  # noqa: E402
 from .tfrecord import Schema, TFRecordDataset  # noqa: E402
 
 
@@ -93,6 +94,7 @@ __all__ += ["AGNewsDataset", "AmazonReviewDataset", "Cifar100Dataset", "DBpediaD
             "EnWik9Dataset", "FakeImageDataset", "IMDBDataset", "PennTreebankDataset", "RandomDataset",
             "SemeionDataset", "SogouNewsDataset", "USPSDataset", "WikiTextDataset", "YahooAnswersDataset",
             "YelpReviewDataset"]
+__all__ += ["BuiltinSampler", "IterSampler", "PKSampler"]
 
 
 if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherwise accept any attribute of the module

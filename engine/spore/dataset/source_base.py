@@ -59,6 +59,9 @@ class MappableSource(Dataset):
         self._processes = bool(python_multiprocessing) and self._processes_allowed and workers > 1
         self._pool: OrderedPool | None = None
         self._pool_lock = threading.Lock()
+        bind = getattr(self.sampler, "_bind_source", None)
+        if bind is not None:  # a sampler that needs the rows' labels (PKSampler)
+            bind(self)
 
     # --- what subclasses provide -------------------------------------------------------------
     def _num_rows(self) -> int:
