@@ -9,8 +9,10 @@ from .ada_grad import Adagrad
 from .adadelta import Adadelta
 from .adam import Adam, AdamW, AdamWeightDecay
 from .momentum import Momentum
+from .more_optimizers import ASGD, FTRL, AdaMax, Lamb, LazyAdam, ProximalAdagrad, Rprop
 from .optimizer import Optimizer
 from .rmsprop import RMSProp
 from .sgd import SGD
 
-__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamWeightDecay", "AdamW", "Adagrad", "Adadelta", "RMSProp"]
+__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamWeightDecay", "AdamW", "Adagrad", "Adadelta", "RMSProp",
+           "AdaMax", "ASGD", "Rprop", "ProximalAdagrad", "LazyAdam", "Lamb", "FTRL"]
