@@ -49,6 +49,7 @@ from .source_base import MappableSource as MappableDataset  # noqa: E402
 
 # isort: split
 # padded/bucketed batches, TFRecord files (issue 14, dataset slice)
+from .annotated_sources import CocoDataset, ManifestDataset, VOCDataset  # noqa: E402
 from .file_sources import (  # noqa: E402
     AGNewsDataset,
     AmazonReviewDataset,
@@ -94,7 +95,7 @@ __all__ += ["AGNewsDataset", "AmazonReviewDataset", "Cifar100Dataset", "DBpediaD
             "EnWik9Dataset", "FakeImageDataset", "IMDBDataset", "PennTreebankDataset", "RandomDataset",
             "SemeionDataset", "SogouNewsDataset", "USPSDataset", "WikiTextDataset", "YahooAnswersDataset",
             "YelpReviewDataset"]
-__all__ += ["BuiltinSampler", "IterSampler", "PKSampler"]
+__all__ += ["BuiltinSampler", "IterSampler", "PKSampler", "CocoDataset", "ManifestDataset", "VOCDataset"]
 
 
 if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherwise accept any attribute of the module
