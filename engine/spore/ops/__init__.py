@@ -19,7 +19,7 @@ for _m in DECLARATION_MODULES:
 CLASS_MODULES = tuple(_importlib.import_module(f"{__name__}.{n}")
                       for n in ("classes_math", "classes_array", "classes_conv", "classes_norm", "classes_comm",
                                 "classes_scatter_linalg", "classes_sort_array", "classes_random",
-                                "classes_linalg_decomp",
+                                "classes_linalg_decomp", "classes_spatial_unique",
                                 "classes_extra"))
 _CLASSES = {n: getattr(_m, n) for _m in CLASS_MODULES for n in _m.__all__}
 globals().update(_CLASSES)

@@ -385,7 +385,7 @@ def api_b_tensor_cases() -> list:
             out.append(C(f"Tensor.{name}[{i}]", getattr(ms.Tensor, name), *args, kw=kw, **R))
     out += [C(f"Tensor.itemset[{i}]", _itemset, fl(*s), 3.0) for i, s in enumerate(((3, 4), (5,), (2, 2)))]
     out += [C(f"Tensor.mH[{i}]", _mH, fl(*s)) for i, s in enumerate(((3, 4), (2, 3, 4), (1, 2)))]
-    return out + api_b_decomp_tensor_cases()
+    return out + api_b_decomp_tensor_cases() + api_b_spatial_tensor_cases()
 
 
 @_functions
@@ -446,6 +446,65 @@ def api_b_decomp_tensor_cases() -> list:
                      ((fl(3, 3), const(LU), const(PIV)), {})],
         "triangular_solve": [((fl(3, 2), sq(3)), {}), ((fl(3, 2), sq(3), False), {}),
                              ((fl(3, 1), sq(3)), {"transpose": True, "unitriangular": True})],
+    }.items():
+        for i, (args, kw) in enumerate(calls):
+            out.append(C(f"Tensor.{name}[{i}]", getattr(ms.Tensor, name), *args, kw=kw))
+    return out
+
+
+# --- spatial_unique_ops / classes_spatial_unique ----------------------------------------------------------
+RUNS = const(np.array([1, 1, 2, 2, 3, 1, 1, 2], np.int32))
+
+
+@_functions
+def _api_b_spatial_functions() -> list:
+    pads = const(np.array([[1, 2], [2, 1]], np.int64))
+    return [C("ops.mirror_pad[reflect]", ops.mirror_pad, fl(3, 4), pads, "REFLECT"),
+            C("ops.mirror_pad[symmetric]", ops.mirror_pad, fl(2, 3, 4), [[0, 0], [1, 1], [2, 0]], "SYMMETRIC"),
+            C("ops.space_to_batch_nd[0]", ops.space_to_batch_nd, fl(2, 3, 4, 6), [2, 3], [[0, 0], [0, 0]]),
+            C("ops.space_to_batch_nd[pad]", ops.space_to_batch_nd, fl(1, 2, 3, 3), 2, [[1, 0], [0, 1]]),
+            C("ops.lrn[0]", ops.lrn, fl(2, 7, 3, 3)), C("ops.lrn[r2]", ops.lrn, fl(1, 4, 2, 2), 2, 1.5, 0.3, 0.75),
+            C("ops.padding[0]", ops.padding, fl(3, 1)), C("ops.padding[4]", ops.padding, fl(2, 2, 1), 4),
+            C("ops.unique_consecutive[0]", ops.unique_consecutive, RUNS, True, True),
+            C("ops.unique_with_pad[0]", ops.unique_with_pad, RUNS, -1),
+            C("ops.nextafter[0]", ops.nextafter, fl(3, 4), fl(3, 4)),
+            C("ops.population_count[0]", ops.population_count, it(-100, 100, 3, 4, dt=np.int16))]
+
+
+@_classes
+def _api_b_spatial_classes() -> list:
+    return [K("MirrorPad[0]", ops.MirrorPad(), fl(3, 4), const(np.array([[1, 1], [2, 2]], np.int64))),
+            K("SpaceToDepth[0]", ops.SpaceToDepth(2), fl(2, 3, 4, 4)),
+            K("SpaceToBatchND[0]", ops.SpaceToBatchND([2, 2], [[0, 0], [0, 0]]), fl(1, 2, 4, 4)),
+            K("SpaceToBatch[0]", ops.SpaceToBatch(2, [[1, 1], [0, 0]]), fl(1, 2, 2, 4)),
+            K("LRN[0]", ops.LRN(2), fl(1, 5, 2, 2)), K("Padding[0]", ops.Padding(3), fl(2, 1)),
+            K("UniqueConsecutive[0]", ops.UniqueConsecutive(True, True), RUNS),
+            K("UniqueWithPad[0]", ops.UniqueWithPad(), RUNS, -1),
+            K("UnravelIndex[0]", ops.UnravelIndex(), const(np.array([5, 7], np.int32)),
+              const(np.array([3, 4], np.int32))),
+            K("NextAfter[0]", ops.NextAfter(), fl(3), fl(3)),
+            K("PopulationCount[0]", ops.PopulationCount(), it(0, 200, 4, dt=np.int16)),
+            K("LeftShift[0]", ops.LeftShift(), it(0, 8, 4), it(0, 3, 4)),
+            K("RightShift[0]", ops.RightShift(), it(0, 64, 4), it(0, 3, 4)),
+            K("Lcm[0]", ops.Lcm(), it(1, 9, 4), it(1, 9, 4)),
+            K("LerpScalar[0]", ops.LerpScalar(), fl(3, 4), fl(3, 4), 0.3),
+            K("Logit[0]", ops.Logit(0.05), fl(3, 4, lo=0.0, hi=1.0)),
+            K("TripletMarginLoss[0]", ops.TripletMarginLoss(), fl(4, 3), fl(4, 3), fl(4, 3), 1.0),
+            K("MultiMarginLoss[0]", ops.MultiMarginLoss(), fl(4, 5), const(np.array([1, 0, 4, 2], np.int32))),
+            K("MultilabelMarginLoss[0]", ops.MultilabelMarginLoss(), fl(2, 4),
+              const(np.array([[3, 0, -1, 1], [1, 2, 3, -1]], np.int32))),
+            K("SigmoidCrossEntropyWithLogits[0]", ops.SigmoidCrossEntropyWithLogits(), fl(3, 4),
+              const((np.arange(12).reshape(3, 4) % 2).astype(np.float32))),
+            K("RmsNorm[0]", ops.RmsNorm(), fl(3, 4), fl(4))]
+
+
+def api_b_spatial_tensor_cases() -> list:
+    out = []
+    for name, calls in {
+        "unique_consecutive": [((RUNS,), {}), ((RUNS, True, True), {}), ((const(np.array([[1, 2], [1, 2], [3, 4]])),),
+                                                                         {"dim": 0})],
+        "unique_with_pad": [((RUNS, -1), {}), ((RUNS, 0), {}), ((const(np.array([4, 4, 4], np.int32)), 9), {})],
+        "nextafter": [((fl(3, 4), fl(3, 4)), {}), ((fl(5), fl(1)), {}), ((fl(2, 2), fl(2, 2, dt=np.float32)), {})],
     }.items():
         for i, (args, kw) in enumerate(calls):
             out.append(C(f"Tensor.{name}[{i}]", getattr(ms.Tensor, name), *args, kw=kw))

@@ -52,3 +52,8 @@ SAMPLES["Qr"] = [Sample([f(4, 3)], grad=False, why=_NOGRAD),
                  Sample([f(2, 3, 5)], {"mode": "complete"}, grad=False, why=_NOGRAD)]
 SAMPLES["Pinv"] = [Sample([f(4, 3)], grad=False, why=_NOGRAD), Sample([f(2, 3, 5)], {"rtol": 1e-6}, grad=False,
                                                                       why=_NOGRAD)]
+
+SAMPLES["NextAfter"] = [Sample([f(3, 4), f(3, 4)], grad=False, why="piecewise constant step to the next float"),
+                        Sample([f(3, 4).astype(np.float32), f(4).astype(np.float32)], grad=False, why="float32")]
+SAMPLES["PopulationCount"] = [Sample([r.integers(-100, 100, (3, 4)).astype(np.int16)], grad=False,
+                                     why="integer bit count")]
