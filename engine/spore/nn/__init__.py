@@ -31,7 +31,9 @@ from ..train.metrics import (  # noqa: E402
     F1,
     MAE,
     MSE,
+    ROC,
     Accuracy,
+    BleuScore,
     ConfusionMatrix,
     CosineSimilarity,
     Dice,
@@ -63,7 +65,8 @@ __all__ += loss_extra.__all__
 __all__ += optim.__all__
 __all__ += ["F1", "MAE", "MSE", "Accuracy", "Fbeta", "Loss", "Metric", "Precision", "Recall", "Top1CategoricalAccuracy",
             "Top5CategoricalAccuracy", "TopKCategoricalAccuracy", "get_metric_fn", "get_metrics", "names",
-            "rearrange_inputs", "ConfusionMatrix", "CosineSimilarity", "Dice", "Perplexity", "auc"]
+            "rearrange_inputs", "ConfusionMatrix", "CosineSimilarity", "Dice", "Perplexity", "auc",
+            "ROC", "BleuScore"]
 
 
 if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherwise accept any attribute of the module

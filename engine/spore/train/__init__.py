@@ -34,7 +34,9 @@ from .metrics import (
     F1,
     MAE,
     MSE,
+    ROC,
     Accuracy,
+    BleuScore,
     ConfusionMatrix,
     CosineSimilarity,
     Dice,
@@ -67,6 +69,7 @@ __all__ = [
     "Top5CategoricalAccuracy", "TopKCategoricalAccuracy", "get_metric_fn", "get_metrics", "names", "rearrange_inputs",
     "LambdaCallback", "ReduceLROnPlateau", "DynamicLossScaleManager", "FixedLossScaleManager", "LossScaleManager",
     "build_train_network", "ConfusionMatrix", "CosineSimilarity", "Dice", "Perplexity", "auc", "export", "load",
+    "ROC", "BleuScore",
 ]
 
 

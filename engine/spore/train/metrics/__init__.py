@@ -15,6 +15,7 @@ from .fbeta import F1, Fbeta
 from .loss import Loss
 from .metric import EvaluationBase, Metric, rearrange_inputs
 from .precision_recall import Precision, Recall
+from .roc_bleu import ROC, BleuScore
 from .topk import Top1CategoricalAccuracy, Top5CategoricalAccuracy, TopKCategoricalAccuracy
 
 __factory__: dict[str, type] = {
@@ -31,6 +32,8 @@ __factory__: dict[str, type] = {
     "loss": Loss,
     "perplexity": Perplexity,
     "dice": Dice,
+    "roc": ROC,
+    "bleu_score": BleuScore,
 }
 
 
@@ -84,4 +87,4 @@ def get_metrics(metrics: Any) -> dict[str, Metric] | None:
 __all__ = ["Metric", "EvaluationBase", "rearrange_inputs", "Accuracy", "Precision", "Recall", "Fbeta", "F1",
            "MAE", "MSE", "Loss", "TopKCategoricalAccuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
            "names", "get_metric_fn", "get_metrics", "Perplexity", "ConfusionMatrix", "CosineSimilarity", "Dice",
-           "auc"]
+           "auc", "ROC", "BleuScore"]
