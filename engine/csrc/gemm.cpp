@@ -10,13 +10,16 @@
 // the result's implementation name is in `bf16_matmul_impl`). oneDNN 2.6 has no bf16 gemm in its C
 // API, hence the primitive, cached per shape like the conv entries.
 #include <dnnl.h>
+#include <immintrin.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <dnnl.hpp>
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernels.h"
@@ -66,49 +69,135 @@ dnnl::engine& bf16_engine() {
 
 // One primitive per (M, K, N, transposes, threads): building one costs far more than running it on
 // Spore's shapes. thread_local, like the conv cache, so two Python threads never share an entry.
-Bf16Entry& bf16_entry(int64_t M, int64_t K, int64_t N, bool ta, bool tb) {
+Bf16Entry& bf16_entry(int64_t M, int64_t K, int64_t N, bool ta, bool tb, bool dst_bf16 = false) {
     thread_local std::map<std::vector<int64_t>, Bf16Entry> cache;
-    std::vector<int64_t> key{M, K, N, ta, tb, omp_get_max_threads()};
+    std::vector<int64_t> key{M, K, N, ta, tb, dst_bf16, omp_get_max_threads()};
     auto it = cache.find(key);
     if (it != cache.end()) return it->second;
     if (cache.size() >= 64) cache.clear();
     using dt = dnnl::memory::data_type;
     const dnnl::memory::desc a({M, K}, dt::bf16, ta ? dnnl::memory::dims{1, M} : dnnl::memory::dims{K, 1});
     const dnnl::memory::desc b({K, N}, dt::bf16, tb ? dnnl::memory::dims{1, K} : dnnl::memory::dims{N, 1});
-    const dnnl::memory::desc c({M, N}, dt::f32, dnnl::memory::dims{N, 1});
+    const dnnl::memory::desc c({M, N}, dst_bf16 ? dt::bf16 : dt::f32, dnnl::memory::dims{N, 1});
     dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, c), bf16_engine());
     return cache.emplace(key, Bf16Entry{dnnl::matmul(pd), pd.impl_info_str()}).first->second;
 }
 
-py::array_t<float> bf16_matmul(u16arr a, u16arr b, bool trans_a, bool trans_b) {
+// C = op(A) @ op(B), float32 accumulation; C in float32 (dst_bf16 false) or rounded once to bfloat16
+// by oneDNN (round to nearest even, as ml_dtypes' astype) - the latter saves a conversion pass.
+template <typename Out>
+py::array_t<Out> bf16_matmul_t(u16arr a, u16arr b, bool trans_a, bool trans_b) {
+    constexpr bool dst_bf16 = std::is_same<Out, uint16_t>::value;
     if (a.ndim() != 2 || b.ndim() != 2) throw std::invalid_argument("bf16_matmul: 2-D inputs expected");
     const int64_t M = trans_a ? a.shape(1) : a.shape(0), K = trans_a ? a.shape(0) : a.shape(1);
     const int64_t Kb = trans_b ? b.shape(1) : b.shape(0), N = trans_b ? b.shape(0) : b.shape(1);
     if (K != Kb) throw std::invalid_argument("bf16_matmul: inner dimensions differ");
-    py::array_t<float> c({M, N});
+    py::array_t<Out> c({M, N});
     void* pa = const_cast<uint16_t*>(a.data());
     void* pb = const_cast<uint16_t*>(b.data());
-    float* pc = c.mutable_data();
+    Out* pc = c.mutable_data();
     {
         py::gil_scoped_release nogil;
         if (M * N == 0) return c;
         if (K == 0) {
-            std::fill(pc, pc + M * N, 0.0f);
+            std::fill(pc, pc + M * N, Out(0));  // +0.0 in both encodings
             return c;
         }
         GemmTeam team(M * N * K);
-        Bf16Entry& e = bf16_entry(M, K, N, trans_a, trans_b);
+        Bf16Entry& e = bf16_entry(M, K, N, trans_a, trans_b, dst_bf16);
         dnnl::stream s(bf16_engine());
         using dt = dnnl::memory::data_type;
         dnnl::memory ma({{M, K}, dt::bf16, trans_a ? dnnl::memory::dims{1, M} : dnnl::memory::dims{K, 1}},
                         bf16_engine(), pa);
         dnnl::memory mb({{K, N}, dt::bf16, trans_b ? dnnl::memory::dims{1, K} : dnnl::memory::dims{N, 1}},
                         bf16_engine(), pb);
-        dnnl::memory mc({{M, N}, dt::f32, dnnl::memory::dims{N, 1}}, bf16_engine(), pc);
+        dnnl::memory mc({{M, N}, dst_bf16 ? dt::bf16 : dt::f32, dnnl::memory::dims{N, 1}}, bf16_engine(), pc);
         e.prim.execute(s, {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}});
         s.wait();
     }
     return c;
+}
+
+// float32 <-> bfloat16 conversions. ml_dtypes' astype runs ~1.3 ns per element on one core; an O2
+// step of the 1024-4096-4096-10 net converts ~45M elements (weights forward, gradients back), which
+// cost more than its bf16 GEMMs. Round to nearest even, NaN kept quiet with its sign (as ml_dtypes).
+// Elementwise, so a team split changes no bit; arrays below 256K elements stay on one thread.
+constexpr int64_t kConvertGrain = int64_t{1} << 18;
+
+py::array_t<uint16_t> f32_to_bf16(farr x) {
+    py::array_t<uint16_t> out(std::vector<py::ssize_t>(x.shape(), x.shape() + x.ndim()));
+    const uint32_t* src = reinterpret_cast<const uint32_t*>(x.data());
+    uint16_t* dst = out.mutable_data();
+    const int64_t n = x.size();
+    py::gil_scoped_release nogil;
+#pragma omp parallel for simd schedule(static) if (n >= kConvertGrain)
+    for (int64_t i = 0; i < n; ++i) {
+        const uint32_t u = src[i];
+        const uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+        const uint32_t nan = (u >> 16) | 0x40u;
+        dst[i] = static_cast<uint16_t>((u & 0x7fffffffu) > 0x7f800000u ? nan : rounded);
+    }
+    return out;
+}
+
+py::array_t<float> bf16_to_f32(u16arr x) {
+    py::array_t<float> out(std::vector<py::ssize_t>(x.shape(), x.shape() + x.ndim()));
+    const uint16_t* src = x.data();
+    uint32_t* dst = reinterpret_cast<uint32_t*>(out.mutable_data());
+    const int64_t n = x.size();
+    py::gil_scoped_release nogil;
+#pragma omp parallel for simd schedule(static) if (n >= kConvertGrain)
+    for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<uint32_t>(src[i]) << 16;
+    return out;
+}
+
+// float32 <-> float16 (IEEE half): NumPy's astype runs scalar here (~15 ns per element), which made
+// O2-fp16 several times slower than O0. F16C's conversions round to nearest even like NumPy's.
+py::array_t<uint16_t> f32_to_f16(farr x) {
+    py::array_t<uint16_t> out(std::vector<py::ssize_t>(x.shape(), x.shape() + x.ndim()));
+    const float* src = x.data();
+    uint16_t* dst = out.mutable_data();
+    const int64_t n = x.size();
+    py::gil_scoped_release nogil;
+#if defined(__AVX512F__)
+    const int64_t blocks = n / 16;
+#pragma omp parallel for schedule(static) if (n >= kConvertGrain)
+    for (int64_t b = 0; b < blocks; ++b) {
+        const __m512 v = _mm512_loadu_ps(src + b * 16);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + b * 16), _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+    }
+    for (int64_t i = blocks * 16; i < n; ++i) dst[i] = _cvtss_sh(src[i], _MM_FROUND_TO_NEAREST_INT);
+#else  // a build without AVX-512: GCC's _Float16 (nearest even as well)
+    for (int64_t i = 0; i < n; ++i) {
+        const _Float16 h = static_cast<_Float16>(src[i]);
+        std::memcpy(dst + i, &h, 2);
+    }
+#endif
+    return out;
+}
+
+py::array_t<float> f16_to_f32(u16arr x) {
+    py::array_t<float> out(std::vector<py::ssize_t>(x.shape(), x.shape() + x.ndim()));
+    const uint16_t* src = x.data();
+    float* dst = out.mutable_data();
+    const int64_t n = x.size();
+    py::gil_scoped_release nogil;
+#if defined(__AVX512F__)
+    const int64_t blocks = n / 16;
+#pragma omp parallel for schedule(static) if (n >= kConvertGrain)
+    for (int64_t b = 0; b < blocks; ++b) {
+        const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + b * 16));
+        _mm512_storeu_ps(dst + b * 16, _mm512_cvtph_ps(v));
+    }
+    for (int64_t i = blocks * 16; i < n; ++i) dst[i] = _cvtsh_ss(src[i]);
+#else
+    for (int64_t i = 0; i < n; ++i) {
+        _Float16 h;
+        std::memcpy(&h, src + i, 2);
+        dst[i] = static_cast<float>(h);
+    }
+#endif
+    return out;
 }
 
 std::string cpu_isa_name() {
@@ -129,7 +218,15 @@ std::string cpu_isa_name() {
 }  // namespace
 
 void register_gemm(py::module_& m) {
-    m.def("bf16_matmul", &bf16_matmul, py::arg("a"), py::arg("b"), py::arg("trans_a") = false,
+    m.def("f32_to_bf16", &f32_to_bf16, py::arg("x"),
+          "bfloat16 bit patterns (uint16) of a float32 array, rounded to nearest even (OpenMP above 256K elements)");
+    m.def("f32_to_f16", &f32_to_f16, py::arg("x"), "float16 bit patterns (uint16) of a float32 array (F16C, nearest even)");
+    m.def("f16_to_f32", &f16_to_f32, py::arg("x"), "float32 values of float16 bit patterns (uint16), exact");
+    m.def("bf16_to_f32", &bf16_to_f32, py::arg("x"), "float32 values of bfloat16 bit patterns (uint16), exact");
+    m.def("bf16_matmul_bf16", &bf16_matmul_t<uint16_t>, py::arg("a"), py::arg("b"), py::arg("trans_a") = false,
+          py::arg("trans_b") = false,
+          "C (bfloat16 bits, rounded once from the float32 accumulation) = op(A) @ op(B) for bfloat16 matrices");
+    m.def("bf16_matmul", &bf16_matmul_t<float>, py::arg("a"), py::arg("b"), py::arg("trans_a") = false,
           py::arg("trans_b") = false,
           "C (float32) = op(A) @ op(B) for bfloat16 matrices given as their uint16 bit patterns, via oneDNN matmul");
     m.def("bf16_matmul_impl", [](int64_t M, int64_t K, int64_t N, bool ta, bool tb) {

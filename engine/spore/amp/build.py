@@ -16,7 +16,9 @@ O3 otherwise; ``cast_model_type=float32`` turns O2/O3 off. The loss is computed 
 network's output and float labels are cast first). A manager with an update cell gives a
 `TrainOneStepWithLossScaleCell`; otherwise a `TrainOneStepCell` (with the manager's scale as
 sensitivity when there is one, for ``FixedLossScaleManager(drop_overflow_update=False)``).
-MindSpore refuses update cells on CPU; Spore allows them.
+MindSpore refuses update cells on CPU; Spore allows them. With ``cast_model_type=bfloat16`` the
+level's default manager is dropped (bfloat16 has float32's exponent range, so gradients do not
+underflow); an explicit ``loss_scale_manager`` is still honoured.
 """
 
 from __future__ import annotations
@@ -105,7 +107,10 @@ def build_train_network(network: Cell, optimizer: Any, loss_fn: Cell | None = No
     if boost_level != "O0":
         warnings.warn("build_train_network: boost_level is ignored (Spore has no boost mode)", UserWarning,
                       stacklevel=2)
-    config = dict(_level_config(level), **_check_kwargs(kwargs))
+    kwargs = _check_kwargs(kwargs)
+    config = dict(_level_config(level), **kwargs)
+    if config["cast_model_type"] == mstype.bfloat16 and "loss_scale_manager" not in kwargs:
+        config["loss_scale_manager"] = None  # bfloat16 has float32's exponent range: no loss scaling needed
     network, mixed = _precision(network, level, config)
     if loss_fn is not None:
         if not isinstance(loss_fn, Cell):

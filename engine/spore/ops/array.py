@@ -31,6 +31,10 @@ class Cast:
         return Aval(a.shape, dtype)
 
     def impl(a, dtype):
+        if a.dtype.name == "bfloat16" or dtype.name == "bfloat16":  # float32 <-> bfloat16 in C++ (amp.lowp)
+            from ..amp import lowp
+
+            return lowp.cast(a, dtype.np)
         return a.astype(dtype.np)
 
     def vjp(g, out, a, dtype):

@@ -26,6 +26,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .. import _kernels
+from .._runtime import tuning_cache as _tuning_cache
 from ..autodiff.tape import is_tracked
 from ..common import dtype as mstype
 from ..errors import ShapeError, located
@@ -33,6 +34,8 @@ from ..onnx.spec import OnnxMap
 from ..tensor import Tensor
 from ._rules import require_float, require_same_dtype
 from .primitive import Aval, primitive
+
+_tuning_cache.attach(_kernels)  # SPORE_TUNING: reuse the last process's conv autotuning (spore._runtime)
 
 Pair = tuple[int, int]
 Quad = tuple[int, int, int, int]
@@ -157,9 +160,11 @@ def _require_same_shape(op: str, a: Any, b: Any, what: str) -> None:
 
 def _via_f32(fn: Any, *arrays: np.ndarray) -> np.ndarray:
     """Run a float32 C++ kernel on arrays of another float dtype and cast the result back."""
+    from ..amp.lowp import cast  # float16/bfloat16 <-> float32 in C++ (mixed precision's convs)
+
     dt = arrays[0].dtype
-    out = fn(*[a.astype(np.float32) for a in arrays])
-    return out.astype(dt) if isinstance(out, np.ndarray) else out
+    out = fn(*[cast(a, np.float32) for a in arrays])
+    return cast(out, dt) if isinstance(out, np.ndarray) else out
 
 
 # ----------------------------------------------------------------------------------------------

@@ -34,6 +34,13 @@ class MatMul:
     def impl(a, b, transpose_a=False, transpose_b=False):
         m, k = (a.shape[1], a.shape[0]) if transpose_a else a.shape
         n = b.shape[0] if transpose_b else b.shape[1]
+        if a.dtype.itemsize == 2 and a.dtype == b.dtype and a.dtype.kind in "fV":
+            # float16/bfloat16 (mixed precision): bf16 through oneDNN, fp16 in fp32, result in the
+            # inputs' dtype (NumPy's matmul on ml_dtypes' bfloat16 returns float32, which broke the
+            # dtype rule and O2's backward). See spore.amp.lowp.
+            from ..amp import lowp
+
+            return lowp.matmul(a, b, transpose_a, transpose_b)
         if a.dtype == np.float32 and b.dtype == np.float32 and m * n * k >= 100_000:
             # float32 through oneDNN's sgemm: 1.1-3x faster than NumPy's OpenBLAS at one thread on
             # the MLP and CNN shapes (H2a report); tiny products stay in NumPy (less call overhead).
@@ -78,6 +85,10 @@ class BatchMatMul:
         return Aval(batch + (m, n), a.dtype)
 
     def impl(a, b, transpose_a=False, transpose_b=False):
+        if a.dtype.itemsize == 2 and a.dtype == b.dtype and a.dtype.kind in "fV":  # float16/bfloat16
+            from ..amp import lowp
+
+            return lowp.batch_matmul(a, b, transpose_a, transpose_b)
         if b.ndim == 2 and not transpose_a and a.dtype == np.float32 and b.dtype == np.float32:
             # a stack of rows times one matrix (a Dense on 3-D input) is one 2-D GEMM: MatMul's path
             out = MatMul.impl(a.reshape(-1, a.shape[-1]), b, transpose_b=transpose_b)

@@ -37,7 +37,9 @@ logger = logging.getLogger("spore.train")
 
 _AMP_LEVELS = ("O0", "O1", "O2", "O3", "auto")
 _BOOST_LEVELS = ("O0", "O1", "O2")
-_KWARGS = ("loss_scale_manager", "keep_batchnorm_fp32", "boost_config_dict")
+# cast_model_type is Spore's addition (MindSpore's Model takes only the other three): it is how
+# `Model(..., amp_level="O2", cast_model_type=ms.bfloat16)` trains in bfloat16.
+_KWARGS = ("loss_scale_manager", "keep_batchnorm_fp32", "boost_config_dict", "cast_model_type")
 
 
 def _check_int(value: Any, name: str, minimum: int) -> int:
@@ -115,7 +117,8 @@ class Model:
         eval_indexes: positions of (loss, prediction, label) in `eval_network`'s outputs.
         amp_level: mixed precision ("O0" off; others build through `spore.amp.build_train_network`).
         boost_level: MindSpore's Ascend boost modes; accepted, only "O0" behaviour exists in Spore.
-        kwargs: ``loss_scale_manager``, ``keep_batchnorm_fp32``, ``boost_config_dict``.
+        kwargs: ``loss_scale_manager``, ``keep_batchnorm_fp32``, ``boost_config_dict``, and Spore's
+            ``cast_model_type`` (float16 or bfloat16, for amp_level O2/O3; MindSpore's Model lacks it).
     """
 
     def __init__(self, network: Any, loss_fn: Any = None, optimizer: Any = None, metrics: Any = None,
@@ -145,6 +148,7 @@ class Model:
         self._loss_scale_manager_set = "loss_scale_manager" in kwargs
         self._keep_bn_fp32 = kwargs.get("keep_batchnorm_fp32", amp_level not in ("O0", "O3"))
         self._boost_config = kwargs.get("boost_config_dict", "")
+        self._cast_model_type = kwargs.get("cast_model_type")
         self._metric_fns: dict[str, Metric] = get_metrics(metrics) or {}
         self._eval_network = eval_network
         self._eval_indexes: list[int] | None = None
@@ -181,6 +185,8 @@ class Model:
                                        "keep_batchnorm_fp32": self._keep_bn_fp32}
             if self._loss_scale_manager_set:
                 options["loss_scale_manager"] = self._loss_scale_manager
+            if self._cast_model_type is not None:
+                options["cast_model_type"] = self._cast_model_type
             from ..amp import build_train_network
 
             return build_train_network(self._network, self._optimizer, self._loss_fn, **options)
