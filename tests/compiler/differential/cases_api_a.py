@@ -553,3 +553,52 @@ def _api_a_classes_3() -> list:
         C("ops.DataFormatDimMap[0]", ops.DataFormatDimMap(), it(-4, 4, 6)),
         C("ops.DataFormatVecPermute[0]", ops.DataFormatVecPermute(), it(1, 9, 4)),
     ]
+
+
+# --- optimizer-step class forms: run on copies made in the function (state written in place) ------
+def _opt_case(op, n_state, *scalars, grad_last=True, grad_pos=None):
+    """fn(var, s1..s_{n-1}, grad): copies the state, applies `op` with `scalars` where the op takes
+    them, returns the updated state and the op's outputs."""
+    def run(*ts):
+        state = [t * 1 for t in ts[:n_state]]
+        grad = ts[n_state]
+        args = list(state)
+        if grad_pos is None:
+            args += list(scalars) + [grad]
+        else:
+            rest = list(scalars)
+            rest.insert(grad_pos, grad)
+            args += rest
+        out = op(*args)
+        return tuple(state), out
+    run.__name__ = f"step_{type(op).__name__}"
+    return run
+
+
+@_classes
+def _api_a_optimizer_classes() -> list:
+    s = (3, 4)
+    pp = (lambda: pos(*s))
+    cases = {
+        "ApplyGradientDescent": (_opt_case(ops.ApplyGradientDescent(), 1, 0.1), [p(*s)]),
+        "ApplyProximalGradientDescent": (_opt_case(ops.ApplyProximalGradientDescent(), 1, 0.1, 0.05, 0.2), [p(*s)]),
+        "ApplyMomentum": (_opt_case(ops.ApplyMomentum(), 2, 0.1, 0.9, grad_pos=1), [p(*s), p(*s)]),
+        "ApplyKerasMomentum": (_opt_case(ops.ApplyKerasMomentum(), 2, 0.1, 0.9, grad_pos=1), [p(*s), p(*s)]),
+        "ApplyAdagrad": (_opt_case(ops.ApplyAdagrad(), 2, 0.1), [p(*s), pp()]),
+        "ApplyProximalAdagrad": (_opt_case(ops.ApplyProximalAdagrad(), 2, 0.1, 0.01, 0.02), [p(*s), pp()]),
+        "ApplyAdadelta": (_opt_case(ops.ApplyAdadelta(), 3, 1.0, 0.9, 1e-6), [p(*s), pp(), pp()]),
+        "ApplyAdaMax": (_opt_case(ops.ApplyAdaMax(), 3, 0.9, 0.01, 0.9, 0.99, 1e-8), [p(*s), p(*s), pp()]),
+        "ApplyAddSign": (_opt_case(ops.ApplyAddSign(), 2, 0.1, 1.0, 0.5, 0.9), [p(*s), p(*s)]),
+        "ApplyPowerSign": (_opt_case(ops.ApplyPowerSign(), 2, 0.1, 2.7, 0.5, 0.9), [p(*s), p(*s)]),
+        "ApplyRMSProp": (_opt_case(ops.ApplyRMSProp(), 3, 0.01, 0.9, 0.5, 1e-6, grad_pos=1), [p(*s), pp(), p(*s)]),
+        "ApplyCenteredRMSProp": (_opt_case(ops.ApplyCenteredRMSProp(), 4, 0.01, 0.9, 0.5, 1e-6, grad_pos=0),
+                                 [p(*s), fl(*s, lo=-0.1, hi=0.1), pp(), p(*s)]),
+        "ApplyFtrl": (_opt_case(ops.ApplyFtrl(), 3, 0.1, 0.3, 0.2, -0.5, grad_pos=0), [p(*s), pp(), p(*s)]),
+        "ApplyAdamWithAmsgrad": (_opt_case(ops.ApplyAdamWithAmsgrad(), 4, 0.9, 0.999, 0.01),
+                                 [p(*s), p(*s), pp(), pp()]),
+        "Adam": (_opt_case(ops.Adam(), 3, 0.9, 0.999, 0.01, 0.9, 0.999, 1e-8), [p(*s), p(*s), pp()]),
+        "AdamWeightDecay": (_opt_case(ops.AdamWeightDecay(), 3, 0.01, 0.9, 0.999, 1e-8, 0.1), [p(*s), p(*s), pp()]),
+        "AdamNoUpdateParam": (_opt_case(ops.AdamNoUpdateParam(), 2, 0.9, 0.999, 0.01, 0.9, 0.999, 1e-8),
+                              [p(*s), pp()]),
+    }
+    return [C(f"ops.{name}[0]", fn, *state, p(*s)) for name, (fn, state) in cases.items()]
