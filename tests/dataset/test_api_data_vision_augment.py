@@ -241,3 +241,53 @@ def test_uniform_augment_and_subpolicy():
     np.testing.assert_array_equal(vision.RandomSelectSubpolicy([[(flip, 1.0), (vflip, 0.0)]])(a), a[:, ::-1])
     with pytest.raises(ValueError, match="num_ops"):
         vision.UniformAugment([flip], num_ops=2)
+
+
+def test_perspective_identity_translation_and_homography():
+    from spore.dataset.vision.augment import homography
+
+    a = _img(6, 7, seed=12)
+    corners = [[0, 0], [6, 0], [6, 5], [0, 5]]
+    for inter in (vision.Inter.NEAREST, vision.Inter.BILINEAR, vision.Inter.BICUBIC):
+        np.testing.assert_array_equal(vision.Perspective(corners, corners, inter)(a), a)
+    shifted = [[x + 1, y] for x, y in corners]
+    out = vision.Perspective(corners, shifted, vision.Inter.NEAREST)(a)
+    np.testing.assert_array_equal(out[:, 1:], a[:, :-1])
+    assert (out[:, 0] == 0).all()
+    src = np.array([[0, 0], [10, 0], [10, 10], [0, 10]], float)
+    dst = np.array([[1, 2], [9, 1], [11, 12], [-1, 9]], float)
+    m = homography(src, dst)
+    p = m @ np.c_[src, np.ones(4)].T
+    np.testing.assert_allclose((p[:2] / p[2]).T, dst, atol=1e-9)
+    const = np.full((9, 9), 100.0)
+    np.testing.assert_allclose(vision.Rotate(17, resample=vision.Inter.BICUBIC)(const)[3:6, 3:6], 100.0)
+    r = vision.RandomPerspective(0.5, prob=1.0)(a)
+    assert r.shape == a.shape and (r != a).any()
+    np.testing.assert_array_equal(vision.RandomPerspective(0.5, prob=0.0)(a), a)
+
+
+def test_rand_and_trivial_augment():
+    from spore.dataset.vision.augment import _apply_op
+
+    a = _img(12, 12, seed=13)
+    np.testing.assert_array_equal(vision.RandAugment(num_ops=0)(a), a)
+    np.testing.assert_array_equal(_apply_op(a, "Posterize", 4, vision.Inter.NEAREST, 0), a & 0xF0)
+    np.testing.assert_array_equal(_apply_op(a, "Solarize", 100.0, vision.Inter.NEAREST, 0),
+                                  np.where(a >= 100, 255 - a, a))
+    np.testing.assert_array_equal(_apply_op(a, "TranslateX", 3.0, vision.Inter.NEAREST, 0)[:, 3:], a[:, :-3])
+
+    def run(op):
+        def one():
+            ds.config.set_seed(21)
+            d = ds.NumpySlicesDataset({"image": np.stack([a] * 3)}, shuffle=False).map(op)
+            return [x for (x,) in d.create_tuple_iterator(output_numpy=True)]
+        first, again = one(), one()
+        for x, y in zip(first, again, strict=True):
+            np.testing.assert_array_equal(x, y)
+            assert x.shape == a.shape and x.dtype == np.uint8
+        return first
+
+    run(vision.RandAugment())
+    run(vision.TrivialAugmentWide())
+    with pytest.raises(TypeError, match="uint8"):
+        vision.RandAugment()(a.astype(np.float32))

@@ -38,7 +38,8 @@ __all__ = ["Rotate", "RandomRotation", "Affine", "RandomAffine", "AdjustHue", "R
            "ToNumpy", "RandomCropDecodeResize", "ConvertMode", "ConvertColor", "UniformAugment",
            "RandomSelectSubpolicy", "SliceMode", "SlicePatches", "ImageReadMode", "get_image_size",
            "get_image_num_channels", "read_file", "write_file", "read_image", "encode_png", "encode_jpeg",
-           "write_png", "write_jpeg", "not_random"]
+           "write_png", "write_jpeg", "not_random", "Perspective", "RandomPerspective", "RandAugment",
+           "TrivialAugmentWide"]
 
 
 def _number(value: Any, what: str) -> float:
@@ -73,8 +74,8 @@ def warp(arr: np.ndarray, inverse: np.ndarray, out_h: int, out_w: int, inter: In
          op: str) -> np.ndarray:
     """Output pixel (x, y) takes the input at ``inverse @ (x, y, 1)`` (a 3x3 projective matrix)."""
     inter = Inter(inter)
-    if inter not in (Inter.NEAREST, Inter.BILINEAR):
-        raise ValueError(f"{op}: resample must be Inter.NEAREST or Inter.BILINEAR, got {inter.name}")
+    if inter not in (Inter.NEAREST, Inter.BILINEAR, Inter.BICUBIC):
+        raise ValueError(f"{op}: resample must be Inter.NEAREST, Inter.BILINEAR or Inter.BICUBIC, got {inter.name}")
     h, w = arr.shape[:2]
     ys, xs = np.mgrid[0:out_h, 0:out_w].astype(np.float64)
     pts = inverse @ np.stack([xs.ravel(), ys.ravel(), np.ones(xs.size)])
@@ -94,8 +95,13 @@ def warp(arr: np.ndarray, inverse: np.ndarray, out_h: int, out_w: int, inter: In
         x0, y0 = np.floor(sx).astype(np.int64), np.floor(sy).astype(np.int64)
         fx, fy = (sx - x0)[..., None], (sy - y0)[..., None]
         out = np.zeros((out_h, out_w, c))
-        for dy, wy in ((0, 1 - fy), (1, fy)):
-            for dx, wx in ((0, 1 - fx), (1, fx)):
+        if inter == Inter.BICUBIC:
+            taps_y = [(d, _cubic_weight(fy - d)) for d in (-1, 0, 1, 2)]
+            taps_x = [(d, _cubic_weight(fx - d)) for d in (-1, 0, 1, 2)]
+        else:
+            taps_y, taps_x = [(0, 1 - fy), (1, fy)], [(0, 1 - fx), (1, fx)]
+        for dy, wy in taps_y:
+            for dx, wx in taps_x:
                 xx, yy = x0 + dx, y0 + dy
                 ok = (xx >= 0) & (xx < w) & (yy >= 0) & (yy < h)
                 vals = np.where(ok[..., None], src[np.clip(yy, 0, h - 1), np.clip(xx, 0, w - 1)], fill_arr)
@@ -105,6 +111,27 @@ def warp(arr: np.ndarray, inverse: np.ndarray, out_h: int, out_w: int, inter: In
         info = np.iinfo(arr.dtype)
         return np.clip(np.rint(out), info.min, info.max).astype(arr.dtype)
     return out.astype(arr.dtype)
+
+
+def _cubic_weight(t: np.ndarray, a: float = -0.75) -> np.ndarray:
+    """Keys' cubic convolution kernel (OpenCV's a = -0.75) at distance ``t``."""
+    t = np.abs(t)
+    return np.where(t <= 1, ((a + 2) * t - (a + 3)) * t * t + 1,
+                    np.where(t < 2, ((a * t - 5 * a) * t + 8 * a) * t - 4 * a, 0.0))
+
+
+def homography(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """The 3x3 projective matrix taking the four points ``src`` to ``dst`` (each (4, 2))."""
+    rows, rhs = [], []
+    for (x, y), (u, v) in zip(src, dst, strict=True):
+        rows.append([x, y, 1, 0, 0, 0, -u * x, -u * y])
+        rows.append([0, 0, 0, x, y, 1, -v * x, -v * y])
+        rhs += [u, v]
+    try:
+        h = np.linalg.solve(np.asarray(rows, np.float64), np.asarray(rhs, np.float64))
+    except np.linalg.LinAlgError:
+        raise ValueError("the four points are degenerate (three of them on a line)") from None
+    return np.append(h, 1.0).reshape(3, 3)
 
 
 def affine_inverse(center: tuple[float, float], angle: float, translate: Sequence[float], scale: float,
@@ -175,10 +202,10 @@ class RandomRotation(TensorOperation):
 
 
 def _affine(img: Any, degrees: float, translate: Sequence[float], scale: float, shear: Sequence[float],
-            resample: Inter, fill: Any, op: str) -> Any:
+            resample: Inter, fill: Any, op: str, center: Any = None) -> Any:
     arr = _as_image(img, op)
     h, w = arr.shape[:2]
-    inv = affine_inverse(_center(None, h, w), degrees, translate, scale, shear)
+    inv = affine_inverse(_center(center, h, w), degrees, translate, scale, shear)
     return _like_input(warp(arr, inv, h, w, resample, fill, op), img)
 
 
@@ -1094,3 +1121,166 @@ def not_random(func: Callable) -> Callable:
     from ..transforms.extra import not_random as _mark
 
     return _mark(func)
+
+
+# --- perspective and augmentation policies ------------------------------------------------------
+
+def _points(points: Any, op: str, what: str) -> np.ndarray:
+    arr = np.asarray(points, dtype=np.float64)
+    if arr.shape != (4, 2):
+        raise ValueError(f"{op}: {what} must be four [x, y] points (top-left, top-right, bottom-right, "
+                         f"bottom-left), got {points!r}")
+    return arr
+
+
+class Perspective(TensorOperation):
+    """Warp so that ``start_points`` (four [x, y] corners) land on ``end_points``."""
+
+    def __init__(self, start_points: Any, end_points: Any, interpolation: Inter = Inter.BILINEAR) -> None:
+        self.start_points = _points(start_points, "Perspective", "start_points")
+        self.end_points = _points(end_points, "Perspective", "end_points")
+        self.interpolation = Inter(interpolation)
+        self._inverse = homography(self.end_points, self.start_points)
+
+    def _apply(self, img: Any) -> Any:
+        arr = _as_image(img, "Perspective")
+        return _like_input(warp(arr, self._inverse, arr.shape[0], arr.shape[1], self.interpolation, 0,
+                                "Perspective"), img)
+
+
+class RandomPerspective(TensorOperation):
+    """With probability ``prob``, move each corner inwards by up to ``distortion_scale`` of half the
+    image size (torchvision's draw) and warp with `Perspective`."""
+
+    def __init__(self, distortion_scale: float = 0.5, prob: float = 0.5, interpolation: Inter = Inter.BICUBIC) -> None:
+        self.distortion_scale, self.prob = float(distortion_scale), float(prob)
+        if not 0 <= self.distortion_scale <= 1 or not 0 <= self.prob <= 1:
+            raise ValueError(f"RandomPerspective: distortion_scale and prob must be in [0, 1], got "
+                             f"{distortion_scale}, {prob}")
+        self.interpolation = Inter(interpolation)
+
+    def _apply(self, img: Any) -> Any:
+        arr = _as_image(img, "RandomPerspective")
+        rng = current_rng()
+        if rng.random() >= self.prob:
+            return img
+        h, w = arr.shape[:2]
+        dw, dh = int(self.distortion_scale * (w // 2)), int(self.distortion_scale * (h // 2))
+
+        def r(lo: int, hi: int) -> int:
+            return int(rng.integers(lo, hi))
+
+        end = [[r(0, dw + 1), r(0, dh + 1)], [r(w - dw - 1, w), r(0, dh + 1)],
+               [r(w - dw - 1, w), r(h - dh - 1, h)], [r(0, dw + 1), r(h - dh - 1, h)]]
+        start = [[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]]
+        inv = homography(np.asarray(end, np.float64), np.asarray(start, np.float64))
+        return _like_input(warp(arr, inv, h, w, self.interpolation, 0, "RandomPerspective"), img)
+
+
+def _apply_op(img: np.ndarray, name: str, magnitude: float, interpolation: Inter, fill: Any) -> np.ndarray:
+    """One op of the RandAugment/TrivialAugment space (torchvision's ``_apply_op``)."""
+    if name == "ShearX":
+        return _affine(img, 0.0, (0, 0), 1.0, (math.degrees(math.atan(magnitude)), 0.0), interpolation, fill,
+                       "ShearX", center=(0, 0))
+    if name == "ShearY":
+        return _affine(img, 0.0, (0, 0), 1.0, (0.0, math.degrees(math.atan(magnitude))), interpolation, fill,
+                       "ShearY", center=(0, 0))
+    if name == "TranslateX":
+        return _affine(img, 0.0, (int(magnitude), 0), 1.0, (0.0, 0.0), interpolation, fill, "TranslateX")
+    if name == "TranslateY":
+        return _affine(img, 0.0, (0, int(magnitude)), 1.0, (0.0, 0.0), interpolation, fill, "TranslateY")
+    if name == "Rotate":
+        return _rotate(img, magnitude, interpolation, False, None, fill, "Rotate")
+    if name == "Brightness":
+        return AdjustBrightness(1.0 + magnitude)._apply(img)
+    if name == "Color":
+        return AdjustSaturation(1.0 + magnitude)._apply(img)
+    if name == "Contrast":
+        return AdjustContrast(1.0 + magnitude)._apply(img)
+    if name == "Sharpness":
+        return AdjustSharpness(1.0 + magnitude)._apply(img)
+    if name == "Posterize":
+        return _posterize(img, int(magnitude), "Posterize")
+    if name == "Solarize":
+        return _solarize(img, magnitude, 255.0, "Solarize")
+    if name == "AutoContrast":
+        return AutoContrast()._apply(img)
+    if name == "Equalize":
+        return Equalize()._apply(img)
+    return img  # Identity
+
+
+def _space(num_bins: int, h: int, w: int, wide: bool) -> dict[str, tuple[np.ndarray, bool]]:
+    top = 0.99 if wide else 0.9
+    return {
+        "Identity": (np.zeros(0), False),
+        "ShearX": (np.linspace(0.0, 0.99 if wide else 0.3, num_bins), True),
+        "ShearY": (np.linspace(0.0, 0.99 if wide else 0.3, num_bins), True),
+        "TranslateX": (np.linspace(0.0, 32.0 if wide else 150.0 / 331.0 * w, num_bins), True),
+        "TranslateY": (np.linspace(0.0, 32.0 if wide else 150.0 / 331.0 * h, num_bins), True),
+        "Rotate": (np.linspace(0.0, 135.0 if wide else 30.0, num_bins), True),
+        "Brightness": (np.linspace(0.0, top, num_bins), True),
+        "Color": (np.linspace(0.0, top, num_bins), True),
+        "Contrast": (np.linspace(0.0, top, num_bins), True),
+        "Sharpness": (np.linspace(0.0, top, num_bins), True),
+        "Posterize": (8 - np.round(np.arange(num_bins) / ((num_bins - 1) / (6 if wide else 4))).astype(int), False),
+        "Solarize": (np.linspace(255.0, 0.0, num_bins), False),
+        "AutoContrast": (np.zeros(0), False),
+        "Equalize": (np.zeros(0), False),
+    }
+
+
+def _check_rgb_uint8(img: Any, op: str) -> np.ndarray:
+    arr = _rgb(img, op)
+    if arr.dtype != np.uint8:
+        raise TypeError(f"{op}: expected a uint8 RGB image, got {arr.dtype}")
+    return arr
+
+
+class RandAugment(TensorOperation):
+    """``num_ops`` ops drawn uniformly from RandAugment's space, each at bin ``magnitude`` of
+    ``num_magnitude_bins`` (signed ops flip sign at random), as torchvision's RandAugment."""
+
+    def __init__(self, num_ops: int = 2, magnitude: int = 9, num_magnitude_bins: int = 31,
+                 interpolation: Inter = Inter.NEAREST, fill_value: Any = 0) -> None:
+        if num_ops < 0 or num_magnitude_bins < 2 or not 0 <= magnitude < num_magnitude_bins:
+            raise ValueError(f"RandAugment: need num_ops >= 0, num_magnitude_bins >= 2 and 0 <= magnitude < "
+                             f"num_magnitude_bins, got {num_ops}, {magnitude}, {num_magnitude_bins}")
+        self.num_ops, self.magnitude, self.num_magnitude_bins = int(num_ops), int(magnitude), int(num_magnitude_bins)
+        self.interpolation, self.fill_value = Inter(interpolation), fill_value
+
+    def _apply(self, img: Any) -> Any:
+        arr = _check_rgb_uint8(img, "RandAugment")
+        rng = current_rng()
+        space = _space(self.num_magnitude_bins, arr.shape[0], arr.shape[1], wide=False)
+        names = list(space)
+        for _ in range(self.num_ops):
+            name = names[int(rng.integers(0, len(names)))]
+            mags, signed = space[name]
+            mag = float(mags[self.magnitude]) if mags.size else 0.0
+            if signed and rng.integers(0, 2):
+                mag = -mag
+            arr = np.asarray(_apply_op(arr, name, mag, self.interpolation, self.fill_value))
+        return _like_input(arr, img)
+
+
+class TrivialAugmentWide(TensorOperation):
+    """One op drawn uniformly from TrivialAugment's wide space, at a magnitude bin drawn uniformly."""
+
+    def __init__(self, num_magnitude_bins: int = 31, interpolation: Inter = Inter.NEAREST, fill_value: Any = 0) -> None:
+        if num_magnitude_bins < 2:
+            raise ValueError(f"TrivialAugmentWide: num_magnitude_bins must be >= 2, got {num_magnitude_bins}")
+        self.num_magnitude_bins, self.interpolation, self.fill_value = int(num_magnitude_bins), Inter(
+            interpolation), fill_value
+
+    def _apply(self, img: Any) -> Any:
+        arr = _check_rgb_uint8(img, "TrivialAugmentWide")
+        rng = current_rng()
+        space = _space(self.num_magnitude_bins, arr.shape[0], arr.shape[1], wide=True)
+        names = list(space)
+        name = names[int(rng.integers(0, len(names)))]
+        mags, signed = space[name]
+        mag = float(mags[int(rng.integers(0, mags.size))]) if mags.size else 0.0
+        if signed and rng.integers(0, 2):
+            mag = -mag
+        return _like_input(np.asarray(_apply_op(arr, name, mag, self.interpolation, self.fill_value)), img)
