@@ -38,11 +38,14 @@ from ..train.metrics import (  # noqa: E402
     CosineSimilarity,
     Dice,
     Fbeta,
+    HausdorffDistance,
     Loss,
+    MeanSurfaceDistance,
     Metric,
     Perplexity,
     Precision,
     Recall,
+    RootMeanSquareDistance,
     Top1CategoricalAccuracy,
     Top5CategoricalAccuracy,
     TopKCategoricalAccuracy,
@@ -66,7 +69,7 @@ __all__ += optim.__all__
 __all__ += ["F1", "MAE", "MSE", "Accuracy", "Fbeta", "Loss", "Metric", "Precision", "Recall", "Top1CategoricalAccuracy",
             "Top5CategoricalAccuracy", "TopKCategoricalAccuracy", "get_metric_fn", "get_metrics", "names",
             "rearrange_inputs", "ConfusionMatrix", "CosineSimilarity", "Dice", "Perplexity", "auc",
-            "ROC", "BleuScore"]
+            "ROC", "BleuScore", "HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance"]
 
 
 if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherwise accept any attribute of the module

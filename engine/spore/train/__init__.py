@@ -41,11 +41,14 @@ from .metrics import (
     CosineSimilarity,
     Dice,
     Fbeta,
+    HausdorffDistance,
     Loss,
+    MeanSurfaceDistance,
     Metric,
     Perplexity,
     Precision,
     Recall,
+    RootMeanSquareDistance,
     Top1CategoricalAccuracy,
     Top5CategoricalAccuracy,
     TopKCategoricalAccuracy,
@@ -69,7 +72,7 @@ __all__ = [
     "Top5CategoricalAccuracy", "TopKCategoricalAccuracy", "get_metric_fn", "get_metrics", "names", "rearrange_inputs",
     "LambdaCallback", "ReduceLROnPlateau", "DynamicLossScaleManager", "FixedLossScaleManager", "LossScaleManager",
     "build_train_network", "ConfusionMatrix", "CosineSimilarity", "Dice", "Perplexity", "auc", "export", "load",
-    "ROC", "BleuScore",
+    "ROC", "BleuScore", "HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance",
 ]
 
 

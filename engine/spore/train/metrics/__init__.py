@@ -16,6 +16,7 @@ from .loss import Loss
 from .metric import EvaluationBase, Metric, rearrange_inputs
 from .precision_recall import Precision, Recall
 from .roc_bleu import ROC, BleuScore
+from .surface_distance import HausdorffDistance, MeanSurfaceDistance, RootMeanSquareDistance
 from .topk import Top1CategoricalAccuracy, Top5CategoricalAccuracy, TopKCategoricalAccuracy
 
 __factory__: dict[str, type] = {
@@ -34,6 +35,9 @@ __factory__: dict[str, type] = {
     "dice": Dice,
     "roc": ROC,
     "bleu_score": BleuScore,
+    "hausdorff_distance": HausdorffDistance,
+    "mean_surface_distance": MeanSurfaceDistance,
+    "root_mean_square_distance": RootMeanSquareDistance,
 }
 
 
@@ -87,4 +91,5 @@ def get_metrics(metrics: Any) -> dict[str, Metric] | None:
 __all__ = ["Metric", "EvaluationBase", "rearrange_inputs", "Accuracy", "Precision", "Recall", "Fbeta", "F1",
            "MAE", "MSE", "Loss", "TopKCategoricalAccuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
            "names", "get_metric_fn", "get_metrics", "Perplexity", "ConfusionMatrix", "CosineSimilarity", "Dice",
-           "auc", "ROC", "BleuScore"]
+           "auc", "ROC", "BleuScore",
+           "HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance"]
