@@ -25,10 +25,15 @@ from .extra import *  # noqa: E402,F403  (RandomResizedCrop, Crop, colour adjust
 from . import augment  # noqa: E402
 from .augment import *  # noqa: E402,F403  (Rotate, Affine, colour ops, blur, mixing, image I/O: issue 14)
 
+# isort: split
+from . import bbox  # noqa: E402
+from .bbox import *  # noqa: E402,F403  (the ...WithBBox transforms, BoundingBoxAugment: issue 14)
+
 __all__ = ["Border", "CenterCrop", "Decode", "HWC2CHW", "Inter", "Normalize", "Pad", "RandomCrop",
            "RandomHorizontalFlip", "RandomVerticalFlip", "Rescale", "Resize", "ToTensor"]
 __all__ += extra.__all__
 __all__ += augment.__all__
+__all__ += bbox.__all__
 
 
 if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherwise accept any attribute of the module
