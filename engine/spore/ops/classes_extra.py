@@ -428,3 +428,18 @@ class DataFormatVecPermute(Operation):
 
 __all__ = sorted([*__all__, *_TABLE3, "ConfusionMatrix", "IndexPut", "CumulativeLogsumexp", "Cauchy", "Bincount",
                   "Histogram", "DataFormatDimMap", "DataFormatVecPermute"])
+
+
+class AffineGrid(Operation):
+    """``AffineGrid(align_corners=False)(theta, output_size)``: `ops.affine_grid` as a class."""
+
+    def __init__(self, align_corners: bool = False) -> None:
+        self.align_corners = align_corners
+
+    def construct(self, theta: Tensor, output_size: Sequence[int]) -> Tensor:
+        from .grid_choose_ops import affine_grid
+
+        return affine_grid(theta, output_size, self.align_corners)
+
+
+__all__ = sorted([*__all__, "AffineGrid"])

@@ -263,7 +263,7 @@ def api_a_tensor_cases() -> list:
     for name, calls in inplace.items():
         fn = getattr(ms.Tensor, name) if not name.endswith("_") else _method(name)
         out += [C(f"Tensor.{name}[{i}]", fn, *a, kw=k) for i, (a, k) in enumerate(calls)]
-    return out + api_a_tensor_cases_2() + api_a_tensor_cases_3()
+    return out + api_a_tensor_cases_2() + api_a_tensor_cases_3() + api_a_tensor_cases_4()
 
 
 def einsum_class(x, y):
@@ -602,3 +602,54 @@ def _api_a_optimizer_classes() -> list:
                               [p(*s), pp()]),
     }
     return [C(f"ops.{name}[0]", fn, *state, p(*s)) for name, (fn, state) in cases.items()]
+
+
+# --- affine_grid, choose, index_copy_, H, get_world_size ----------------------------------------------
+def index_copy_inplace(x, i, v):
+    z = x * 1
+    out = z.index_copy_(1, i, v)
+    return z, out
+
+
+def get_h(x):
+    return x.H
+
+
+def world_size_plus(x):
+    return x + ops.get_world_size()
+
+
+def choose3(i, a, b, c):
+    return i.choose([a, b, c])
+
+
+def choose2(i, a, b, mode):
+    return i.choose((a, b), mode)
+
+
+def api_a_tensor_cases_4() -> list:
+    i1 = const(np.array([2], np.int64))
+    out = [C("Tensor.index_copy_[0]", index_copy_inplace, p(3, 4), i1, p(3, 1)),
+           C("Tensor.index_copy_[two]", index_copy_inplace, p(2, 5), const(np.array([0, 3], np.int64)), p(2, 2)),
+           C("Tensor.index_copy_[3d]", index_copy_inplace, p(2, 3, 2), i1, p(2, 1, 2)),
+           C("Tensor.H[0]", get_h, p(3, 4)), C("Tensor.H[square]", get_h, p(3, 3)), C("Tensor.H[row]", get_h, p(1, 5))]
+    out += [C("Tensor.choose[0]", choose3, it(0, 3, 4), p(4), p(4), p(4)),
+            C("Tensor.choose[wrap]", choose2, it(-1, 5, 3, 2), p(3, 2), p(2), "wrap"),
+            C("Tensor.choose[clip]", choose2, it(-1, 4, 5), p(5), p(5), "clip")]
+    return out
+
+
+@_functions
+def _api_a_functions_4() -> list:
+    return [
+        C("ops.affine_grid[2d]", ops.affine_grid, p(2, 2, 3), (2, 1, 3, 4)),
+        C("ops.affine_grid[align]", ops.affine_grid, p(1, 2, 3), (1, 3, 2, 2), True),
+        C("ops.affine_grid[3d]", ops.affine_grid, p(1, 3, 4), (1, 1, 2, 2, 3)),
+        C("ops.get_world_size[0]", world_size_plus, p(3)),
+    ]
+
+
+@_classes
+def _api_a_classes_4() -> list:
+    return [C("ops.AffineGrid[0]", ops.AffineGrid(), p(2, 2, 3), (2, 1, 3, 4)),
+            C("ops.AffineGrid[align]", ops.AffineGrid(True), p(1, 2, 3), (1, 1, 2, 5))]
