@@ -1,0 +1,166 @@
+"""The persistent conv tuning cache (spore._runtime.tuning_cache): SPORE_TUNING modes, corrupt and
+foreign files, atomic writes, and a warm cache reproducing the last process's kernels bit for bit.
+
+Each scenario runs child processes (the cache is read when the kernels load and written at exit),
+with SPORE_CACHE_DIR pointing into tmp_path so no test touches the user's cache.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from spore import _kernels
+from spore._runtime import tuning_cache
+
+# LeNet-5's convs forward and backward; prints what the kernels decided and a digest of the results.
+_CHILD = r"""
+import hashlib, json, os, sys
+import numpy as np
+import spore as ms
+from spore import _kernels, nn
+from spore._runtime import tuning_cache
+ms.set_seed(0)
+net = nn.SequentialCell([nn.Conv2d(1, 6, 5, pad_mode="valid"), nn.ReLU(), nn.MaxPool2d(2, 2),
+                         nn.Conv2d(6, 16, 5, pad_mode="valid"), nn.ReLU(), nn.MaxPool2d(2, 2), nn.Flatten(),
+                         nn.Dense(16 * 5 * 5, 10)])
+loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+fn = ms.value_and_grad(nn.WithLossCell(net, loss), None, net.trainable_params())
+rng = np.random.default_rng(0)
+x = ms.Tensor(rng.standard_normal((32, 1, 32, 32)).astype(np.float32))
+y = ms.Tensor(rng.integers(0, 10, 32).astype(np.int32))
+v, g = fn(x, y)
+h = hashlib.sha256(v.asnumpy().tobytes())
+for t in g:
+    h.update(t.asnumpy().tobytes())
+st = tuning_cache.status()
+print(json.dumps({"digest": h.hexdigest(), "mode": st.get("mode"), "loaded": st.get("loaded"),
+                  "note": st.get("note", ""), "timed": _kernels.conv_tuning_timed(),
+                  "choices": sorted([list(k), p] for k, p, _ in _kernels.conv_tuning_export())}))
+"""
+
+
+def _run(tmp_path: Path, tuning: str | None = "cache", extra: str = "") -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ("SPORE_TUNING", "XDG_CACHE_HOME")}
+    env["SPORE_CACHE_DIR"] = str(tmp_path / "cache")
+    env["OMP_NUM_THREADS"] = "1"
+    if tuning is not None:
+        env["SPORE_TUNING"] = tuning
+    res = subprocess.run([sys.executable, "-c", extra + _CHILD], env=env, capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def _files(tmp_path: Path) -> list[Path]:
+    d = tmp_path / "cache"
+    return sorted(d.glob("conv-tuning-*.json")) if d.exists() else []
+
+
+def test_cold_then_warm_reuses_decisions_bit_for_bit(tmp_path: Path) -> None:
+    cold = _run(tmp_path)
+    assert cold["loaded"] == 0 and cold["timed"] > 0
+    [f] = _files(tmp_path)
+    doc = json.loads(f.read_text())
+    assert doc["format"] == tuning_cache.FORMAT and len(doc["conv"]) == len(cold["choices"])
+    warm = _run(tmp_path)
+    assert warm["loaded"] == len(cold["choices"]) and warm["timed"] == 0  # nothing timed again
+    assert warm["choices"] == cold["choices"]
+    assert warm["digest"] == cold["digest"]  # same kernels, same bits
+
+
+def test_off_neither_reads_nor_writes(tmp_path: Path) -> None:
+    out = _run(tmp_path, "off")
+    assert out["mode"] == "off" and out["timed"] > 0 and _files(tmp_path) == []
+    _run(tmp_path)  # now a file exists
+    again = _run(tmp_path, "off")
+    assert again["loaded"] == 0 and again["timed"] > 0
+
+
+def test_retune_ignores_the_file_and_overwrites_it(tmp_path: Path) -> None:
+    _run(tmp_path)
+    [f] = _files(tmp_path)
+    doc = json.loads(f.read_text())
+    for row in doc["conv"]:
+        row[2] = [9.0, 9.0, 9.0]  # a marker no real timing produces
+    f.write_text(json.dumps(doc))
+    out = _run(tmp_path, "retune")
+    assert out["loaded"] == 0 and out["timed"] > 0
+    assert all(r[2] != [9.0, 9.0, 9.0] for r in json.loads(f.read_text())["conv"])
+
+
+def test_unknown_mode_warns_and_means_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SPORE_TUNING", "sometimes")
+    with pytest.warns(RuntimeWarning, match="SPORE_TUNING"):
+        assert tuning_cache.mode() == "cache"
+
+
+@pytest.mark.parametrize("content", ["{not json", json.dumps({"format": 1, "conv": [[[1, 2], 0, [0, 0, 0]]]}),
+                                     json.dumps({"format": 99, "conv": []}), "\x00\x01"])
+def test_corrupt_file_is_ignored_and_rebuilt(tmp_path: Path, content: str) -> None:
+    _run(tmp_path)
+    [f] = _files(tmp_path)
+    f.write_text(content)
+    out = _run(tmp_path)
+    assert out["loaded"] == 0 and "corrupt" in out["note"] and out["timed"] > 0  # timed afresh, no crash
+    doc = json.loads(f.read_text())  # rebuilt at exit
+    assert doc["format"] == tuning_cache.FORMAT and len(doc["conv"]) == len(out["choices"])
+
+
+@pytest.mark.parametrize("field", ["cpu", "onednn", "spore", "kernels_build"])
+def test_foreign_fingerprint_is_ignored(tmp_path: Path, field: str) -> None:
+    _run(tmp_path)
+    [f] = _files(tmp_path)
+    doc = json.loads(f.read_text())
+    doc["fingerprint"][field] = "another-" + str(doc["fingerprint"][field])
+    for row in doc["conv"]:
+        row[2] = [9.0, 9.0, 9.0]
+    f.write_text(json.dumps(doc))
+    out = _run(tmp_path)
+    assert out["loaded"] == 0 and "another CPU" in out["note"]
+    assert json.loads(f.read_text())["fingerprint"][field] != doc["fingerprint"][field]  # replaced
+
+
+def test_cache_dir_resolution(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("SPORE_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert tuning_cache.cache_dir() == tmp_path / "xdg" / "spore"
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/ignored")  # the XDG spec: relative paths are invalid
+    assert tuning_cache.cache_dir() == Path.home() / ".cache" / "spore"
+    monkeypatch.setenv("SPORE_CACHE_DIR", str(tmp_path / "own"))
+    assert tuning_cache.cache_dir() == tmp_path / "own"
+
+
+def test_failed_write_leaves_the_old_file_and_no_temporary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SPORE_CACHE_DIR", str(tmp_path))
+    path = tuning_cache.cache_path(tuning_cache.fingerprint(_kernels))
+    path.write_text("OLD")
+
+    def boom(fd: int) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(tuning_cache.os, "fsync", boom)
+    with pytest.raises(OSError, match="disk full"):
+        tuning_cache.save(_kernels, force=True)
+    assert path.read_text() == "OLD"
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]  # the temporary file was removed
+
+
+def test_writer_killed_mid_write_leaves_the_old_file(tmp_path: Path) -> None:
+    _run(tmp_path)
+    [f] = _files(tmp_path)
+    before = f.read_bytes()
+    # the child dies (SIGKILL) after writing and syncing its temporary file, before the rename
+    kill = ("import os, signal\nfrom spore._runtime import tuning_cache as _tc\n"
+            "_tc.os.replace = lambda *a: os.kill(os.getpid(), signal.SIGKILL)\n")
+    env = {k: v for k, v in os.environ.items() if k != "SPORE_TUNING"}
+    env.update(SPORE_CACHE_DIR=str(tmp_path / "cache"), OMP_NUM_THREADS="1", SPORE_TUNING="retune")
+    res = subprocess.run([sys.executable, "-c", kill + _CHILD], env=env, capture_output=True, text=True, timeout=120)
+    assert res.returncode == -9
+    assert f.read_bytes() == before  # a reader never sees a torn file
+    assert len(list((tmp_path / "cache").glob(".conv-tuning-*.tmp"))) == 1  # the dead writer's leftover
+    assert _run(tmp_path)["loaded"] > 0  # and the next process still reads the old file
