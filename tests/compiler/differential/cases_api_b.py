@@ -163,7 +163,6 @@ def _table2() -> dict:
         "invert": [((it(-5, 5, 3, 4),), {})],
         "isnan_ext": [((fl(3, 4),), {})],
         "view_as": [((fl(2, 6), fl(3, 4)), {})],
-        "vecdot": [((fl(2, 3), fl(2, 3)), {})],
     }
 
 
@@ -385,7 +384,7 @@ def api_b_tensor_cases() -> list:
             out.append(C(f"Tensor.{name}[{i}]", getattr(ms.Tensor, name), *args, kw=kw, **R))
     out += [C(f"Tensor.itemset[{i}]", _itemset, fl(*s), 3.0) for i, s in enumerate(((3, 4), (5,), (2, 2)))]
     out += [C(f"Tensor.mH[{i}]", _mH, fl(*s)) for i, s in enumerate(((3, 4), (2, 3, 4), (1, 2)))]
-    return out + api_b_decomp_tensor_cases() + api_b_spatial_tensor_cases()
+    return out + api_b_decomp_tensor_cases() + api_b_spatial_tensor_cases() + api_b_segment_tensor_cases()
 
 
 @_functions
@@ -461,9 +460,9 @@ def _api_b_spatial_functions() -> list:
     pads = const(np.array([[1, 2], [2, 1]], np.int64))
     return [C("ops.mirror_pad[reflect]", ops.mirror_pad, fl(3, 4), pads, "REFLECT"),
             C("ops.mirror_pad[symmetric]", ops.mirror_pad, fl(2, 3, 4), [[0, 0], [1, 1], [2, 0]], "SYMMETRIC"),
-            C("ops.space_to_batch_nd[0]", ops.space_to_batch_nd, fl(2, 3, 4, 6), [2, 3], [[0, 0], [0, 0]]),
+            C("ops.space_to_batch_nd[0]", ops.space_to_batch_nd, fl(1, 3, 4, 6), [2, 3], [[0, 0], [0, 0]]),
             C("ops.space_to_batch_nd[pad]", ops.space_to_batch_nd, fl(1, 2, 3, 3), 2, [[1, 0], [0, 1]]),
-            C("ops.lrn[0]", ops.lrn, fl(2, 7, 3, 3)), C("ops.lrn[r2]", ops.lrn, fl(1, 4, 2, 2), 2, 1.5, 0.3, 0.75),
+            C("ops.lrn[0]", ops.lrn, fl(1, 7, 3, 3)), C("ops.lrn[r2]", ops.lrn, fl(1, 4, 2, 2), 2, 1.5, 0.3, 0.75),
             C("ops.padding[0]", ops.padding, fl(3, 1)), C("ops.padding[4]", ops.padding, fl(2, 2, 1), 4),
             C("ops.unique_consecutive[0]", ops.unique_consecutive, RUNS, True, True),
             C("ops.unique_with_pad[0]", ops.unique_with_pad, RUNS, -1),
@@ -505,6 +504,57 @@ def api_b_spatial_tensor_cases() -> list:
                                                                          {"dim": 0})],
         "unique_with_pad": [((RUNS, -1), {}), ((RUNS, 0), {}), ((const(np.array([4, 4, 4], np.int32)), 9), {})],
         "nextafter": [((fl(3, 4), fl(3, 4)), {}), ((fl(5), fl(1)), {}), ((fl(2, 2), fl(2, 2, dt=np.float32)), {})],
+    }.items():
+        for i, (args, kw) in enumerate(calls):
+            out.append(C(f"Tensor.{name}[{i}]", getattr(ms.Tensor, name), *args, kw=kw))
+    return out
+
+
+# --- segment_select_extra ------------------------------------------------------------------------------------
+SORTED_IDS = const(np.array([0, 0, 1, 3, 3, 3], np.int32))
+
+
+@_functions
+def _api_b_segment_functions() -> list:
+    return [C("ops.sparse_segment_mean[0]", ops.sparse_segment_mean, fl(6, 2), const(np.array([0, 3, 5, 5], np.int32)),
+              const(np.array([0, 0, 2, 2], np.int32))),
+            C("ops.renorm[0]", ops.renorm, fl(3, 4), 2, 0, 1.0),
+            C("ops.renorm[p1]", ops.renorm, fl(2, 3, 2), 1, 1, 0.5),
+            C("ops.multinomial_with_replacement[0]", ops.multinomial_with_replacement,
+              const(np.array([[0.2, 0.8], [0.5, 0.5]], np.float32)), 3, 1, 4, True)]
+
+
+@_classes
+def _api_b_segment_classes() -> list:
+    R = {"seeded": True}
+    out = [K(f"{n}[0]", getattr(ops, n)(), fl(6, 2), SORTED_IDS) for n in
+           ("SegmentSum", "SegmentProd", "SegmentMean", "SegmentMax", "SegmentMin")]
+    out += [K("Renorm[0]", ops.Renorm(2, 0, 1.0), fl(3, 4)), K("NthElement[0]", ops.NthElement(), distinct(3, 5), 2),
+            K("MaskedScatter[0]", ops.MaskedScatter(), fl(4), const(np.array([True, False, True, True])), fl(3)),
+            K("ScatterAddWithAxis[0]", ops.ScatterAddWithAxis(1), fl(3, 3),
+              const(np.array([[0, 1, 2], [2, 0, 0]], np.int64)), fl(2, 3)),
+            K("ScatterNonAliasingAdd[0]", ops.ScatterNonAliasingAdd(), fl(4), const(np.array([[1], [3]], np.int32)),
+              fl(2)),
+            K("TruncatedNormal[0]", ops.TruncatedNormal(), (3, 4), **R),
+            K("MatrixSolveLs[0]", ops.MatrixSolveLs(), fl(5, 3), fl(5, 2), 0.1),
+            K("MultinomialWithReplacement[0]", ops.MultinomialWithReplacement(3, True),
+              const(np.array([[0.2, 0.8]], np.float32)), 2, 1),
+            K("LogNormalReverse[0]", ops.LogNormalReverse(), fl(3, 4), **R),
+            K("ListDiff[0]", ops.ListDiff(), const(np.array([1, 2, 3, 4], np.int32)), const(np.array([2], np.int32))),
+            K("Print[0]", lambda x: (ops.Print()("value:", x), ops.mul(x, 2))[1], fl(3))]
+    return out
+
+
+def api_b_segment_tensor_cases() -> list:
+    out = []
+    for name, calls in {
+        "kthvalue": [((distinct(3, 5), 2), {}), ((distinct(4, 3), 1, 0), {}), ((distinct(2, 4), 4, -1, True), {})],
+        "renorm": [((fl(3, 4), 2, 0, 1.0), {}), ((fl(2, 3), 1, 1, 0.5), {}), ((fl(4, 2), 3, 0, 2.0), {})],
+        "where": [((fl(3, 4), const(np.arange(12).reshape(3, 4) % 2 == 0), fl(3, 4)), {}),
+                  ((fl(4), const(np.array([True, False, False, True])), 0.0), {}),
+                  ((fl(2, 3), const(np.array([True, False, True])), fl(3)), {})],
+        "new_empty": [((fl(3), (2, 3)), {}), ((fl(2), 4), {}), ((it(0, 3, 2), (1, 2)), {"dtype": ms.float32})],
+        "requires_grad_": [((fl(3),), {}), ((fl(2, 2), False), {}), ((it(0, 3, 2),), {})],
     }.items():
         for i, (args, kw) in enumerate(calls):
             out.append(C(f"Tensor.{name}[{i}]", getattr(ms.Tensor, name), *args, kw=kw))
