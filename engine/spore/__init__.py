@@ -132,6 +132,7 @@ if TYPE_CHECKING:  # what static tools (Pylance, Pyright, jedi) see
         set_recursion_limit,
     )
     from .errors import DTypeError, GraphCompileError, ShapeError, SporeError  # noqa: E402,F401
+    from .log_config import get_level, get_log_config  # noqa: E402,F401
     from .onnx.ms_api import export, load  # noqa: E402,F401
     from .parallel import (  # noqa: E402,F401
         ParallelMode,
@@ -158,6 +159,11 @@ if TYPE_CHECKING:  # what static tools (Pylance, Pyright, jedi) see
         TimeMonitor,
     )
     from .train.checkpoint import load_checkpoint, load_param_into_net, save_checkpoint  # noqa: E402,F401
+    from .train.checkpoint_extra import (  # noqa: E402,F401
+        async_ckpt_thread_status,
+        load_checkpoint_async,
+        merge_sliced_parameter,
+    )
     from .train.metrics import (  # noqa: E402,F401
         F1,
         MAE,

@@ -30,6 +30,7 @@ from .checkpoint import (
     load_param_into_net,
     save_checkpoint,
 )
+from .checkpoint_extra import async_ckpt_thread_status, load_checkpoint_async, merge_sliced_parameter
 from .metrics import (
     F1,
     MAE,
@@ -73,6 +74,7 @@ __all__ = [
     "LambdaCallback", "ReduceLROnPlateau", "DynamicLossScaleManager", "FixedLossScaleManager", "LossScaleManager",
     "build_train_network", "ConfusionMatrix", "CosineSimilarity", "Dice", "Perplexity", "auc", "export", "load",
     "ROC", "BleuScore", "HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance",
+    "merge_sliced_parameter", "load_checkpoint_async", "async_ckpt_thread_status",
 ]
 
 
