@@ -24,7 +24,7 @@ from .primitive import Aval, primitive
 
 
 # --- block layouts ----------------------------------------------------------------------------------
-def depth_to_space(x: Tensor, block_size: int) -> Tensor:
+def _depth_to_space(x: Tensor, block_size: int) -> Tensor:
     """(N, C * b * b, H, W) -> (N, C, H * b, W * b), the depth split as (b, b, C) (TF's DCR order)."""
     if x.ndim != 4:
         raise ShapeError("DepthToSpace", "an NCHW input", f"shape {tuple(x.shape)}")
@@ -79,7 +79,7 @@ def _diag_fill_mask(shape: tuple[int, ...], wrap: bool) -> np.ndarray:
     return m
 
 
-def fill_diagonal(input_x: Tensor, fill_value: float, wrap: bool = False) -> Tensor:
+def _fill_diagonal(input_x: Tensor, fill_value: float, wrap: bool = False) -> Tensor:
     """A copy of `input_x` (rank >= 2; all sizes equal above rank 2) with its main diagonal set to
     `fill_value`; with `wrap`, a tall matrix's diagonal restarts every N + 1 rows (NumPy's rule)."""
     if input_x.ndim < 2 or (input_x.ndim > 2 and len(set(input_x.shape)) != 1):
@@ -91,13 +91,13 @@ def fill_diagonal(input_x: Tensor, fill_value: float, wrap: bool = False) -> Ten
 @tensor_method("fill_diagonal")
 def _fill_diagonal_method(self: Tensor, fill_value: float, wrap: bool = False) -> Tensor:
     """A copy with the main diagonal set to `fill_value` (see ops.FillDiagonal)."""
-    return fill_diagonal(self, fill_value, wrap)
+    return _fill_diagonal(self, fill_value, wrap)
 
 
 @tensor_method("fill_diagonal_")
 def _fill_diagonal_(self: Tensor, fill_value: float, wrap: bool = False) -> Tensor:
     """In place: the main diagonal set to `fill_value`."""
-    return F.setitem_(self, Ellipsis, fill_diagonal(self, fill_value, wrap))
+    return F.setitem_(self, Ellipsis, _fill_diagonal(self, fill_value, wrap))
 
 
 # --- geqrf ------------------------------------------------------------------------------------------

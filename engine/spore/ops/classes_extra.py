@@ -300,13 +300,13 @@ def _data_format(src: str, dst: str) -> list[int]:
 
 
 _TABLE3 = {
-    "DepthToSpace": Op(AO.depth_to_space, "x: Tensor", "moves depth blocks into the spatial axes (NCHW).",
+    "DepthToSpace": Op(AO._depth_to_space, "x: Tensor", "moves depth blocks into the spatial axes (NCHW).",
                        "block_size: int"),
     "BatchToSpaceND": Op(AO.batch_to_space_nd, "input_x: Tensor", "moves batch blocks into the spatial axes.",
                          "block_shape: Any, crops: Any"),
     "BatchToSpace": Op(AO.batch_to_space_nd, "x: Tensor", "moves batch blocks into H and W (NCHW).",
                        "block_size: Any, crops: Any"),
-    "FillDiagonal": Op(AO.fill_diagonal, "input_x: Tensor", "a copy with the main diagonal set to `fill_value`.",
+    "FillDiagonal": Op(AO._fill_diagonal, "input_x: Tensor", "a copy with the main diagonal set to `fill_value`.",
                        "fill_value: float, wrap: bool = False"),
     "Geqrf": Op(AO.geqrf, "x: Tensor -> tuple[Tensor, Tensor]", "Householder QR in LAPACK's compact form."),
     "HistogramFixedWidth": Op(AO._histogram_fixed_width, "x: Tensor, range: Tensor",
