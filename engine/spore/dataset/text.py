@@ -492,6 +492,20 @@ def to_bytes(array: Any, encoding: str = "utf8") -> np.ndarray:
     return np.char.encode(arr, encoding) if arr.dtype.kind == "U" else arr.astype(bytes)
 
 
+# word vectors, UnicodeScriptTokenizer, FilterWikipediaXML (issue 14, dataset slice)
+from .text_more import (  # noqa: E402
+    CharNGram,
+    FastText,
+    FilterWikipediaXML,
+    GloVe,
+    ToVectors,
+    UnicodeScriptTokenizer,
+    Vectors,
+)
+
+__all__ += ["CharNGram", "FastText", "FilterWikipediaXML", "GloVe", "ToVectors", "UnicodeScriptTokenizer", "Vectors"]
+
+
 if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherwise accept any attribute of the module
     def __getattr__(name: str):
         """A MindSpore name this module lacks raises NotSupportedError saying so."""
