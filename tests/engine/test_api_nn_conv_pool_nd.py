@@ -408,3 +408,33 @@ def test_argmax_class_forms_and_upsample():
 def test_train_export_and_load_are_the_top_level_ones():
     assert ms.train.export is ms.export and ms.train.load is ms.load
     assert "export" in ms.train.__all__
+
+
+def test_lrn_matches_tensorflow_formula():
+    x = RNG.standard_normal((2, 7, 3, 4))
+    r, bias, alpha, beta = 2, 1.5, 0.3, 0.75
+    ref = np.empty_like(x)
+    for c in range(7):
+        s = (x[:, max(0, c - r):c + r + 1] ** 2).sum(1)
+        ref[:, c] = x[:, c] / (bias + alpha * s) ** beta
+    np.testing.assert_allclose(nn.LRN(r, bias, alpha, beta)(T(x)).asnumpy(), ref, rtol=1e-10)
+
+
+@pytest.mark.parametrize("padding", ["valid", "same"])
+def test_unfold_extract_image_patches(padding):
+    x = RNG.standard_normal((2, 3, 5, 6))
+    k, s, r = (2, 3), (2, 1), (1, 2)
+    got = nn.Unfold([1, *k, 1], [1, *s, 1], [1, *r, 1], padding)(T(x)).asnumpy()
+    if padding == "valid":
+        pb = (0, 0)
+    else:
+        tot = [max((-(-n // si) - 1) * si + ri * (ki - 1) + 1 - n, 0) for n, si, ri, ki in zip((5, 6), s, r, k)]
+        pb = tuple(t // 2 for t in tot)
+    xp = np.pad(x, ((0, 0), (0, 0), (pb[0], 10), (pb[1], 10)))
+    oh, ow = got.shape[2:]
+    ref = np.zeros((2, k[0], k[1], 3, oh, ow))
+    for i in range(k[0]):
+        for j in range(k[1]):
+            ref[:, i, j] = xp[:, :, i * r[0]:i * r[0] + s[0] * oh:s[0], j * r[1]:j * r[1] + s[1] * ow:s[1]]
+    np.testing.assert_array_equal(got, ref.reshape(2, -1, oh, ow))
+    assert got.shape[2:] == ((2, 2) if padding == "valid" else (3, 6))

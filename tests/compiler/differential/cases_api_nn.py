@@ -184,6 +184,14 @@ def api_nn_slice_cell_cases() -> list:
         C("nn.MaxUnpool3d[float64]", nn.MaxUnpool3d(2), fl(1, 1, 2, 1, 2, dt=np.float64),
           _pool_indices((1, 1, 4, 2, 4), 2)),
         C("nn.ChannelShuffle[3-D]", nn.ChannelShuffle(3), fl(2, 6, 5)),
+        C("nn.LRN[default]", nn.LRN(), fl(2, 7, 3, 3)),
+        C("nn.LRN[args]", nn.LRN(1, 2.0, 0.5, 0.75), fl(1, 4, 2, 5)),
+        C("nn.LRN[wrong rank]", nn.LRN(), fl(2, 7, 3), note="an error in both modes"),
+        C("nn.Unfold[valid]", nn.Unfold([1, 2, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1]), fl(2, 3, 4, 5)),
+        C("nn.Unfold[same strides rates]", nn.Unfold([1, 2, 3, 1], [1, 2, 1, 1], [1, 1, 2, 1], "same"),
+          fl(1, 2, 5, 6)),
+        C("nn.Unfold[wrong rank]", nn.Unfold([1, 2, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1]), fl(3, 4, 5),
+          note="an error in both modes"),
         C("nn.ChannelShuffle[bad groups]", nn.ChannelShuffle(3), fl(2, 4, 3, 3), note="an error in both modes"),
     ]
 

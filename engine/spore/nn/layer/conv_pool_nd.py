@@ -34,7 +34,7 @@ from ._common import (
 
 __all__ = ["Conv3d", "Conv1dTranspose", "Conv2dTranspose", "Conv3dTranspose", "MaxPool3d", "AvgPool3d",
            "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "AdaptiveAvgPool3d", "LPPool1d",
-           "LPPool2d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "ChannelShuffle"]
+           "LPPool2d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "ChannelShuffle", "LRN", "Unfold"]
 
 
 def _padding(padding: Any, n: int, layer: str) -> Any:
@@ -398,3 +398,54 @@ class ChannelShuffle(Cell):
         y = F.reshape(x, (n, self.groups, c // self.groups) + rest)
         y = F.transpose(y, (0, 2, 1) + tuple(range(3, 3 + len(rest))))
         return F.reshape(y, (n, c) + rest)
+
+
+class LRN(Cell):
+    """Local response normalisation across channels of (N, C, H, W) inputs (TensorFlow's rule, as
+    MindSpore's): ``x / (bias + alpha * sum of x^2 over channels c - r .. c + r) ** beta``."""
+
+    def __init__(self, depth_radius: int = 5, bias: float = 1.0, alpha: float = 1.0, beta: float = 0.5,
+                 norm_region: str = "ACROSS_CHANNELS") -> None:
+        super().__init__()
+        self.depth_radius = check_int(depth_radius, "depth_radius", "LRN", minimum=0)
+        if norm_region != "ACROSS_CHANNELS":
+            raise ValueError(f"LRN: norm_region must be 'ACROSS_CHANNELS', got {norm_region!r}")
+        self.bias, self.alpha, self.beta, self.norm_region = float(bias), float(alpha), float(beta), norm_region
+
+    def construct(self, x: Tensor) -> Tensor:
+        if not isinstance(x, Tensor) or x.ndim != 4:
+            raise shape_error("LRN", "a 4-D input (N, C, H, W)", x)
+        r, c = self.depth_radius, x.shape[1]
+        sq = F.pad(F.square(x), [0, 0, 0, 0, r, r])
+        total = sq[:, 0:c]
+        for k in range(1, 2 * r + 1):
+            total = total + sq[:, k:k + c]
+        return x / F.pow(self.bias + self.alpha * total, self.beta)
+
+
+class Unfold(Cell):
+    """Image patches (TensorFlow's extract_image_patches): ``Unfold(ksizes, strides, rates,
+    padding='valid')`` with [1, k_row, k_col, 1]-style lists maps (N, C, H, W) to
+    (N, k_row * k_col * C, out_rows, out_cols), the depth ordered (kernel row, kernel col, channel)."""
+
+    def __init__(self, ksizes: Any, strides: Any, rates: Any, padding: str = "valid") -> None:
+        super().__init__()
+
+        def four(name: str, v: Any) -> tuple[int, int]:
+            t = tuple(v) if isinstance(v, (tuple, list)) else ()
+            if len(t) != 4 or t[0] != 1 or t[3] != 1 or min(t) < 1:
+                raise ValueError(f"Unfold: {name} must be [1, row, col, 1] with positive ints, got {v!r}")
+            return int(t[1]), int(t[2])
+
+        self.ksizes, self.strides, self.rates = four("ksizes", ksizes), four("strides", strides), four("rates", rates)
+        self.padding = check_pad_mode(padding, "Unfold", ("same", "valid"))
+
+    def construct(self, x: Tensor) -> Tensor:
+        if not isinstance(x, Tensor) or x.ndim != 4:
+            raise shape_error("Unfold", "a 4-D input (N, C, H, W)", x)
+        before, after = N._mode_pads("Unfold", self.padding, 0, x.shape[2:], self.ksizes, self.strides, self.rates)
+        out = N._out_sizes("Unfold", x.shape[2:], self.ksizes, self.strides, self.rates, before, after)
+        win = N._windows(x, self.ksizes, self.strides, self.rates, before, after, out, 0.0)  # (N, C, oh, ow, kh, kw)
+        n, c = x.shape[:2]
+        win = F.transpose(win, (0, 4, 5, 1, 2, 3))
+        return F.reshape(win, (n, self.ksizes[0] * self.ksizes[1] * c, out[0], out[1]))
