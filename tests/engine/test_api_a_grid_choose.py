@@ -61,3 +61,11 @@ def test_index_copy_H_world_size():
     with pytest.raises(Exception, match="Tensor.H"):
         T(np.ones(3)).H  # noqa: B018
     assert ops.get_world_size() == 1
+
+
+def test_eps_is_the_machine_epsilon():
+    out = ops.eps(T(np.array([4.0, 1.0, 2.0, 3.0], np.float32)))
+    np.testing.assert_array_equal(out.asnumpy(), np.full(4, 1.1920929e-07, np.float32))  # MindSpore's example
+    assert ops.Eps()(T(np.zeros(2))).asnumpy()[0] == np.finfo(np.float64).eps
+    with pytest.raises(Exception, match="eps"):
+        ops.eps(T(np.array([1, 2])))

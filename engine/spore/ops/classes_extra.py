@@ -322,6 +322,7 @@ _TABLE3 = {
                  "axis: int"),
     "IdentityN": Op(lambda x: type(x)(x) if isinstance(x, (list, tuple)) else x, "x: Any -> Any",
                     "the same tensors, as a new list/tuple."),
+    "Eps": Op(TM.eps, "x: Tensor", "x's shape filled with its dtype's machine epsilon."),
     "Depend": Op(lambda value, expr: value, "value: Any, expr: Any -> Any",
                  "`value`, once `expr` is computed (Spore runs in program order)."),
 }
@@ -442,4 +443,4 @@ class AffineGrid(Operation):
         return affine_grid(theta, output_size, self.align_corners)
 
 
-__all__ = sorted([*__all__, "AffineGrid"])
+__all__ = sorted([*__all__, "AffineGrid"])  # (Eps is a row of _TABLE3)

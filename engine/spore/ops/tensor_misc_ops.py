@@ -413,3 +413,13 @@ def hamming_window(window_length: int, periodic: bool = True, alpha: float = 0.5
         return alpha - beta * np.cos(2 * np.pi * np.arange(m) / (m - 1))
 
     return _window("hamming_window", window_length, periodic, dtype, make)
+
+
+def eps(x: Tensor) -> Tensor:
+    """A tensor of `x`'s shape and float dtype filled with that dtype's machine epsilon (the gap
+    between 1 and the next representable number: 1.1920929e-07 for float32, as MindSpore prints)."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"eps: expected a Tensor, got {type(x).__name__}")
+    if not x.dtype.is_float:
+        raise DTypeError("eps", "a float16, float32 or float64 tensor", str(x.dtype))
+    return F.full_like(x, float(np.finfo(x.dtype.np).eps))

@@ -646,10 +646,12 @@ def _api_a_functions_4() -> list:
         C("ops.affine_grid[align]", ops.affine_grid, p(1, 2, 3), (1, 3, 2, 2), True),
         C("ops.affine_grid[3d]", ops.affine_grid, p(1, 3, 4), (1, 1, 2, 2, 3)),
         C("ops.get_world_size[0]", world_size_plus, p(3)),
+        C("ops.eps[0]", ops.eps, p(3, 4)), C("ops.eps[f64]", ops.eps, p(2, dt=np.float64)),
     ]
 
 
 @_classes
 def _api_a_classes_4() -> list:
-    return [C("ops.AffineGrid[0]", ops.AffineGrid(), p(2, 2, 3), (2, 1, 3, 4)),
+    return [C("ops.Eps[0]", ops.Eps(), p(3)),
+            C("ops.AffineGrid[0]", ops.AffineGrid(), p(2, 2, 3), (2, 1, 3, 4)),
             C("ops.AffineGrid[align]", ops.AffineGrid(True), p(1, 2, 3), (1, 1, 2, 5))]
