@@ -300,3 +300,9 @@ def test_windows_match_numpy():
                                atol=1e-7)
     with pytest.raises(ValueError, match="hann_window"):
         ops.hann_window(-1)
+
+
+@pytest.mark.parametrize("p", [None, 2, -2, "fro", "nuc", np.inf, -np.inf, 1, -1])
+def test_cond_matches_numpy(p):
+    a = r.standard_normal((2, 3, 3))
+    np.testing.assert_allclose(ops.cond(T(a), p).asnumpy(), np.linalg.cond(a, p), rtol=1e-10)

@@ -561,3 +561,23 @@ def inv(x: Tensor) -> Tensor:
 def _inv_method(self: Tensor) -> Tensor:
     """1 / x element-wise (integer tensors in float32)."""
     return inv(self)
+
+
+def cond(A: Tensor, p: Any = None) -> Tensor:
+    """The condition number of the square matrices in the last two axes of `A` for the norm `p`:
+    sigma_max / sigma_min for None or 2 (sigma_min / sigma_max for -2), else
+    norm(A, p) * norm(inv(A), p) for 'fro', 'nuc', inf, -inf, 1, -1."""
+    from .linalg_decompositions import svd
+    from .linalg_det_inverse import inverse
+    from .sort_stats_ops import matrix_norm
+
+    if A.ndim < 2:
+        raise ShapeError("cond", "matrices in the last two axes (*, M, N)", f"shape {tuple(A.shape)}")
+    if p is None or p in (2, -2):
+        s = svd(A, compute_uv=False)
+        hi, lo = F.reduce_max(s, -1), F.reduce_min(s, -1)
+        return F.div(lo, hi) if p == -2 else F.div(hi, lo)
+    if p not in ("fro", "nuc", float("inf"), float("-inf"), 1, -1):
+        raise ValueError(f"cond: p must be None, 2, -2, 'fro', 'nuc', inf, -inf, 1 or -1, got {p!r}")
+    _square("cond", A)
+    return F.mul(matrix_norm(A, p), matrix_norm(inverse(A), p))
