@@ -537,6 +537,8 @@ class MaxPoolGrad:
         shape = tuple(input_shape)
         if dout.dtype == np.float32:
             return _kernels.max_pool2d_backward(dout, argmax, shape)
+        if dout.dtype.itemsize == 2:  # float16/bfloat16 (mixed precision): the C++ scatter, exact in float32
+            return _via_f32(lambda d: _kernels.max_pool2d_backward(d, argmax, shape), dout)
         return _np_max_pool_grad(dout, argmax, shape)
 
     def vjp(g, out, dout, argmax, input_shape):
