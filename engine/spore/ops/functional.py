@@ -26,6 +26,7 @@ _MODULE_NAMES = (
     "linalg_decompositions",                            # svd, qr, pinv, lstsq, matrix_exp, lu_solve, matrix_diag, pdist
     "spatial_unique_ops",                               # mirror_pad, space_to_batch_nd, lrn, unique_consecutive, ...
     "segment_select_extra",                             # Segment*, sparse_segment_mean, renorm, kthvalue, ListDiff
+    "device_io_helpers",                                # move_to, tensordump, real, Tensor.to_dlpack
     "special_functions",                                # Bessel, digamma, erfinv, igamma/igammac, Betainc
     "bitwise_ops",                                      # bitwise and/or/xor/shifts, gcd, fmax/fmin
     "activation_loss_extra",                            # celu, glu, hardtanh, huber/hinge/gaussian-nll losses, ...

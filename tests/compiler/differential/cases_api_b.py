@@ -384,7 +384,8 @@ def api_b_tensor_cases() -> list:
             out.append(C(f"Tensor.{name}[{i}]", getattr(ms.Tensor, name), *args, kw=kw, **R))
     out += [C(f"Tensor.itemset[{i}]", _itemset, fl(*s), 3.0) for i, s in enumerate(((3, 4), (5,), (2, 2)))]
     out += [C(f"Tensor.mH[{i}]", _mH, fl(*s)) for i, s in enumerate(((3, 4), (2, 3, 4), (1, 2)))]
-    return out + api_b_decomp_tensor_cases() + api_b_spatial_tensor_cases() + api_b_segment_tensor_cases()
+    return (out + api_b_decomp_tensor_cases() + api_b_spatial_tensor_cases() + api_b_segment_tensor_cases()
+            + api_b_device_tensor_cases())
 
 
 @_functions
@@ -559,3 +560,56 @@ def api_b_segment_tensor_cases() -> list:
         for i, (args, kw) in enumerate(calls):
             out.append(C(f"Tensor.{name}[{i}]", getattr(ms.Tensor, name), *args, kw=kw))
     return out
+
+
+# --- device_io_helpers -----------------------------------------------------------------------------------
+def _dump_then_double(x):
+    import os
+    import tempfile
+
+    ops.tensordump(os.path.join(tempfile.gettempdir(), "spore_api_b_dump"), x)
+    return ops.mul(x, 2)
+
+
+def _dump_class(x):
+    import os
+    import tempfile
+
+    ops.TensorDump()(os.path.join(tempfile.gettempdir(), "spore_api_b_dump2"), x)
+    return ops.mul(x, 2)
+
+
+@_functions
+def _api_b_device_functions() -> list:
+    return [C("ops.move_to[0]", ops.move_to, fl(3, 4)), C("ops.move_to[cpu]", ops.move_to, fl(2), "CPU"),
+            C("ops.real[0]", ops.real, fl(3, 4)), C("ops.tensordump[0]", _dump_then_double, fl(3))]
+
+
+@_classes
+def _api_b_device_classes() -> list:
+    return [K("MoveTo[0]", ops.MoveTo(), fl(3, 4)), K("Real[0]", ops.Real(), fl(3)),
+            K("TensorDump[0]", _dump_class, fl(3))]
+
+
+def api_b_device_tensor_cases() -> list:
+    def dl(x):
+        return np.from_dlpack(_Cap(x.to_dlpack()))
+
+    out = []
+    for name, fn, calls in (("move_to", ms.Tensor.move_to, [(fl(3, 4), "CPU"), (fl(2), "cpu"), (it(0, 3, 2), "CPU")]),
+                            ("real", ms.Tensor.real, [(fl(3, 4),), (fl(2),), (it(0, 3, 2),)])):
+        out += [C(f"Tensor.{name}[{i}]", fn, *args) for i, args in enumerate(calls)]
+    out += [C(f"Tensor.to_dlpack[{i}]", lambda x: ms.Tensor(dl(x)), g)
+            for i, g in enumerate((fl(3, 4), fl(2), it(0, 3, 2)))]
+    return out
+
+
+class _Cap:
+    def __init__(self, capsule):
+        self.capsule = capsule
+
+    def __dlpack__(self, **kwargs):
+        return self.capsule
+
+    def __dlpack_device__(self):
+        return (1, 0)
