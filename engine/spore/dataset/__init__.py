@@ -50,6 +50,15 @@ from .source_base import MappableSource as MappableDataset  # noqa: E402
 # isort: split
 # padded/bucketed batches, TFRecord files (issue 14, dataset slice)
 from .annotated_sources import CocoDataset, ManifestDataset, VOCDataset  # noqa: E402
+from .corpus_sources import (  # noqa: E402
+    CMUArcticDataset,
+    CoNLL2000Dataset,
+    LJSpeechDataset,
+    SQuADDataset,
+    SST2Dataset,
+    UDPOSDataset,
+    YesNoDataset,
+)
 from .file_sources import (  # noqa: E402
     AGNewsDataset,
     AmazonReviewDataset,
@@ -96,6 +105,8 @@ __all__ += ["AGNewsDataset", "AmazonReviewDataset", "Cifar100Dataset", "DBpediaD
             "SemeionDataset", "SogouNewsDataset", "USPSDataset", "WikiTextDataset", "YahooAnswersDataset",
             "YelpReviewDataset"]
 __all__ += ["BuiltinSampler", "IterSampler", "PKSampler", "CocoDataset", "ManifestDataset", "VOCDataset"]
+__all__ += ["CMUArcticDataset", "CoNLL2000Dataset", "LJSpeechDataset", "SQuADDataset", "SST2Dataset", "UDPOSDataset",
+            "YesNoDataset"]
 
 
 if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherwise accept any attribute of the module
