@@ -31,7 +31,7 @@ class Cast:
         return Aval(a.shape, dtype)
 
     def impl(a, dtype):
-        if a.dtype.name == "bfloat16" or dtype.name == "bfloat16":  # float32 <-> bfloat16 in C++ (amp.lowp)
+        if a.dtype.itemsize == 2 or dtype.name in ("bfloat16", "float16"):  # float32 <-> 16-bit in C++ (amp.lowp)
             from ..amp import lowp
 
             return lowp.cast(a, dtype.np)
