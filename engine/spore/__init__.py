@@ -144,6 +144,7 @@ if TYPE_CHECKING:  # what static tools (Pylance, Pyright, jedi) see
     from .runcheck import run_check  # noqa: E402,F401
     from .tensor import Parameter, ParameterTuple, Tensor  # noqa: E402
     from .train import (  # noqa: E402,F401
+        BackupAndRestore,
         Callback,
         CheckpointConfig,
         EarlyStopping,
@@ -153,6 +154,7 @@ if TYPE_CHECKING:  # what static tools (Pylance, Pyright, jedi) see
         LossMonitor,
         Model,
         ModelCheckpoint,
+        OnRequestExit,
         ReduceLROnPlateau,
         RunContext,
         SummaryCollector,

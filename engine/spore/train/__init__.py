@@ -8,6 +8,7 @@ import typing as _typing
 
 from . import callback, metrics
 from .callback import (
+    BackupAndRestore,
     Callback,
     CheckpointConfig,
     EarlyStopping,
@@ -16,6 +17,7 @@ from .callback import (
     LearningRateScheduler,
     LossMonitor,
     ModelCheckpoint,
+    OnRequestExit,
     ProgressBar,
     ReduceLROnPlateau,
     RunContext,
@@ -74,7 +76,8 @@ __all__ = [
     "LambdaCallback", "ReduceLROnPlateau", "DynamicLossScaleManager", "FixedLossScaleManager", "LossScaleManager",
     "build_train_network", "ConfusionMatrix", "CosineSimilarity", "Dice", "Perplexity", "auc", "export", "load",
     "ROC", "BleuScore", "HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance",
-    "merge_sliced_parameter", "load_checkpoint_async", "async_ckpt_thread_status",
+    "merge_sliced_parameter", "load_checkpoint_async", "async_ckpt_thread_status", "OnRequestExit",
+    "BackupAndRestore",
 ]
 
 

@@ -10,6 +10,7 @@ from .history import History
 from .lambda_cb import LambdaCallback
 from .loss_monitor import LossMonitor
 from .lr_scheduler import LearningRateScheduler
+from .on_request_exit import BackupAndRestore, OnRequestExit
 from .progress import ProgressBar
 from .reduce_lr import ReduceLROnPlateau
 from .summary import SummaryCollector
@@ -17,4 +18,5 @@ from .time_monitor import TimeMonitor
 
 __all__ = ["Callback", "CallbackList", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint",
            "CheckpointConfig", "EarlyStopping", "LearningRateScheduler", "History", "ProgressBar",
-           "SummaryCollector", "LambdaCallback", "ReduceLROnPlateau", "_CallbackManager", "_InternalCallbackParam"]
+           "SummaryCollector", "LambdaCallback", "ReduceLROnPlateau", "_CallbackManager", "_InternalCallbackParam",
+           "OnRequestExit", "BackupAndRestore"]
