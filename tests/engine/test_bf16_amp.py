@@ -206,3 +206,21 @@ def test_bad_dtype_is_refused_with_the_argument_named() -> None:
         ms.amp.auto_mixed_precision(_mlp(), "O2", dtype=ms.int32)
     with pytest.raises(TypeError, match="MatMul: float16 or bfloat16"):
         lowp.matmul(np.ones((2, 2), np.float16), np.ones((2, 2), np.float32))
+
+
+def test_cpu_without_bf16_warns_once_and_computes_in_fp32(monkeypatch: pytest.MonkeyPatch) -> None:
+    import warnings
+
+    monkeypatch.setattr(lowp, "_NATIVE", [])
+    monkeypatch.setattr(_kernels, "cpu_isa", lambda: "avx2")
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        assert lowp.bf16_native() is False
+        assert lowp.bf16_native() is False
+    assert len([w for w in rec if "no bf16 arithmetic" in str(w.message)]) == 1
+    rng = np.random.default_rng(9)
+    a, b = _bf(rng.standard_normal((48, 300))), _bf(rng.standard_normal((300, 40)))
+    out = lowp.matmul(a, b)
+    assert out.dtype == BF16
+    np.testing.assert_allclose(out.astype(np.float64), _oracle(a, b, False, False), rtol=_BF16_RTOL,
+                               atol=1e-3 * np.sqrt(300))
