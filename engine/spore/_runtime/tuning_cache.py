@@ -6,6 +6,8 @@ new process, and two processes may pick different paths where two time within no
 differ by float rounding across runs. With this cache a process reuses the last process's decisions:
 the same kernels, the same bits, no timing pause.
 
+When: `attach` runs as `spore.ops.conv_pool` loads the kernels (at ``import spore``).
+
 Where: ``$SPORE_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/spore``, else ``~/.cache/spore``; one file
 per machine fingerprint, ``conv-tuning-<hash>.json``. ``SPORE_TUNING``: ``cache`` (default: load,
 and save new decisions at exit), ``retune`` (ignore the file, time again, overwrite it), ``off``
