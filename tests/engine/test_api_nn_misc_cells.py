@@ -131,3 +131,17 @@ def test_special_function_cells():
     np.testing.assert_allclose(nn.DiGamma()(T(a)).asnumpy(), special.digamma(a), rtol=1e-10)
     np.testing.assert_allclose(nn.IGamma()(T(a), T(x)).asnumpy(), special.gammainc(a, x), rtol=1e-8)
     np.testing.assert_allclose(nn.LBeta()(T(a), T(x)).asnumpy(), special.betaln(a, x), rtol=1e-10)
+
+
+def test_multiclass_dice_loss():
+    logits, label = RNG.standard_normal((4, 3)), (RNG.random((4, 3)) > 0.5).astype(np.float64)
+    e = np.exp(logits - logits.max(-1, keepdims=True))
+    p = e / e.sum(-1, keepdims=True)
+
+    def dice(a, b):
+        return 1 - 2 * (a * b).sum() / ((a * a).sum() + (b * b).sum() + 1e-5)
+    ref = np.mean([dice(p[:, i], label[:, i]) for i in range(3)])
+    np.testing.assert_allclose(nn.MultiClassDiceLoss()(T(logits), T(label)).asnumpy(), ref, rtol=1e-10)
+    ref2 = (dice(logits[:, 0], label[:, 0]) + dice(logits[:, 2], label[:, 2])) / 3
+    got = nn.MultiClassDiceLoss(ignore_indiex=1, activation=None)(T(logits), T(label)).asnumpy()
+    np.testing.assert_allclose(got, ref2, rtol=1e-10)

@@ -26,7 +26,8 @@ __all__ = ["Dropout1d", "Dropout2d", "Dropout3d", "InstanceNorm1d", "InstanceNor
            "Triu", "Roll", "Range", "OneHot", "Pad", "Moments", "MatMul", "Norm", "ClipByNorm", "ReduceLogSumExp",
            "MatrixDiag", "MatrixDiagPart", "MatrixSetDiag", "MatDet", "MatInverse", "ReflectionPad3d",
            "ReplicationPad3d", "CentralCrop", "ImageGradients", "PSNR", "L1Regularizer", "Linear", "BiDense",
-           "DiceLoss", "MultiMarginLoss", "MultilabelMarginLoss", "LGamma", "DiGamma", "IGamma", "LBeta"]
+           "DiceLoss", "MultiClassDiceLoss", "MultiMarginLoss", "MultilabelMarginLoss", "LGamma", "DiGamma",
+           "IGamma", "LBeta"]
 
 
 def _prob(p: Any, layer: str) -> float:
@@ -498,6 +499,41 @@ class DiceLoss(Cell):
         inter = F.reduce_sum(logits * label)
         union = F.reduce_sum(logits * logits) + F.reduce_sum(label * label)
         return 1 - 2 * inter / (union + self.smooth)
+
+
+class MultiClassDiceLoss(Cell):
+    """Mean over classes of the binary DiceLoss of ``activation(logits)[:, i]`` against ``label[:, i]``
+    (each scaled by ``weights[i]``; class `ignore_indiex` skipped — MindSpore's spelling). The
+    activation is looked up by name like nn's ('softmax' is nn.Softmax, over the last axis)."""
+
+    def __init__(self, weights: Any = None, ignore_indiex: int | None = None, activation: Any = "softmax") -> None:
+        super().__init__()
+        from .activation import get_activation
+
+        self.binarydiceloss = DiceLoss(smooth=1e-5)
+        self.weights = None if weights is None else (weights if isinstance(weights, Tensor) else
+                                                     Tensor(np.asarray(weights, np.float32)))
+        if self.weights is not None and self.weights.ndim != 2:
+            raise ValueError(f"MultiClassDiceLoss: weights must be a 2-D Tensor, got shape {tuple(self.weights.shape)}")
+        if ignore_indiex is not None and (isinstance(ignore_indiex, bool) or not isinstance(ignore_indiex, int)):
+            raise TypeError(f"MultiClassDiceLoss: ignore_indiex must be an int or None, got {ignore_indiex!r}")
+        self.ignore_indiex = ignore_indiex
+        self.activation = get_activation(activation) if isinstance(activation, str) else activation
+
+    def construct(self, logits: Tensor, label: Tensor) -> Tensor:
+        if tuple(logits.shape) != tuple(label.shape) or logits.ndim < 2:
+            raise shape_error("MultiClassDiceLoss", f"a label of the logits' shape {tuple(logits.shape)} (N, C, ...)",
+                              label)
+        if self.activation is not None:
+            logits = self.activation(logits)
+        total = 0.0
+        for i in range(label.shape[1]):
+            if i != self.ignore_indiex:
+                loss = self.binarydiceloss(logits[:, i], label[:, i])
+                if self.weights is not None:
+                    loss = loss * self.weights[i]
+                total = total + loss
+        return total / label.shape[1]
 
 
 class MultiMarginLoss(Cell):
