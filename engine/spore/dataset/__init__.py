@@ -77,6 +77,13 @@ from .file_sources import (  # noqa: E402
     YahooAnswersDataset,
     YelpReviewDataset,
 )
+from .image_sources import (  # noqa: E402
+    Caltech256Dataset,
+    CelebADataset,
+    OmniglotDataset,
+    QMnistDataset,
+    STL10Dataset,
+)
 from .padding_batch import BucketBatchByLengthDataset, PaddedBatchDataset  # noqa: E402
 from .samplers_extra import BuiltinSampler, IterSampler, PKSampler  # noqa: E402
 from .tfrecord import Schema, TFRecordDataset  # noqa: E402
@@ -107,6 +114,7 @@ __all__ += ["AGNewsDataset", "AmazonReviewDataset", "Cifar100Dataset", "DBpediaD
 __all__ += ["BuiltinSampler", "IterSampler", "PKSampler", "CocoDataset", "ManifestDataset", "VOCDataset"]
 __all__ += ["CMUArcticDataset", "CoNLL2000Dataset", "LJSpeechDataset", "SQuADDataset", "SST2Dataset", "UDPOSDataset",
             "YesNoDataset"]
+__all__ += ["Caltech256Dataset", "CelebADataset", "OmniglotDataset", "QMnistDataset", "STL10Dataset"]
 
 
 if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherwise accept any attribute of the module
