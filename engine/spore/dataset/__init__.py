@@ -49,7 +49,9 @@ from .source_base import MappableSource as MappableDataset  # noqa: E402
 
 # isort: split
 # padded/bucketed batches, TFRecord files (issue 14, dataset slice)
+from ..tensor import Tensor  # noqa: E402
 from .annotated_sources import CocoDataset, ManifestDataset, VOCDataset  # noqa: E402
+from .config import ErrorSamplesMode, get_debug_mode, get_error_samples_mode  # noqa: E402
 from .corpus_sources import (  # noqa: E402
     CMUArcticDataset,
     CoNLL2000Dataset,
@@ -87,6 +89,8 @@ from .image_sources import (  # noqa: E402
 from .padding_batch import BucketBatchByLengthDataset, PaddedBatchDataset  # noqa: E402
 from .samplers_extra import BuiltinSampler, IterSampler, PKSampler  # noqa: E402
 from .tfrecord import Schema, TFRecordDataset  # noqa: E402
+from .validator_helpers import replace_none, select_sampler, to_list  # noqa: E402
+from .vision.augment import ToNumpy  # noqa: E402
 
 
 def zip(datasets):  # noqa: A001 - MindSpore's name
@@ -115,6 +119,8 @@ __all__ += ["BuiltinSampler", "IterSampler", "PKSampler", "CocoDataset", "Manife
 __all__ += ["CMUArcticDataset", "CoNLL2000Dataset", "LJSpeechDataset", "SQuADDataset", "SST2Dataset", "UDPOSDataset",
             "YesNoDataset"]
 __all__ += ["Caltech256Dataset", "CelebADataset", "OmniglotDataset", "QMnistDataset", "STL10Dataset"]
+__all__ += ["ErrorSamplesMode", "get_debug_mode", "get_error_samples_mode", "replace_none", "select_sampler",
+            "to_list", "ToNumpy", "Tensor"]
 
 
 if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherwise accept any attribute of the module

@@ -8,6 +8,8 @@ default, and ``map(num_parallel_workers=n)`` or ``set_num_parallel_workers(n)`` 
 
 from __future__ import annotations
 
+import enum
+
 from ..common import seed as _seed
 
 _num_parallel_workers = 1
@@ -62,3 +64,52 @@ def set_enable_shared_mem(enable: bool) -> None:
 def get_enable_shared_mem() -> bool:
     """The value last given to ``set_enable_shared_mem`` (it changes nothing in Spore)."""
     return _shared_mem
+
+
+class ErrorSamplesMode(enum.IntEnum):
+    """What ``map`` does when an operation raises on a sample: RETURN raises (the default), REPLACE
+    yields the last good sample in its place (the first good one, for failures before it), SKIP drops
+    it. With REPLACE or SKIP, ``get_dataset_size`` still counts every input sample, as MindSpore's does."""
+
+    RETURN = 0
+    REPLACE = 1
+    SKIP = 2
+
+
+_error_samples_mode = ErrorSamplesMode.RETURN
+
+
+def set_error_samples_mode(error_samples_mode: ErrorSamplesMode) -> None:
+    """Choose how ``map`` handles a sample whose operations raise (see `ErrorSamplesMode`)."""
+    global _error_samples_mode
+    try:
+        _error_samples_mode = ErrorSamplesMode(error_samples_mode)
+    except ValueError:
+        raise ValueError(f"set_error_samples_mode: expected an ErrorSamplesMode, got {error_samples_mode!r}") from None
+
+
+def get_error_samples_mode() -> ErrorSamplesMode:
+    """The mode set by ``set_error_samples_mode`` (RETURN unless changed)."""
+    return _error_samples_mode
+
+
+_debug_mode = False
+
+
+def set_debug_mode(debug_mode_flag: bool, debug_hook_list: list | None = None) -> None:
+    """MindSpore's debug mode runs the pipeline serially with seed 1 so samples can be inspected;
+    Spore sets the global seed to 1 when it is turned on, and its pipeline is always Python code a
+    debugger can step into. ``debug_hook_list`` is not supported (Spore has no DebugHook)."""
+    global _debug_mode
+    if not isinstance(debug_mode_flag, bool):
+        raise TypeError(f"set_debug_mode: debug_mode_flag must be a bool, got {debug_mode_flag!r}")
+    if debug_hook_list:
+        raise ValueError("set_debug_mode: debug hooks are not supported by Spore; use a Python function in map()")
+    _debug_mode = debug_mode_flag
+    if debug_mode_flag:
+        set_seed(1)
+
+
+def get_debug_mode() -> bool:
+    """Whether ``set_debug_mode(True)`` was called."""
+    return _debug_mode

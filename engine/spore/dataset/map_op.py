@@ -139,11 +139,25 @@ class MapDataset(Dataset):
             results: Iterator[Any] = self._get_pool().imap(items())
         else:
             results = (run_sample(self._ops, it) for it in items())
+        from .config import ErrorSamplesMode, get_error_samples_mode
+
+        mode = get_error_samples_mode()
+        last_good: Row | None = None
+        owed = 0  # REPLACE: failed samples seen before the first good one
+        first_failure: Failure | None = None
         try:
             for pos, res in enumerate(results):
                 row = pending.popleft()
                 if isinstance(res, Failure):
-                    raise self._error(res, ctx) from res.exc
+                    if mode == ErrorSamplesMode.RETURN:
+                        raise self._error(res, ctx) from res.exc
+                    if mode == ErrorSamplesMode.REPLACE:
+                        if last_good is not None:
+                            yield last_good
+                        else:
+                            owed += 1
+                            first_failure = first_failure or res
+                    continue  # SKIP: drop the sample
                 if len(res) != len(self._out_cols):
                     raise DatasetMapError(
                         f"map: the operations returned {len(res)} value(s) for sample {pos} but "
@@ -151,7 +165,12 @@ class MapDataset(Dataset):
                         loc=self._where, operation=op_name(self._ops[-1]), columns=tuple(self._in_cols),
                         hint="return a tuple with one value per output column, or set output_columns")
                 kept = [row[i] for i in self._keep_idx]
-                yield tuple(kept[: self._at]) + res + tuple(kept[self._at :])
+                last_good = tuple(kept[: self._at]) + res + tuple(kept[self._at :])
+                for _ in range(owed + 1):
+                    yield last_good
+                owed = 0
+            if owed and first_failure is not None:  # REPLACE, and no sample of the epoch succeeded
+                raise self._error(first_failure, ctx) from first_failure.exc
         finally:
             results.close()  # type: ignore[attr-defined]
             child.close()  # type: ignore[attr-defined]
