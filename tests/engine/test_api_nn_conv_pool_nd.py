@@ -438,3 +438,30 @@ def test_unfold_extract_image_patches(padding):
             ref[:, i, j] = xp[:, :, i * r[0]:i * r[0] + s[0] * oh:s[0], j * r[1]:j * r[1] + s[1] * ow:s[1]]
     np.testing.assert_array_equal(got, ref.reshape(2, -1, oh, ow))
     assert got.shape[2:] == ((2, 2) if padding == "valid" else (3, 6))
+
+
+def _linear_matrix(n_in, n_out, align):
+    m = np.zeros((n_out, n_in))
+    for i in range(n_out):
+        src = i * (n_in - 1) / (n_out - 1) if align and n_out > 1 else max((i + 0.5) * n_in / n_out - 0.5, 0)
+        lo = min(int(np.floor(src)), n_in - 1)
+        hi = min(lo + 1, n_in - 1)
+        m[i, lo] += 1 - (src - lo)
+        m[i, hi] += src - lo
+    return m
+
+
+@pytest.mark.parametrize("align", [False, True])
+def test_upsample_3d_class_forms(align):
+    x = RNG.standard_normal((1, 2, 2, 3, 4))
+    out = (3, 5, 7)
+    near = ops.UpsampleNearest3D()(T(x), out).asnumpy()
+    idx = [np.floor(np.arange(o) * n / o).astype(int) for o, n in zip(out, (2, 3, 4))]
+    np.testing.assert_array_equal(near, x[:, :, idx[0]][:, :, :, idx[1]][..., idx[2]])
+    tri = ops.UpsampleTrilinear3D(align)(T(x), out).asnumpy()
+    md, mh, mw = (_linear_matrix(n, o, align) for n, o in zip((2, 3, 4), out))
+    ref = np.einsum("pd,qh,rw,ncdhw->ncpqr", md, mh, mw, x)
+    np.testing.assert_allclose(tri, ref, rtol=1e-10, atol=1e-12)
+    assert ops.UpsampleNearest3D()(T(x), scales=(2.0, 1.0, 0.5)).shape == (1, 2, 4, 3, 2)
+    with pytest.raises(ValueError, match="exactly one"):
+        ops.UpsampleNearest3D()(T(x))

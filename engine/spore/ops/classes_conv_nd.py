@@ -14,7 +14,7 @@ from .operation import Operation
 
 __all__ = ["Conv3D", "Conv3DTranspose", "Conv2DTranspose", "MaxPool3D", "AvgPool3D", "AdaptiveMaxPool2D",
            "AdaptiveMaxPool3D", "AdaptiveAvgPool3D", "MaxUnpool2D", "MaxUnpool3D", "MaxPoolWithArgmax",
-           "MaxPool3DWithArgmax"]
+           "MaxPool3DWithArgmax", "UpsampleNearest3D", "UpsampleTrilinear3D"]
 
 
 def _fmt(op: str, data_format: str, allowed: str) -> str:
@@ -277,3 +277,41 @@ class MaxPool3DWithArgmax(Operation):
         y, idx = _nd._max_pool_nd("MaxPool3DWithArgmax", x, 3, self.ksize, self.strides, self.pads, self.pads,
                                   self.dilation, self.ceil_mode, True)
         return y, cast(idx, self.argmax_type)
+
+
+def _upsample3d(op: str, x: Tensor, output_size: Any, scales: Any, mode: str, align_corners: bool | None) -> Tensor:
+    """The (D, H, W) size from exactly one of output_size / scales (floor(input * scale)), then interpolate."""
+    from .resize import interpolate
+
+    _nd._check(op, x, (5,), "a 5-D input (N, C, D, H, W)")
+    if (output_size is None) == (scales is None):
+        raise ValueError(f"{op}: exactly one of output_size and scales must be given")
+    if output_size is not None:
+        size = tuple(int(v) for v in output_size)
+    else:
+        sc = tuple(float(v) for v in scales)
+        if len(sc) != 3 or min(sc) <= 0:
+            raise ValueError(f"{op}: scales must be 3 positive floats, got {scales!r}")
+        size = tuple(int(n * s) for n, s in zip(x.shape[2:], sc))
+    if len(size) != 3 or min(size) < 1:
+        raise ValueError(f"{op}: output_size must be 3 positive ints, got {output_size!r}")
+    return interpolate(x, size=size, mode=mode, align_corners=align_corners)
+
+
+class UpsampleNearest3D(Operation):
+    """``UpsampleNearest3D()(x, output_size=None, scales=None)``: nearest-neighbour resize of
+    (N, C, D, H, W); output index i reads input floor(i * in / out)."""
+
+    def construct(self, x: Tensor, output_size: Any = None, scales: Any = None) -> Tensor:
+        return _upsample3d("UpsampleNearest3D", x, output_size, scales, "nearest", None)
+
+
+class UpsampleTrilinear3D(Operation):
+    """``UpsampleTrilinear3D(align_corners=False)(x, output_size=None, scales=None)``: trilinear
+    resize of (N, C, D, H, W) (half-pixel centres, or corner-aligned)."""
+
+    def __init__(self, align_corners: bool = False) -> None:
+        self.align_corners = bool(align_corners)
+
+    def construct(self, x: Tensor, output_size: Any = None, scales: Any = None) -> Tensor:
+        return _upsample3d("UpsampleTrilinear3D", x, output_size, scales, "trilinear", self.align_corners)

@@ -99,6 +99,10 @@ def _nn_slice_classes() -> list:
         C("ops.MaxPool3DWithArgmax[default]", ops.MaxPool3DWithArgmax(2, 2, 0), fl(1, 2, 4, 4, 4)),
         C("ops.MaxPool3DWithArgmax[pad int32]", ops.MaxPool3DWithArgmax(3, 2, 1, ceil_mode=True,
                                                                          argmax_type=ms.int32), fl(1, 1, 5, 4, 5)),
+        C("ops.UpsampleNearest3D[size]", ops.UpsampleNearest3D(), fl(1, 2, 2, 3, 2), (4, 5, 3)),
+        C("ops.UpsampleNearest3D[scales]", ops.UpsampleNearest3D(), fl(1, 1, 2, 2, 3), None, (2.0, 1.5, 1.0)),
+        C("ops.UpsampleTrilinear3D[default]", ops.UpsampleTrilinear3D(), fl(1, 2, 2, 3, 2), (3, 5, 4)),
+        C("ops.UpsampleTrilinear3D[align]", ops.UpsampleTrilinear3D(True), fl(1, 1, 2, 2, 2), None, (2.0, 2.0, 1.5)),
         C("ops.MaxUnpool3D[default]", ops.MaxUnpool3D(2, 2), fl(1, 1, 2, 2, 2), _pool_indices((1, 1, 4, 4, 4), 2)),
     ]
 
