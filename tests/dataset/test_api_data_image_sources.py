@@ -82,3 +82,35 @@ def test_caltech256_and_omniglot(tmp_path):
     assert [int(r[1]) for r in _rows(ds.OmniglotDataset(str(tmp_path / "o"), background=True, shuffle=False))] \
         == [0, 1]
     assert ds.OmniglotDataset(str(tmp_path / "o")).get_dataset_size() == 3
+
+
+def test_rendered_sst2_sun397_widerface(tmp_path):
+    for u in ("train",):
+        for cls in ("negative", "positive"):
+            (tmp_path / "r" / u / cls).mkdir(parents=True)
+            (tmp_path / "r" / u / cls / "0.png").write_bytes(cls.encode())
+    rows = _rows(ds.RenderedSST2Dataset(str(tmp_path / "r"), usage="train", shuffle=False))
+    assert [(bytes(i), int(lab)) for i, lab in rows] == [(b"negative", 0), (b"positive", 1)]
+    sun = tmp_path / "sun"
+    for cls in ("a/abbey", "b/bakery"):
+        (sun / cls).mkdir(parents=True)
+        (sun / cls / "sun_1.jpg").write_bytes(cls.encode())
+    (sun / "ClassName.txt").write_text("/a/abbey\n/b/bakery\n")
+    assert [int(r[1]) for r in _rows(ds.SUN397Dataset(str(sun), shuffle=False))] == [0, 1]
+    w = tmp_path / "w"
+    (w / "wider_face_split").mkdir(parents=True)
+    (w / "WIDER_train" / "images" / "0--Parade").mkdir(parents=True)
+    for n in ("a.jpg", "b.jpg"):
+        (w / "WIDER_train" / "images" / "0--Parade" / n).write_bytes(n.encode())
+    (w / "wider_face_split" / "wider_face_train_bbx_gt.txt").write_text(
+        "0--Parade/a.jpg\n2\n449 330 122 149 0 0 0 0 0 0\n361 98 263 339 2 1 0 1 2 3\n"
+        "0--Parade/b.jpg\n0\n0 0 0 0 0 0 0 0 0 0\n")
+    (img, bbox, blur, expr, illum, occl, pose, invalid), second = _rows(
+        ds.WIDERFaceDataset(str(w), usage="train", shuffle=False))
+    np.testing.assert_array_equal(bbox, [[449, 330, 122, 149], [361, 98, 263, 339]])
+    assert blur.ravel().tolist() == [0, 2] and expr.ravel().tolist() == [0, 1] and invalid.ravel().tolist() == [0, 1]
+    assert occl.ravel().tolist() == [0, 2] and pose.ravel().tolist() == [0, 3] and illum.ravel().tolist() == [0, 0]
+    assert second[1].shape == (0, 4)
+    (w / "wider_face_split" / "wider_face_train_bbx_gt.txt").write_text("0--Parade/a.jpg\nx\n")
+    with pytest.raises(DatasetError, match="wider_face_train_bbx_gt.txt, line 1"):
+        ds.WIDERFaceDataset(str(w), usage="train")

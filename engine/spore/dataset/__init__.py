@@ -84,7 +84,10 @@ from .image_sources import (  # noqa: E402
     CelebADataset,
     OmniglotDataset,
     QMnistDataset,
+    RenderedSST2Dataset,
     STL10Dataset,
+    SUN397Dataset,
+    WIDERFaceDataset,
 )
 from .padding_batch import BucketBatchByLengthDataset, PaddedBatchDataset  # noqa: E402
 from .samplers_extra import BuiltinSampler, IterSampler, PKSampler  # noqa: E402
@@ -118,7 +121,8 @@ __all__ += ["AGNewsDataset", "AmazonReviewDataset", "Cifar100Dataset", "DBpediaD
 __all__ += ["BuiltinSampler", "IterSampler", "PKSampler", "CocoDataset", "ManifestDataset", "VOCDataset"]
 __all__ += ["CMUArcticDataset", "CoNLL2000Dataset", "LJSpeechDataset", "SQuADDataset", "SST2Dataset", "UDPOSDataset",
             "YesNoDataset"]
-__all__ += ["Caltech256Dataset", "CelebADataset", "OmniglotDataset", "QMnistDataset", "STL10Dataset"]
+__all__ += ["Caltech256Dataset", "CelebADataset", "OmniglotDataset", "QMnistDataset", "STL10Dataset",
+            "RenderedSST2Dataset", "SUN397Dataset", "WIDERFaceDataset"]
 __all__ += ["ErrorSamplesMode", "get_debug_mode", "get_error_samples_mode", "replace_none", "select_sampler",
             "to_list", "ToNumpy", "Tensor"]
 

@@ -19,7 +19,8 @@ from .errors import DatasetError
 from .file_sources import _Columns, _read_lines, _usages
 from .vision_folders import _check_dir, _find, read_idx
 
-__all__ = ["Caltech256Dataset", "CelebADataset", "OmniglotDataset", "QMnistDataset", "STL10Dataset"]
+__all__ = ["Caltech256Dataset", "CelebADataset", "OmniglotDataset", "QMnistDataset", "RenderedSST2Dataset",
+           "STL10Dataset", "SUN397Dataset", "WIDERFaceDataset"]
 
 
 def _read_bytes(path: str, owner: str) -> bytes:
@@ -218,3 +219,102 @@ class OmniglotDataset(_AnnotatedSource):
                     label += 1
         self._setup(["image", "label"], files, [labels], decode, num_samples, shuffle, sampler, num_shards, shard_id,
                     num_parallel_workers)
+
+
+class RenderedSST2Dataset(_AnnotatedSource):
+    """Rendered SST-2: ``image`` and ``label`` (uint32: negative 0, positive 1) from
+    ``<usage>/{negative,positive}/*.png``; ``usage``: 'train', 'val', 'test' or 'all'."""
+
+    def __init__(self, dataset_dir: str, usage: str | None = None, num_samples: int | None = None,
+                 num_parallel_workers: int | None = None, shuffle: bool | None = None, decode: bool = False,
+                 sampler: Any = None, num_shards: int | None = None, shard_id: int | None = None,
+                 cache: Any = None) -> None:
+        root = _check_dir(dataset_dir, "RenderedSST2Dataset")
+        files, labels = [], []
+        for u in _usages(usage, ("train", "val", "test"), "RenderedSST2Dataset"):
+            for label, cls in enumerate(("negative", "positive")):
+                d = os.path.join(root, u, cls)
+                if not os.path.isdir(d):
+                    raise DatasetError(f"RenderedSST2Dataset: no folder {u}/{cls} in {root}")
+                for n in _image_files(d):
+                    files.append(os.path.join(d, n))
+                    labels.append(np.uint32(label))
+        self.class_indexing = {"negative": 0, "positive": 1}
+        self._setup(["image", "label"], files, [labels], decode, num_samples, shuffle, sampler, num_shards, shard_id,
+                    num_parallel_workers)
+
+
+class SUN397Dataset(_AnnotatedSource):
+    """SUN397: ``image`` and ``label`` (uint32, the class's line in ``ClassName.txt``, whose lines
+    are the class folders such as ``/a/abbey``)."""
+
+    def __init__(self, dataset_dir: str, num_samples: int | None = None, num_parallel_workers: int | None = None,
+                 shuffle: bool | None = None, decode: bool = False, sampler: Any = None, num_shards: int | None = None,
+                 shard_id: int | None = None, cache: Any = None) -> None:
+        root = _check_dir(dataset_dir, "SUN397Dataset")
+        classes = [c.strip() for c in _read_lines(os.path.join(root, "ClassName.txt"), "SUN397Dataset") if c.strip()]
+        files, labels = [], []
+        for label, cls in enumerate(classes):
+            d = os.path.join(root, cls.lstrip("/"))
+            if not os.path.isdir(d):
+                raise DatasetError(f"SUN397Dataset: ClassName.txt lists {cls}, but {d} is not a folder")
+            for n in _image_files(d):
+                files.append(os.path.join(d, n))
+                labels.append(np.uint32(label))
+        self.class_indexing = {c: i for i, c in enumerate(classes)}
+        self._setup(["image", "label"], files, [labels], decode, num_samples, shuffle, sampler, num_shards, shard_id,
+                    num_parallel_workers)
+
+
+class WIDERFaceDataset(_AnnotatedSource):
+    """WIDER FACE: ``image``, ``bbox`` (uint32 (N, 4): x, y, w, h) and per face ``blur``,
+    ``expression``, ``illumination``, ``occlusion``, ``pose``, ``invalid`` (uint32 (N, 1)), from
+    ``WIDER_<usage>/images/`` and ``wider_face_split/wider_face_<usage>_bbx_gt.txt``; ``usage``:
+    'train', 'valid' or 'all' ('test' has no boxes and is read with images only)."""
+
+    def __init__(self, dataset_dir: str, usage: str | None = None, num_samples: int | None = None,
+                 num_parallel_workers: int | None = None, shuffle: bool | None = None, decode: bool = False,
+                 sampler: Any = None, num_shards: int | None = None, shard_id: int | None = None,
+                 cache: Any = None) -> None:
+        root = _check_dir(dataset_dir, "WIDERFaceDataset")
+        usage = "all" if usage is None else usage
+        if usage not in ("train", "valid", "test", "all"):
+            raise ValueError(f"WIDERFaceDataset: usage must be 'train', 'valid', 'test' or 'all', got {usage!r}")
+        if usage == "test":
+            listing = os.path.join(root, "wider_face_split", "wider_face_test_filelist.txt")
+            names = [n.strip() for n in _read_lines(listing, "WIDERFaceDataset") if n.strip()]
+            self.class_indexing = {}
+            self._setup(["image"], [os.path.join(root, "WIDER_test", "images", n) for n in names], [], decode,
+                        num_samples, shuffle, sampler, num_shards, shard_id, num_parallel_workers)
+            return
+        files = []
+        cols: list[list[np.ndarray]] = [[] for _ in range(7)]
+        for u in (["train", "val"] if usage == "all" else ["val" if usage == "valid" else "train"]):
+            gt = os.path.join(root, "wider_face_split", f"wider_face_{u}_bbx_gt.txt")
+            lines = [line.strip() for line in _read_lines(gt, "WIDERFaceDataset")]
+            i = 0
+            while i < len(lines):
+                if not lines[i]:
+                    i += 1
+                    continue
+                name = lines[i]
+                try:
+                    count = int(lines[i + 1])
+                    rows = [[int(v) for v in lines[i + 2 + k].split()[:10]] for k in range(max(count, 1))]
+                except (IndexError, ValueError) as e:
+                    raise DatasetError(f"WIDERFaceDataset: {gt}, line {i + 1}: the entry of {name} is malformed "
+                                       f"({type(e).__name__}: {e})") from e
+                if count == 0:
+                    rows = []
+                if any(len(r) != 10 for r in rows):
+                    raise DatasetError(f"WIDERFaceDataset: {gt}, the entry of {name}: each face needs 10 values")
+                arr = np.asarray(rows, np.int64).reshape(-1, 10).astype(np.uint32)
+                files.append(os.path.join(root, f"WIDER_{u}", "images", name))
+                cols[0].append(np.ascontiguousarray(arr[:, :4]))
+                # file order: blur expression illumination invalid occlusion pose
+                for c, k in zip(range(1, 7), (4, 5, 6, 8, 9, 7), strict=True):
+                    cols[c].append(np.ascontiguousarray(arr[:, k:k + 1]))
+                i += 2 + max(count, 1)
+        self.class_indexing = {}
+        self._setup(["image", "bbox", "blur", "expression", "illumination", "occlusion", "pose", "invalid"], files,
+                    cols, decode, num_samples, shuffle, sampler, num_shards, shard_id, num_parallel_workers)
