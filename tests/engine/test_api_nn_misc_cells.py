@@ -145,3 +145,26 @@ def test_multiclass_dice_loss():
     ref2 = (dice(logits[:, 0], label[:, 0]) + dice(logits[:, 2], label[:, 2])) / 3
     got = nn.MultiClassDiceLoss(ignore_indiex=1, activation=None)(T(logits), T(label)).asnumpy()
     np.testing.assert_allclose(got, ref2, rtol=1e-10)
+
+
+def test_triplet_embedding_lookup_parameter_update():
+    a, p, n = (RNG.standard_normal((5, 3)) for _ in range(3))
+
+    def d(x, y):
+        return np.sqrt(((x - y + 1e-6) ** 2).sum(-1))
+    ref = np.maximum(d(a, p) - np.minimum(d(a, n), d(p, n)) + 0.5, 0).sum()
+    got = nn.TripletMarginWithDistanceLoss(swap=True, reduction="sum", margin=0.5)(T(a), T(p), T(n)).asnumpy()
+    np.testing.assert_allclose(got, ref, rtol=1e-10)
+    l1 = nn.TripletMarginWithDistanceLoss(distance_function=lambda x, y: (x - y).abs().sum(-1))
+    np.testing.assert_allclose(l1(T(a), T(p), T(n)).asnumpy(),
+                               np.maximum(np.abs(a - p).sum(-1) - np.abs(a - n).sum(-1) + 1, 0).mean(), rtol=1e-10)
+    emb = nn.EmbeddingLookup(6, 4, max_norm=0.5, dtype=ms.float64)
+    idx = np.array([[0, 5], [2, 2]], np.int32)
+    table = emb.embedding_table.asnumpy()
+    rows = table[idx]
+    norms = np.linalg.norm(rows, axis=-1, keepdims=True)
+    np.testing.assert_allclose(emb(T(idx)).asnumpy(), rows * np.minimum(1, 0.5 / norms), rtol=1e-10)
+    param = ms.Parameter(np.zeros(3), name="p")
+    out = nn.ParameterUpdate(param)(T(np.array([1.0, 2.0, 3.0])))
+    np.testing.assert_array_equal(param.asnumpy(), [1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(out.asnumpy(), [1.0, 2.0, 3.0])

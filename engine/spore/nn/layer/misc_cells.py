@@ -27,7 +27,7 @@ __all__ = ["Dropout1d", "Dropout2d", "Dropout3d", "InstanceNorm1d", "InstanceNor
            "MatrixDiag", "MatrixDiagPart", "MatrixSetDiag", "MatDet", "MatInverse", "ReflectionPad3d",
            "ReplicationPad3d", "CentralCrop", "ImageGradients", "PSNR", "L1Regularizer", "Linear", "BiDense",
            "DiceLoss", "MultiClassDiceLoss", "MultiMarginLoss", "MultilabelMarginLoss", "LGamma", "DiGamma",
-           "IGamma", "LBeta"]
+           "IGamma", "LBeta", "TripletMarginWithDistanceLoss", "EmbeddingLookup", "ParameterUpdate"]
 
 
 def _prob(p: Any, layer: str) -> float:
@@ -592,3 +592,82 @@ class LBeta(Cell):
 
     def construct(self, x: Tensor, y: Tensor) -> Tensor:
         return F.lgamma(x) + F.lgamma(y) - F.lgamma(x + y)
+
+
+def _pairwise_distance(x: Tensor, y: Tensor) -> Tensor:
+    """||x - y + 1e-6||_2 over the last axis (PyTorch's and MindSpore's pairwise_distance default)."""
+    return F.sqrt(F.reduce_sum(F.square(x - y + 1e-6), -1))
+
+
+class TripletMarginWithDistanceLoss(Cell):
+    """``max(d(anchor, positive) - d(anchor, negative) + margin, 0)`` with `distance_function`
+    (default: the pairwise L2 distance); with `swap`, d(anchor, negative) is replaced by the smaller
+    of it and d(positive, negative)."""
+
+    def __init__(self, distance_function: Any = None, swap: bool = False, reduction: str = "mean",
+                 margin: float = 1.0) -> None:
+        super().__init__()
+        if reduction not in ("none", "mean", "sum"):
+            raise ValueError(f"TripletMarginWithDistanceLoss: reduction must be 'none', 'mean' or 'sum', "
+                             f"got {reduction!r}")
+        if isinstance(margin, bool) or not isinstance(margin, (int, float)) or margin < 0:
+            raise ValueError(f"TripletMarginWithDistanceLoss: margin must be a non-negative float, got {margin!r}")
+        self.distance_function = distance_function if distance_function is not None else _pairwise_distance
+        self.swap, self.reduction, self.margin = bool(swap), reduction, float(margin)
+
+    def construct(self, x: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        d_pos = self.distance_function(x, positive)
+        d_neg = self.distance_function(x, negative)
+        if self.swap:
+            d_neg = F.minimum(d_neg, self.distance_function(positive, negative))
+        loss = F.relu(d_pos - d_neg + self.margin)
+        if self.reduction == "mean":
+            return F.mean(loss)
+        if self.reduction == "sum":
+            return F.reduce_sum(loss)
+        return loss
+
+
+class EmbeddingLookup(Cell):
+    """Rows of the (vocab_size, embedding_size) ``embedding_table`` at `indices`; with `max_norm`
+    each looked-up row is rescaled to at most that L2 norm. The host/device `target`, sharding
+    `slice_mode`/`manual_shapes` and `sparse` choices select MindSpore kernels with the same result
+    on one CPU; they are checked and kept."""
+
+    def __init__(self, vocab_size: int, embedding_size: int, param_init: Any = "normal", target: str = "CPU",
+                 slice_mode: str = "batch_slice", manual_shapes: Any = None, max_norm: float | None = None,
+                 sparse: bool = True, dtype: Any = mstype.float32) -> None:
+        super().__init__()
+        self.vocab_size = check_int(vocab_size, "vocab_size", "EmbeddingLookup")
+        self.embedding_size = check_int(embedding_size, "embedding_size", "EmbeddingLookup")
+        if target not in ("CPU", "DEVICE"):
+            raise ValueError(f"EmbeddingLookup: target must be 'CPU' or 'DEVICE', got {target!r}")
+        if slice_mode not in ("field_slice", "table_row_slice", "table_column_slice", "batch_slice"):
+            raise ValueError(f"EmbeddingLookup: unknown slice_mode {slice_mode!r}")
+        self.target, self.slice_mode, self.manual_shapes, self.sparse = target, slice_mode, manual_shapes, bool(sparse)
+        self.max_norm = None if max_norm is None else float(max_norm)
+        self.embedding_table = make_param(param_init, (vocab_size, embedding_size), dtype, "embedding_table")
+
+    def construct(self, indices: Tensor) -> Tensor:
+        out = F.gather(self.embedding_table, indices, 0)
+        if self.max_norm is not None:
+            norm = F.sqrt(F.reduce_sum(F.square(out), -1, True))
+            out = out * F.minimum(F.ones_like(norm), self.max_norm / F.maximum(norm, 1e-12))
+        return out
+
+
+class ParameterUpdate(Cell):
+    """``ParameterUpdate(param)(x)``: assigns `x` to `param` (of its shape and dtype) and returns it."""
+
+    def __init__(self, param: Any) -> None:
+        super().__init__()
+        from ...tensor import Parameter
+
+        if not isinstance(param, Parameter):
+            raise TypeError(f"ParameterUpdate: param must be a Parameter, got {type(param).__name__}")
+        self._param = param
+
+    def construct(self, x: Tensor) -> Tensor:
+        if tuple(x.shape) != tuple(self._param.shape):
+            raise shape_error("ParameterUpdate", f"a value of the parameter's shape {tuple(self._param.shape)}", x)
+        return F.assign(self._param, x)
