@@ -291,3 +291,29 @@ def test_rand_and_trivial_augment():
     run(vision.TrivialAugmentWide())
     with pytest.raises(TypeError, match="uint8"):
         vision.RandAugment()(a.astype(np.float32))
+
+
+def test_mixup_batches_blend_images_and_labels_with_one_weight():
+    rng = np.random.default_rng(14)
+    x = rng.random((4, 3, 3, 1)).astype(np.float32)
+    y = np.eye(4, dtype=np.float32)
+    out, lab = vision.MixUp(4, 0.5)(x, y)
+    # each label row is lam * e_i + (1 - lam) * e_perm(i): recover lam and perm, then check the images
+    np.testing.assert_allclose(lab.sum(axis=1), 1.0, atol=1e-6)
+    lams = set()
+    for i in range(4):
+        lam = float(lab[i, i]) if lab[i, i] < 1 - 1e-6 else 1.0
+        others = [k for k in range(4) if k != i and lab[i, k] > 1e-6]
+        j = others[0] if others else i
+        if others:
+            lams.add(round(lam, 5))
+        np.testing.assert_allclose(out[i], lam * x[i] + (1 - lam) * x[j], atol=1e-5)
+    assert len(lams) <= 1  # one weight for the whole batch
+    seq = vision.MixUp(4, 0.5, is_single=False)
+    first, _ = seq(x, y)
+    np.testing.assert_array_equal(first, x)
+    second, lab2 = seq(x[::-1].copy(), y)
+    lam2 = lab2.max()
+    np.testing.assert_allclose(second, lam2 * x[::-1] + (1 - lam2) * x, atol=1e-5)
+    with pytest.raises(ValueError, match="batch_size is 4"):
+        vision.MixUp(4, 0.5)(x[:2], y[:2])

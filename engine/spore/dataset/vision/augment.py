@@ -39,7 +39,7 @@ __all__ = ["Rotate", "RandomRotation", "Affine", "RandomAffine", "AdjustHue", "R
            "RandomSelectSubpolicy", "SliceMode", "SlicePatches", "ImageReadMode", "get_image_size",
            "get_image_num_channels", "read_file", "write_file", "read_image", "encode_png", "encode_jpeg",
            "write_png", "write_jpeg", "not_random", "Perspective", "RandomPerspective", "RandAugment",
-           "TrivialAugmentWide"]
+           "TrivialAugmentWide", "MixUp"]
 
 
 def _number(value: Any, what: str) -> float:
@@ -1284,3 +1284,39 @@ class TrivialAugmentWide(TensorOperation):
         if signed and rng.integers(0, 2):
             mag = -mag
         return _like_input(np.asarray(_apply_op(arr, name, mag, self.interpolation, self.fill_value)), img)
+
+
+class MixUp(TensorOperation):
+    """Mix a batch of images and one-hot labels with weight lam ~ Beta(alpha, alpha):
+    lam * x + (1 - lam) * y. With ``is_single=True`` y is the batch in a random order; with False
+    it is the previous batch this transform saw (the first batch is returned unchanged).
+    ``batch_size`` is the size every batch must have."""
+
+    _num_inputs = 2
+
+    def __init__(self, batch_size: int, alpha: float, is_single: bool = True) -> None:
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError(f"MixUp: batch_size must be a positive int, got {batch_size!r}")
+        self.batch_size, self.alpha, self.is_single = batch_size, _number(alpha, "MixUp: alpha"), bool(is_single)
+        if self.alpha <= 0:
+            raise ValueError(f"MixUp: alpha must be positive, got {alpha}")
+        self._previous: tuple[np.ndarray, np.ndarray] | None = None
+
+    def _apply(self, images: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
+        imgs, labs = _batch_pair(images, labels, "MixUp")
+        if len(imgs) != self.batch_size:
+            raise ValueError(f"MixUp: got a batch of {len(imgs)} images, batch_size is {self.batch_size}")
+        rng = current_rng()
+        lam = float(rng.beta(self.alpha, self.alpha))
+        if self.is_single:
+            perm = rng.permutation(len(imgs))
+            other_x, other_y = imgs[perm], labs[perm]
+        elif self._previous is None:
+            self._previous = (imgs, labs)
+            return imgs, labs.astype(np.float32)
+        else:
+            other_x, other_y = self._previous
+            self._previous = (imgs, labs)
+        mixed = lam * imgs.astype(np.float64) + (1 - lam) * other_x.astype(np.float64)
+        lab = lam * labs.astype(np.float64) + (1 - lam) * other_y.astype(np.float64)
+        return _finish(mixed, imgs.dtype), lab.astype(np.float32)
