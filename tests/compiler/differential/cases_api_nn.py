@@ -369,3 +369,27 @@ def api_nn_transformer_cases() -> list:
         C("nn.Transformer[tgt mask]", nn.Transformer(8, 4, 2, 1, 8), fl(4, 1, 8), fl(3, 1, 8),
           kw={"tgt_mask": causal}),
     ]
+
+
+def _jvp_fn(x, y):
+    return ops.sin(x) * y
+
+
+def _vjp_fn(x):
+    return ops.exp(x) * x
+
+
+def api_nn_grad_cell_cases() -> list:
+    """Jvp, Vjp and WithGradCell."""
+    ms.set_seed(24)
+    return [
+        C("nn.Jvp[two inputs]", nn.Jvp(_jvp_fn), fl(3), fl(3), (fl(3), fl(3))),
+        C("nn.Jvp[one input]", nn.Jvp(_vjp_fn), fl(2, 3), fl(2, 3)),
+        C("nn.Jvp[float64]", nn.Jvp(_vjp_fn), fl(4, dt=np.float64), fl(4, dt=np.float64)),
+        C("nn.Vjp[two inputs]", nn.Vjp(_jvp_fn), fl(3), fl(3), fl(3)),
+        C("nn.Vjp[one input]", nn.Vjp(_vjp_fn), fl(2, 3), fl(2, 3)),
+        C("nn.Vjp[float64]", nn.Vjp(_vjp_fn), fl(4, dt=np.float64), fl(4, dt=np.float64)),
+        C("nn.WithGradCell[loss]", nn.WithGradCell(nn.Dense(3, 2), nn.MSELoss()), fl(4, 3), fl(4, 2)),
+        C("nn.WithGradCell[no loss]", nn.WithGradCell(nn.SequentialCell([nn.Dense(3, 1)])), fl(4, 3)),
+        C("nn.WithGradCell[sens]", nn.WithGradCell(nn.Dense(2, 2), nn.L1Loss(), sens=2.0), fl(3, 2), fl(3, 2)),
+    ]

@@ -2124,10 +2124,16 @@ def nn_cell_cases() -> list[Case]:
 
 
 def _api_breadth_cases() -> list[Case]:
-    from .cases_api_nn import api_nn_misc_cell_cases, api_nn_slice_cell_cases, api_nn_transformer_cases
+    from .cases_api_nn import (
+        api_nn_grad_cell_cases,
+        api_nn_misc_cell_cases,
+        api_nn_slice_cell_cases,
+        api_nn_transformer_cases,
+    )
     from .cases_nn_api import api_nn_cases  # the issue-14 Cells (imported here: that module imports this one)
 
-    return api_nn_cases() + api_nn_slice_cell_cases() + api_nn_misc_cell_cases() + api_nn_transformer_cases()
+    return (api_nn_cases() + api_nn_slice_cell_cases() + api_nn_misc_cell_cases() + api_nn_transformer_cases()
+            + api_nn_grad_cell_cases())
 
 
 def covered_name(case: Case) -> str:

@@ -8,6 +8,7 @@ from . import (
     conv_pool_nd,
     embedding,
     extra,
+    grad_cells,
     misc_cells,
     normalization,
     pooling,
@@ -23,6 +24,7 @@ from .conv import *
 from .conv_pool_nd import *
 from .embedding import *
 from .extra import *
+from .grad_cells import *
 from .misc_cells import *
 from .normalization import *
 from .pooling import *
@@ -38,6 +40,7 @@ __all__ += basic.__all__
 __all__ += conv.__all__
 __all__ += conv_pool_nd.__all__
 __all__ += misc_cells.__all__
+__all__ += grad_cells.__all__
 __all__ += embedding.__all__
 __all__ += normalization.__all__
 __all__ += pooling.__all__
