@@ -101,3 +101,32 @@ def test_coco_detection(tmp_path):
     d = ds.CocoDataset(str(tmp_path / "img"), str(tmp_path / "ann.json"), shuffle=False, decode=True)
     with pytest.raises(DatasetError, match=r"y.png \(row 1\)"):
         _rows(d)
+
+
+def test_flickr_sbu_div2k(tmp_path):
+    (tmp_path / "f").mkdir()
+    for n in ("1.jpg", "2.jpg"):
+        (tmp_path / "f" / n).write_bytes(n.encode())
+    (tmp_path / "tokens.txt").write_text("1.jpg#0\tA dog runs .\n1.jpg#1\tA brown dog .\n2.jpg#0\tA cat .\n")
+    rows = _rows(ds.FlickrDataset(str(tmp_path / "f"), str(tmp_path / "tokens.txt"), shuffle=False))
+    assert [(bytes(i), a.tolist()) for i, a in rows] == [(b"1.jpg", ["A dog runs .", "A brown dog ."]),
+                                                       (b"2.jpg", ["A cat ."])]
+    (tmp_path / "tokens.txt").write_text("no tab here\n")
+    with pytest.raises(DatasetError, match="tokens.txt, line 1"):
+        ds.FlickrDataset(str(tmp_path / "f"), str(tmp_path / "tokens.txt"))
+    s = tmp_path / "sbu"
+    (s / "sbu_images").mkdir(parents=True)
+    (s / "sbu_images" / "b.jpg").write_bytes(b"B")
+    (s / "SBU_captioned_photo_dataset_urls.txt").write_text("http://x/a.jpg\nhttp://x/b.jpg\n")
+    (s / "SBU_captioned_photo_dataset_captions.txt").write_text("cap a\ncap b\n")
+    assert [(bytes(i), str(c)) for i, c in _rows(ds.SBUDataset(str(s)))] == [(b"B", "cap b")]
+    d = tmp_path / "div2k"
+    hr = _png(d / "DIV2K_train_HR" / "0001.png", 5)
+    lr = _png(d / "DIV2K_train_LR_bicubic" / "X2" / "0001x2.png", 6)
+    ((h, low),) = _rows(ds.DIV2KDataset(str(d), usage="train", scale=2, decode=True))
+    np.testing.assert_array_equal(h, hr)
+    np.testing.assert_array_equal(low, lr)
+    with pytest.raises(ValueError, match="scales"):
+        ds.DIV2KDataset(str(d), downgrade="mild", scale=2)
+    with pytest.raises(DatasetError, match="X3"):
+        ds.DIV2KDataset(str(d), scale=3)

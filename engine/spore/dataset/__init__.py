@@ -50,7 +50,14 @@ from .source_base import MappableSource as MappableDataset  # noqa: E402
 # isort: split
 # padded/bucketed batches, TFRecord files (issue 14, dataset slice)
 from ..tensor import Tensor  # noqa: E402
-from .annotated_sources import CocoDataset, ManifestDataset, VOCDataset  # noqa: E402
+from .annotated_sources import (  # noqa: E402
+    CocoDataset,
+    DIV2KDataset,
+    FlickrDataset,
+    ManifestDataset,
+    SBUDataset,
+    VOCDataset,
+)
 from .config import ErrorSamplesMode, get_debug_mode, get_error_samples_mode  # noqa: E402
 from .corpus_sources import (  # noqa: E402
     CMUArcticDataset,
@@ -122,7 +129,7 @@ __all__ += ["BuiltinSampler", "IterSampler", "PKSampler", "CocoDataset", "Manife
 __all__ += ["CMUArcticDataset", "CoNLL2000Dataset", "LJSpeechDataset", "SQuADDataset", "SST2Dataset", "UDPOSDataset",
             "YesNoDataset"]
 __all__ += ["Caltech256Dataset", "CelebADataset", "OmniglotDataset", "QMnistDataset", "STL10Dataset",
-            "RenderedSST2Dataset", "SUN397Dataset", "WIDERFaceDataset"]
+            "RenderedSST2Dataset", "SUN397Dataset", "WIDERFaceDataset", "DIV2KDataset", "FlickrDataset", "SBUDataset"]
 __all__ += ["ErrorSamplesMode", "get_debug_mode", "get_error_samples_mode", "replace_none", "select_sampler",
             "to_list", "ToNumpy", "Tensor"]
 

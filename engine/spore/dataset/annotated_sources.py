@@ -23,7 +23,7 @@ from .errors import DatasetError
 from .source_base import MappableSource
 from .vision_folders import MAX_IMAGE_FILE_BYTES, _check_dir
 
-__all__ = ["CocoDataset", "ManifestDataset", "VOCDataset"]
+__all__ = ["CocoDataset", "DIV2KDataset", "FlickrDataset", "ManifestDataset", "SBUDataset", "VOCDataset"]
 
 
 class _ImageRowReader:
@@ -242,3 +242,119 @@ class CocoDataset(_AnnotatedSource):
         self._setup(["image", "bbox", "category_id", "iscrowd"], [os.path.join(root, n) for _, n in images],
                     [bbox, cat, crowd], decode, num_samples, shuffle, sampler, num_shards, shard_id,
                     num_parallel_workers)
+
+
+class FlickrDataset(_AnnotatedSource):
+    """Flickr8k/Flickr30k: ``image`` and ``annotation`` (the image's captions, a string array) from
+    the token file (``<file>#<n>\\t<caption>`` lines), images in ``dataset_dir``, in file order."""
+
+    def __init__(self, dataset_dir: str, annotation_file: str, num_samples: int | None = None,
+                 num_parallel_workers: int | None = None, shuffle: bool | None = None, decode: bool | None = None,
+                 sampler: Any = None, num_shards: int | None = None, shard_id: int | None = None,
+                 cache: Any = None) -> None:
+        root = _check_dir(dataset_dir, "FlickrDataset")
+        path = os.fspath(annotation_file)
+        captions: dict[str, list[str]] = {}
+        try:
+            with open(path, encoding="utf-8") as f:
+                lines = f.read().splitlines()
+        except (OSError, UnicodeDecodeError) as e:
+            raise DatasetError(f"FlickrDataset: cannot read {path}: {e}") from e
+        for line_no, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            if "\t" not in line or "#" not in line.split("\t", 1)[0]:
+                raise DatasetError(f"FlickrDataset: {path}, line {line_no}: expected '<image>#<n>\\t<caption>'")
+            key, caption = line.split("\t", 1)
+            captions.setdefault(key.rsplit("#", 1)[0], []).append(caption.strip())
+        names = list(captions)
+        self.class_indexing = {}
+        self._setup(["image", "annotation"], [os.path.join(root, n) for n in names],
+                    [[np.array(captions[n], dtype=str) for n in names]], bool(decode), num_samples, shuffle, sampler,
+                    num_shards, shard_id, num_parallel_workers)
+
+
+class SBUDataset(_AnnotatedSource):
+    """SBU captioned photos: ``image`` and ``caption`` for every URL of
+    ``SBU_captioned_photo_dataset_urls.txt`` whose image (named by the URL's last part) is in
+    ``sbu_images/``; captions come from ``SBU_captioned_photo_dataset_captions.txt``, line by line."""
+
+    def __init__(self, dataset_dir: str, num_samples: int | None = None, num_parallel_workers: int | None = None,
+                 shuffle: bool | None = None, decode: bool = False, sampler: Any = None, num_shards: int | None = None,
+                 shard_id: int | None = None, cache: Any = None) -> None:
+        root = _check_dir(dataset_dir, "SBUDataset")
+
+        def lines(name: str) -> list[str]:
+            p = os.path.join(root, name)
+            try:
+                with open(p, encoding="utf-8") as f:
+                    return [line.strip() for line in f.read().splitlines()]
+            except (OSError, UnicodeDecodeError) as e:
+                raise DatasetError(f"SBUDataset: cannot read {p}: {e}") from e
+
+        urls, caps = lines("SBU_captioned_photo_dataset_urls.txt"), lines("SBU_captioned_photo_dataset_captions.txt")
+        if len(urls) != len(caps):
+            raise DatasetError(f"SBUDataset: {len(urls)} URLs but {len(caps)} captions in {root}")
+        files, captions = [], []
+        for url, cap in zip(urls, caps, strict=True):
+            p = os.path.join(root, "sbu_images", url.rstrip("/").rsplit("/", 1)[-1])
+            if url and os.path.isfile(p):
+                files.append(p)
+                captions.append(np.array(cap, dtype=str))
+        self.class_indexing = {}
+        self._setup(["image", "caption"], files, [captions], decode, num_samples, shuffle, sampler, num_shards,
+                    shard_id, num_parallel_workers)
+
+
+class DIV2KDataset(MappableSource):
+    """DIV2K super-resolution pairs: ``hr_image`` (``DIV2K_<usage>_HR/<id>.png``) and ``lr_image``
+    (``DIV2K_<usage>_LR_<downgrade>/X<scale>/<id>x<scale>.png``), as bytes or decoded;
+    ``usage`` 'train', 'valid' or 'all'; ``downgrade`` 'bicubic' or 'unknown' with scale 2, 3, 4,
+    or 'mild'/'difficult'/'wild' with scale 4 (``<id>x4<m|d|w>.png``), or scale 8 for bicubic."""
+
+    def __init__(self, dataset_dir: str, usage: str = "train", downgrade: str = "bicubic", scale: int = 2,
+                 num_samples: int | None = None, num_parallel_workers: int | None = None, shuffle: bool | None = None,
+                 decode: bool | None = None, sampler: Any = None, num_shards: int | None = None,
+                 shard_id: int | None = None, cache: Any = None) -> None:
+        root = _check_dir(dataset_dir, "DIV2KDataset")
+        if usage not in ("train", "valid", "all"):
+            raise ValueError(f"DIV2KDataset: usage must be 'train', 'valid' or 'all', got {usage!r}")
+        suffix = {"bicubic": "", "unknown": "", "mild": "m", "difficult": "d", "wild": "w"}
+        if downgrade not in suffix:
+            raise ValueError(f"DIV2KDataset: downgrade must be one of {list(suffix)}, got {downgrade!r}")
+        allowed = {"bicubic": (2, 3, 4, 8), "unknown": (2, 3, 4)}.get(downgrade, (4,))
+        if scale not in allowed:
+            raise ValueError(f"DIV2KDataset: downgrade {downgrade!r} comes in scales {list(allowed)}, got {scale!r}")
+        hr, lr = [], []
+        for u in (["train", "valid"] if usage == "all" else [usage]):
+            hr_dir = os.path.join(root, f"DIV2K_{u}_HR")
+            lr_dir = os.path.join(root, f"DIV2K_{u}_LR_{downgrade}")
+            if downgrade in ("bicubic", "unknown"):
+                lr_dir = os.path.join(lr_dir, f"X{scale}")
+            if not os.path.isdir(hr_dir) or not os.path.isdir(lr_dir):
+                raise DatasetError(f"DIV2KDataset: need the folders {hr_dir} and {lr_dir}")
+            for name in sorted(n for n in os.listdir(hr_dir) if n.endswith(".png")):
+                stem = name[:-4]
+                low = os.path.join(lr_dir, f"{stem}x{scale}{suffix[downgrade]}.png")
+                if not os.path.isfile(low):
+                    raise DatasetError(f"DIV2KDataset: {os.path.join(hr_dir, name)} has no low-resolution pair {low}")
+                hr.append(os.path.join(hr_dir, name))
+                lr.append(low)
+        self._hr, self._lr, self._decode = hr, lr, bool(decode)
+        super().__init__(column_names=["hr_image", "lr_image"], num_samples=num_samples, shuffle=shuffle,
+                         sampler=sampler, num_shards=num_shards, shard_id=shard_id,
+                         num_parallel_workers=num_parallel_workers)
+
+    def _num_rows(self) -> int:
+        return len(self._hr)
+
+    def _reader(self) -> Any:
+        return _PairReader(_ImageRowReader(self._hr, [], self._decode), _ImageRowReader(self._lr, [], self._decode))
+
+
+class _PairReader:
+    def __init__(self, a: _ImageRowReader, b: _ImageRowReader) -> None:
+        self.a, self.b = a, b
+
+    def __call__(self, index: int) -> tuple[np.ndarray, np.ndarray]:
+        return self.a(index)[0], self.b(index)[0]
