@@ -85,3 +85,17 @@ def test_conll_udpos_sst2(tmp_path):
     (tmp_path / "test.tsv").write_text("index\tsentence\n0\tuneasy mishmash\n")
     d = ds.SST2Dataset(str(tmp_path), usage="test")
     assert d.get_col_names() == ["sentence"] and str(_rows(d)[0][0]) == "uneasy mishmash"
+
+
+def test_libritts(tmp_path):
+    c = tmp_path / "LibriTTS" / "dev-clean" / "84" / "121123"
+    _wav(c / "84_121123_000007_000001.wav", np.array([100, -100], "<i2"), rate=24000)
+    (c / "84_121123_000007_000001.original.txt").write_text("Go, do you hear?")
+    (c / "84_121123_000007_000001.normalized.txt").write_text("Go, do you hear?")
+    ((w, r, orig, norm, spk, chap, uid),) = _rows(ds.LibriTTSDataset(str(tmp_path), usage="dev-clean"))
+    assert int(r) == 24000 and w.shape == (1, 2) and str(orig) == "Go, do you hear?"
+    assert (int(spk), int(chap), str(uid)) == (84, 121123, "84_121123_000007_000001")
+    assert ds.LibriTTSDataset(str(tmp_path)).get_dataset_size() == 1
+    (c / "84_121123_000007_000001.normalized.txt").unlink()
+    with pytest.raises(DatasetError, match="normalized.txt"):
+        ds.LibriTTSDataset(str(tmp_path), usage="dev-clean")

@@ -62,6 +62,7 @@ from .config import ErrorSamplesMode, get_debug_mode, get_error_samples_mode  # 
 from .corpus_sources import (  # noqa: E402
     CMUArcticDataset,
     CoNLL2000Dataset,
+    LibriTTSDataset,
     LJSpeechDataset,
     SQuADDataset,
     SST2Dataset,
@@ -127,7 +128,7 @@ __all__ += ["AGNewsDataset", "AmazonReviewDataset", "Cifar100Dataset", "DBpediaD
             "YelpReviewDataset"]
 __all__ += ["BuiltinSampler", "IterSampler", "PKSampler", "CocoDataset", "ManifestDataset", "VOCDataset"]
 __all__ += ["CMUArcticDataset", "CoNLL2000Dataset", "LJSpeechDataset", "SQuADDataset", "SST2Dataset", "UDPOSDataset",
-            "YesNoDataset"]
+            "YesNoDataset", "LibriTTSDataset"]
 __all__ += ["Caltech256Dataset", "CelebADataset", "OmniglotDataset", "QMnistDataset", "STL10Dataset",
             "RenderedSST2Dataset", "SUN397Dataset", "WIDERFaceDataset", "DIV2KDataset", "FlickrDataset", "SBUDataset"]
 __all__ += ["ErrorSamplesMode", "get_debug_mode", "get_error_samples_mode", "replace_none", "select_sampler",

@@ -24,7 +24,7 @@ from .file_sources import _Columns, _read_lines, _strings, _usages
 from .more_sources import Shuffle, _shuffle_flag
 from .vision_folders import _check_dir
 
-__all__ = ["CMUArcticDataset", "CoNLL2000Dataset", "LJSpeechDataset", "SQuADDataset", "SST2Dataset",
+__all__ = ["CMUArcticDataset", "CoNLL2000Dataset", "LibriTTSDataset", "LJSpeechDataset", "SQuADDataset", "SST2Dataset",
            "UDPOSDataset", "YesNoDataset", "read_wav"]
 
 
@@ -275,3 +275,60 @@ class SST2Dataset(_Columns):
             ["sentence", "label"], [_strings(sentences), np.asarray(labels, np.uint32)])
         self._init_columns(names, cols, num_samples, _shuffle_flag(shuffle, "SST2Dataset"), None, num_shards,
                            shard_id, num_parallel_workers)
+
+
+class LibriTTSDataset(_Audio):
+    """LibriTTS: ``waveform``, ``sample_rate``, ``original_text``, ``normalized_text``,
+    ``speaker_id`` and ``chapter_id`` (uint32), ``utterance_id`` (string) for every
+    ``<usage>/<speaker>/<chapter>/<utterance>.wav`` with its ``.original.txt`` and
+    ``.normalized.txt``, under ``dataset_dir`` (or its ``LibriTTS`` folder). ``usage``: one of the
+    release's subsets ('dev-clean', 'train-clean-100', ...) or 'all'."""
+
+    _USAGES = ("dev-clean", "dev-other", "test-clean", "test-other", "train-clean-100", "train-clean-360",
+               "train-other-500")
+
+    def __init__(self, dataset_dir: str, usage: str | None = None, num_samples: int | None = None,
+                 num_parallel_workers: int | None = None, shuffle: bool | None = None, sampler: Any = None,
+                 num_shards: int | None = None, shard_id: int | None = None, cache: Any = None) -> None:
+        root = _check_dir(dataset_dir, "LibriTTSDataset")
+        if os.path.isdir(os.path.join(root, "LibriTTS")):
+            root = os.path.join(root, "LibriTTS")
+        usages = _usages(usage, self._USAGES, "LibriTTSDataset")
+        if usage in (None, "all"):
+            usages = [u for u in usages if os.path.isdir(os.path.join(root, u))]
+        files: list[str] = []
+        cols: list[list[Any]] = [[], [], [], [], []]
+        for u in usages:
+            base = os.path.join(root, u)
+            if not os.path.isdir(base):
+                raise DatasetError(f"LibriTTSDataset: no folder {u} in {root}")
+            for speaker in sorted(os.listdir(base), key=lambda s: (not s.isdigit(), int(s) if s.isdigit() else 0, s)):
+                sdir = os.path.join(base, speaker)
+                if not os.path.isdir(sdir):
+                    continue
+                for chapter in sorted(os.listdir(sdir)):
+                    cdir = os.path.join(sdir, chapter)
+                    if not os.path.isdir(cdir):
+                        continue
+                    for name in sorted(n for n in os.listdir(cdir) if n.endswith(".wav")):
+                        uid = name[:-4]
+                        texts = []
+                        for kind in ("original", "normalized"):
+                            tpath = os.path.join(cdir, f"{uid}.{kind}.txt")
+                            lines = _read_lines(tpath, "LibriTTSDataset")
+                            texts.append(" ".join(line.strip() for line in lines).strip())
+                        try:
+                            spk, chap = int(speaker), int(chapter)
+                        except ValueError:
+                            raise DatasetError(f"LibriTTSDataset: {cdir}: speaker and chapter folders must be "
+                                               "numbers") from None
+                        files.append(os.path.join(cdir, name))
+                        cols[0].append(texts[0])
+                        cols[1].append(texts[1])
+                        cols[2].append(np.uint32(spk))
+                        cols[3].append(np.uint32(chap))
+                        cols[4].append(uid)
+        self._audio(["waveform", "sample_rate", "original_text", "normalized_text", "speaker_id", "chapter_id",
+                     "utterance_id"], files, [_strings(cols[0]), _strings(cols[1]), cols[2], cols[3],
+                                              _strings(cols[4])],
+                    num_samples, shuffle, sampler, num_shards, shard_id, num_parallel_workers)
