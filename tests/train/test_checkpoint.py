@@ -490,6 +490,32 @@ def test_async_save_snapshots_the_data_and_a_load_waits_for_it(tmp_path, monkeyp
     assert_exact(loaded["b"].asnumpy(), np.array([2.0], np.float32))
 
 
+def test_a_load_right_after_an_async_save_to_a_new_path_waits_for_the_file(tmp_path, monkeypatch):
+    """The wait comes before the existence check: the file may not exist until the writer is done."""
+    path = tmp_path / "new.ckpt"
+    gate = threading.Event()
+    encode, wait = ckpt_mod.encode_entries, ckpt_mod._wait_async_saves
+
+    def held(entries):  # the writer writes nothing until someone waits for it
+        gate.wait()
+        yield from encode(entries)
+
+    def opening_wait(target=None):
+        gate.set()
+        wait(target)
+
+    monkeypatch.setattr(ckpt_mod, "encode_entries", held)
+    monkeypatch.setattr(ckpt_mod, "_wait_async_saves", opening_wait)
+    try:
+        save_checkpoint({"w": Tensor(np.array([3.0], np.float32))}, str(path), async_save=True)
+        assert not path.exists()
+        loaded = load_checkpoint(str(path))
+    finally:
+        gate.set()
+        wait()
+    assert_exact(loaded["w"].asnumpy(), np.array([3.0], np.float32))
+
+
 def test_a_failed_async_save_is_reported_by_the_next_call(tmp_path):
     missing = tmp_path / "no-such-dir" / "x.ckpt"
     save_checkpoint({"a": Tensor([1.0])}, str(missing), async_save=True)  # fails in the background

@@ -471,6 +471,7 @@ def _load_path(name: Any, fmt: str) -> str:
     if not given.endswith(fmt):
         raise _error(f"load_checkpoint: the checkpoint file name must end with '.{fmt}', got {given!r}")
     path = os.path.realpath(given)
+    _wait_async_saves(path)   # an async_save to this path may not have written the file yet
     if not os.path.exists(path):
         raise _error(f"load_checkpoint: the checkpoint file {path} does not exist", file=path)
     if os.path.isdir(path):
@@ -629,7 +630,6 @@ def load_checkpoint(ckpt_file_name: Any, net: Cell | None = None, strict_load: b
         raise TypeError(f"{fn}: 'net' must be a Cell or None, got {type(net).__name__}")
     _refuse_encryption(dec_key, "dec_key", dec_mode, "dec_mode", fn)
     path = _load_path(ckpt_file_name, format)
-    _wait_async_saves(path)
     _raise_async_failure(path)
     params: dict[str, Parameter | str] = {}
     for name, value in read_checkpoint(path, crc_check):
