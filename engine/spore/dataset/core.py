@@ -164,7 +164,7 @@ class Dataset:
         from .map_op import MapDataset
 
         return MapDataset(self, operations, input_columns, output_columns, num_parallel_workers,
-                          python_multiprocessing, where=user_location())
+                          python_multiprocessing, where=user_location(), callbacks=callbacks)
 
     def batch(self, batch_size: int | Callable[[Any], int], drop_remainder: bool = False,
               num_parallel_workers: int | None = None, per_batch_map: Callable[..., Any] | None = None,

@@ -72,8 +72,12 @@ class MapDataset(Dataset):
 
     def __init__(self, child: Dataset, operations: Any, input_columns: Any, output_columns: Any,
                  num_parallel_workers: int | None, python_multiprocessing: bool,
-                 where: _spore_errors.SourceLoc | None) -> None:
+                 where: _spore_errors.SourceLoc | None, callbacks: Any = None) -> None:
         super().__init__([child], num_parallel_workers)
+        from .callbacks import CallbackRunner, check_callbacks
+
+        cbs = check_callbacks(callbacks)
+        self._callbacks = CallbackRunner(cbs) if cbs else None
         ops = list(operations) if isinstance(operations, (list, tuple)) else [operations]
         if not ops:
             raise ValueError("map: operations is empty")
@@ -127,6 +131,10 @@ class MapDataset(Dataset):
             return self._pool
 
     def _rows(self, ctx: EpochCtx) -> Iterator[Row]:
+        rows = self._map_rows(ctx)
+        return rows if self._callbacks is None else self._callbacks.wrap(rows, ctx.epoch)
+
+    def _map_rows(self, ctx: EpochCtx) -> Iterator[Row]:
         child = self.children[0]._rows(ctx.child(0))
         pending: deque[Row] = deque()
 
