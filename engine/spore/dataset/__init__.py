@@ -100,6 +100,7 @@ from .image_sources import (  # noqa: E402
 )
 from .padding_batch import BucketBatchByLengthDataset, PaddedBatchDataset  # noqa: E402
 from .samplers_extra import BuiltinSampler, IterSampler, PKSampler  # noqa: E402
+from .sync_wait import SyncWaitDataset  # noqa: E402
 from .tfrecord import Schema, TFRecordDataset  # noqa: E402
 from .validator_helpers import replace_none, select_sampler, to_list  # noqa: E402
 from .vision.augment import ToNumpy  # noqa: E402
@@ -133,7 +134,7 @@ __all__ += ["CMUArcticDataset", "CoNLL2000Dataset", "LJSpeechDataset", "SQuADDat
 __all__ += ["Caltech256Dataset", "CelebADataset", "OmniglotDataset", "QMnistDataset", "STL10Dataset",
             "RenderedSST2Dataset", "SUN397Dataset", "WIDERFaceDataset", "DIV2KDataset", "FlickrDataset", "SBUDataset"]
 __all__ += ["ErrorSamplesMode", "get_debug_mode", "get_error_samples_mode", "replace_none", "select_sampler",
-            "to_list", "ToNumpy", "Tensor", "DSCallback", "WaitedDSCallback"]
+            "to_list", "ToNumpy", "Tensor", "DSCallback", "WaitedDSCallback", "SyncWaitDataset"]
 
 
 if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherwise accept any attribute of the module

@@ -198,6 +198,19 @@ class Dataset:
         return BucketBatchByLengthDataset(self, column_names, bucket_boundaries, bucket_batch_sizes,
                                           element_length_function, pad_info, pad_to_bucket_boundary, drop_remainder)
 
+    def sync_wait(self, condition_name: str, num_batch: int = 1, callback: Callable[[Any], Any] | None = None
+                  ) -> Dataset:
+        """Let ``num_batch`` rows through, then wait for ``sync_update(condition_name)`` (see ``sync_wait``)."""
+        from .sync_wait import SyncWaitDataset
+
+        return SyncWaitDataset(self, condition_name, num_batch, callback)
+
+    def sync_update(self, condition_name: str, num_batch: int | None = None, data: Any = None) -> None:
+        """Run the ``sync_wait`` callback with ``data`` and let the next rows through."""
+        from .sync_wait import sync_update
+
+        sync_update(self, condition_name, num_batch, data)
+
     def shuffle(self, buffer_size: int) -> Dataset:
         """Shuffle through a buffer of ``buffer_size`` rows; a new order each epoch."""
         from .pipeline import ShuffleDataset
