@@ -56,3 +56,18 @@ def test_waited_callback_sees_the_previous_training_step():
         hook.step_end(f"train step {step}")  # what Model.train's callback list does after each step
     assert seen == [(None, 1), ("train step 1", 2), ("train step 2", 3)]
     assert isinstance(hook, ds.DSCallback)
+
+
+def test_waited_callback_times_out_with_a_warning():
+    ds.config.set_callback_timeout(1)
+    try:
+        assert ds.get_callback_timeout() == 1
+        hook = ds.WaitedDSCallback()
+        d = ds.NumpySlicesDataset({"x": np.arange(2)}, shuffle=False).map(lambda x: x, callbacks=hook)
+        with pytest.warns(RuntimeWarning, match="did not end within 1 s"):
+            rows = list(d.create_tuple_iterator(output_numpy=True, num_epochs=1))  # no training step_end calls
+        assert len(rows) == 2
+    finally:
+        ds.config.set_callback_timeout(60)
+    with pytest.raises(ValueError, match="positive int"):
+        ds.config.set_callback_timeout(0)

@@ -59,7 +59,7 @@ from .annotated_sources import (  # noqa: E402
     VOCDataset,
 )
 from .callbacks import DSCallback, WaitedDSCallback  # noqa: E402
-from .config import ErrorSamplesMode, get_debug_mode, get_error_samples_mode  # noqa: E402
+from .config import ErrorSamplesMode, get_callback_timeout, get_debug_mode, get_error_samples_mode  # noqa: E402
 from .corpus_sources import (  # noqa: E402
     CMUArcticDataset,
     CoNLL2000Dataset,
@@ -134,7 +134,8 @@ __all__ += ["CMUArcticDataset", "CoNLL2000Dataset", "LJSpeechDataset", "SQuADDat
 __all__ += ["Caltech256Dataset", "CelebADataset", "OmniglotDataset", "QMnistDataset", "STL10Dataset",
             "RenderedSST2Dataset", "SUN397Dataset", "WIDERFaceDataset", "DIV2KDataset", "FlickrDataset", "SBUDataset"]
 __all__ += ["ErrorSamplesMode", "get_debug_mode", "get_error_samples_mode", "replace_none", "select_sampler",
-            "to_list", "ToNumpy", "Tensor", "DSCallback", "WaitedDSCallback", "SyncWaitDataset"]
+            "to_list", "ToNumpy", "Tensor", "DSCallback", "WaitedDSCallback", "SyncWaitDataset",
+            "get_callback_timeout"]
 
 
 if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherwise accept any attribute of the module

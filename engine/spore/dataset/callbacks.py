@@ -10,12 +10,14 @@ run out. The context has ``cur_epoch_num``, ``cur_step_num_in_epoch`` and ``cur_
 `WaitedDSCallback` is also a training `Callback`: pass the same object to ``map(callbacks=...)`` and
 ``Model.train(callbacks=...)``. Before it hands over a step's row, the dataset waits until the
 training step before it has ended (or the epoch, for ``sync_epoch_begin``), so the hook sees the
-network's state of that moment, as MindSpore's does.
+network's state of that moment, as MindSpore's does; after ``config.get_callback_timeout()``
+seconds it warns and goes on.
 """
 
 from __future__ import annotations
 
 import threading
+import warnings
 from collections.abc import Iterator, Sequence
 from types import SimpleNamespace
 from typing import Any
@@ -85,17 +87,25 @@ class WaitedDSCallback(Callback, DSCallback):
         self.epoch_event.set()
 
     # --- dataset side ----------------------------------------------------------------------
+    @staticmethod
+    def _wait(event: threading.Event, what: str) -> None:
+        from .config import get_callback_timeout
+
+        timeout = get_callback_timeout()
+        if not event.wait(timeout):
+            warnings.warn(f"WaitedDSCallback: the training {what} did not end within {timeout} s "
+                          "(set_callback_timeout); the dataset goes on without it", RuntimeWarning, stacklevel=3)
+        event.clear()
+
     def ds_epoch_begin(self, ds_run_context: Any) -> None:
         if not self._first_epoch:
-            self.epoch_event.wait()
-            self.epoch_event.clear()
+            self._wait(self.epoch_event, "epoch")
         self._first_epoch = False
         self.sync_epoch_begin(self.train_run_context, ds_run_context)
 
     def ds_step_begin(self, ds_run_context: Any) -> None:
         if not self._first_step:
-            self.step_event.wait()
-            self.step_event.clear()
+            self._wait(self.step_event, "step")
         self._first_step = False
         self.sync_step_begin(self.train_run_context, ds_run_context)
 

@@ -113,3 +113,20 @@ def set_debug_mode(debug_mode_flag: bool, debug_hook_list: list | None = None) -
 def get_debug_mode() -> bool:
     """Whether ``set_debug_mode(True)`` was called."""
     return _debug_mode
+
+
+_callback_timeout = 60
+
+
+def set_callback_timeout(timeout: int) -> None:
+    """Seconds a `WaitedDSCallback` waits for the training step (or epoch) before it goes on
+    without it, with a warning (MindSpore's default: 60)."""
+    global _callback_timeout
+    if isinstance(timeout, bool) or not isinstance(timeout, int) or timeout <= 0:
+        raise ValueError(f"set_callback_timeout: timeout must be a positive int, got {timeout!r}")
+    _callback_timeout = timeout
+
+
+def get_callback_timeout() -> int:
+    """The timeout set by ``set_callback_timeout`` (60 unless changed)."""
+    return _callback_timeout
