@@ -76,6 +76,7 @@ if TYPE_CHECKING:  # what static tools (Pylance, Pyright, jedi) see
         train,
     )
     from ._tensor_api import from_numpy, is_tensor  # noqa: E402,F401
+    from .activation_recompute import recompute  # noqa: E402,F401
     from .amp import (  # noqa: E402,F401
         DynamicLossScaleManager,
         FixedLossScaleManager,
@@ -132,6 +133,7 @@ if TYPE_CHECKING:  # what static tools (Pylance, Pyright, jedi) see
         set_recursion_limit,
     )
     from .errors import DTypeError, GraphCompileError, ShapeError, SporeError  # noqa: E402,F401
+    from .jit_config import JitConfig  # noqa: E402,F401
     from .log_config import get_level, get_log_config  # noqa: E402,F401
     from .onnx.ms_api import export, load  # noqa: E402,F401
     from .parallel import (  # noqa: E402,F401

@@ -19,6 +19,7 @@ Cell asks the compiler for its compiled construct (`compiler.jit.compile_cell`) 
 from __future__ import annotations
 
 import itertools
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -183,6 +184,25 @@ class Cell:
         after `drop_compiled`."""
         return self.__dict__.get("_graph_fn")
 
+    def set_jit_config(self, jit_config: Any) -> None:
+        """Compile options for this Cell's Graph-mode construct (`ms.JitConfig`). As in MindSpore, the
+        first setting stays: a second one is ignored with a warning. ``jit_syntax_level="STRICT"``
+        makes the construct compile as one graph or refuse on the user's line."""
+        from ..jit_config import JitConfig
+
+        if not isinstance(jit_config, JitConfig):
+            raise TypeError(f"set_jit_config: expected a JitConfig, got {type(jit_config).__name__}")
+        if self.__dict__.get("_jit_config") is not None:
+            warnings.warn("For Cell, jit config can only be set once, ignore this setting.", stacklevel=2)
+            return
+        self.__dict__["_jit_config"] = jit_config
+        self.drop_compiled()
+
+    def get_jit_config(self) -> dict:
+        """The `jit_config_dict` given to `set_jit_config` ({} when none was)."""
+        cfg = self.__dict__.get("_jit_config")
+        return dict(cfg.jit_config_dict) if cfg is not None else {}
+
     def drop_compiled(self, recurse: bool = False) -> None:
         """Forget this Cell's compiled construct and compiled @jit methods (with ``recurse``, those of
         every Cell below it too): the next Graph-mode call compiles afresh. Parameters are untouched."""
@@ -221,7 +241,8 @@ class Cell:
         if jf is None:
             from ..compiler.jit import compile_cell
 
-            jf = d["_graph_fn"] = compile_cell(self)
+            cfg = d.get("_jit_config")
+            jf = d["_graph_fn"] = compile_cell(self, fullgraph=cfg is not None and cfg.strict)
         if d["_plain"]:
             return jf(*args, **kwargs)
         return self._call_with_extras(args, kwargs, body=jf)

@@ -10,13 +10,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..common import dtype as mstype
 from ..ops import functional as F
 from ..tensor import Tensor
 from .cell import Cell
 
 __all__ = ["HuberLoss", "SoftMarginLoss", "KLDivLoss", "MarginRankingLoss", "CosineEmbeddingLoss", "PoissonNLLLoss",
            "GaussianNLLLoss", "HingeEmbeddingLoss", "RMSELoss", "MAELoss", "MultiLabelSoftMarginLoss",
-           "TripletMarginLoss"]
+           "TripletMarginLoss", "FocalLoss"]
 
 
 def _reduction(reduction: Any, loss: str, extra: tuple[str, ...] = ()) -> str:
@@ -215,3 +216,49 @@ class TripletMarginLoss(_Loss):
         if self.swap:
             d_neg = F.minimum(d_neg, self._dist(positive, negative))
         return _reduce(F.relu(F.add(F.sub(d_pos, d_neg), self.margin)), self.reduction)
+
+
+class FocalLoss(_Loss):
+    """``FocalLoss(weight=None, gamma=2.0, reduction='mean')``: -(1 - p)^gamma * log p over the
+    softmax of axis 1, for logits (N, C, ...) and labels with the same rank whose axis 1 is 1 (class
+    indices) or C (one-hot/probabilities), as MindSpore computes it. The per-element losses are
+    averaged over the spatial axes (and over C for one-hot labels) before `reduction`. `weight` is
+    an optional (C,) class weight."""
+
+    def __init__(self, weight: Tensor | None = None, gamma: float = 2.0, reduction: str = "mean") -> None:
+        super().__init__(reduction)
+        if not isinstance(gamma, float):
+            raise TypeError(f"FocalLoss: 'gamma' must be a float, got {type(gamma).__name__}")
+        if weight is not None and not isinstance(weight, Tensor):
+            raise TypeError(f"FocalLoss: 'weight' must be a Tensor, got {type(weight).__name__}")
+        if weight is not None and weight.ndim != 1:
+            raise ValueError(f"FocalLoss: 'weight' must be 1-D, got {weight.ndim}-D")
+        self.gamma, self.weight = gamma, weight
+
+    def construct(self, logits: Tensor, labels: Tensor) -> Tensor:
+        if logits.ndim != labels.ndim or logits.ndim < 2:
+            raise ValueError(f"FocalLoss: logits and labels must have the same rank (>= 2), got shapes "
+                             f"{tuple(logits.shape)} and {tuple(labels.shape)}")
+        n, c, k = logits.shape[0], logits.shape[1], labels.shape[1]
+        if k not in (1, c):
+            raise ValueError(f"FocalLoss: labels' axis 1 must be 1 (class indices) or C={c} (one-hot), got {k}")
+        if logits.ndim > 2:
+            logits, labels = F.reshape(logits, (n, c, -1)), F.reshape(labels, (n, k, -1))
+        else:
+            logits, labels = F.expand_dims(logits, 2), F.expand_dims(labels, 2)
+        log_p = F.log_softmax(logits, axis=1)
+        index = F.cast(labels, mstype.int32) if k == 1 else None
+        if index is not None:
+            log_p = F.squeeze(F.gather_d(log_p, 1, index), 1)
+        p = F.exp(log_p)
+        if self.weight is not None:
+            w = F.tile(F.reshape(self.weight, (1, c, 1)), (n, 1, labels.shape[2]))
+            if index is not None:
+                w = F.squeeze(F.gather_d(w, 1, index), 1)
+            log_p = F.mul(log_p, w)
+        focus = F.pow(F.sub(1.0, p), self.gamma)
+        if index is not None:
+            loss = F.mean(F.neg(F.mul(focus, log_p)), 1)
+        else:
+            loss = F.mean(F.neg(F.mul(F.mul(focus, labels), log_p)), -1)
+        return _reduce(loss, self.reduction)

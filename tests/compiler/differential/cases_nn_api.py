@@ -56,7 +56,7 @@ def api_nn_cases() -> list:
         shape = (2, 3, 2, 2) if name == "Softmax2d" else (4, 6)
         out += [C(f"nn.{name}[default]", a, fl(*shape)), C(f"nn.{name}[args]", b, fl(*shape)),
                 C(f"nn.{name}[float64]", a, fl(*shape, dt=np.float64))]
-    return out + _loss_cases() + _shape_layer_cases()
+    return out + _loss_cases() + _shape_layer_cases() + _combined_cases()
 
 
 def _sign(*shape):
@@ -122,3 +122,23 @@ def _shape_layer_cases() -> list:
             C("nn.Unflatten[last -1]", nn.Unflatten(-1, (2, -1)), fl(3, 8)),
             C("nn.Unflatten[first]", nn.Unflatten(0, (2, 2)), fl(4, 3))]
     return out
+
+
+def _combined_cases() -> list:
+    """Conv2dBnAct/DenseBnAct, FocalLoss and RReLU (random: seeded, so both modes draw the same)."""
+    w = ms.Tensor(np.array([0.5, 1.0, 2.0], np.float32))
+    return [C("nn.Conv2dBnAct[plain]", nn.Conv2dBnAct(3, 2, 3), fl(2, 3, 5, 5)),
+            C("nn.Conv2dBnAct[bn relu train]", nn.Conv2dBnAct(3, 2, 3, has_bn=True, activation="relu"),
+              fl(2, 3, 5, 5), train=True),
+            C("nn.Conv2dBnAct[bn leakyrelu eval]", nn.Conv2dBnAct(2, 2, 1, has_bn=True, activation="leakyrelu"),
+              fl(1, 2, 3, 3), train=False),
+            C("nn.DenseBnAct[plain]", nn.DenseBnAct(4, 3), fl(5, 4)),
+            C("nn.DenseBnAct[bn sigmoid train]", nn.DenseBnAct(4, 3, has_bn=True, activation="sigmoid"), fl(5, 4),
+              train=True),
+            C("nn.DenseBnAct[bn eval]", nn.DenseBnAct(4, 3, has_bn=True), fl(5, 4), train=False),
+            C("nn.FocalLoss[indices]", nn.FocalLoss(), fl(4, 3), it(0, 3, 4, 1)),
+            C("nn.FocalLoss[one-hot weight sum]", nn.FocalLoss(w, 1.5, "sum"), fl(4, 3), fl(4, 3, lo=0.0, hi=1.0)),
+            C("nn.FocalLoss[spatial none]", nn.FocalLoss(reduction="none"), fl(2, 3, 2, 2), it(0, 3, 2, 1, 2, 2)),
+            C("nn.RReLU[default]", nn.RReLU(), fl(3, 4), seeded=True),
+            C("nn.RReLU[range]", nn.RReLU(0.2, 0.4), fl(2, 3, 4), seeded=True),
+            C("nn.RReLU[float64]", nn.RReLU(), fl(4, 5, dt=np.float64), seeded=True)]

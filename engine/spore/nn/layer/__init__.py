@@ -4,6 +4,7 @@ embedding, rnn, transformer)."""
 from . import (
     activation,
     basic,
+    combined,
     conv,
     conv_pool_nd,
     embedding,
@@ -20,6 +21,7 @@ from . import (
 from .activation import *
 from .activation import get_activation
 from .basic import *
+from .combined import *
 from .conv import *
 from .conv_pool_nd import *
 from .embedding import *
@@ -37,6 +39,7 @@ from .transformer_decoder import *
 __all__ = []
 __all__ += activation.__all__  # get_activation included
 __all__ += basic.__all__
+__all__ += combined.__all__
 __all__ += conv.__all__
 __all__ += conv_pool_nd.__all__
 __all__ += misc_cells.__all__

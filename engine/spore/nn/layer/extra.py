@@ -18,7 +18,7 @@ from .normalization import _BatchNorm
 __all__ = ["BatchNorm3d", "Upsample", "Hardtanh", "Tanhshrink", "Softmin", "HShrink", "SoftShrink", "SeLU", "CELU",
            "GLU", "Threshold", "Softmax2d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad2d",
            "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "PixelShuffle",
-           "PixelUnshuffle"]
+           "PixelUnshuffle", "RReLU"]
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -334,3 +334,22 @@ class PixelUnshuffle(Cell):
         x = F.transpose(x, (0, 1, 3, 5, 2, 4))
         return F.reshape(x, tuple(lead) + (c * r * r, h // r, w // r))
 
+
+
+class RReLU(Cell):
+    """``RReLU(lower=1/8, upper=1/3)``: x where x >= 0, else x times a slope drawn uniformly from
+    [lower, upper) for each element and each call. As in MindSpore, the slope is random in training
+    and in evaluation alike (its construct has no eval branch)."""
+
+    def __init__(self, lower: float = 1 / 8, upper: float = 1 / 3) -> None:
+        super().__init__()
+        for name, v in (("lower", lower), ("upper", upper)):
+            if not isinstance(v, (int, float)) or isinstance(v, bool):
+                raise TypeError(f"RReLU: '{name}' must be a float, got {type(v).__name__}")
+        if lower > upper:
+            raise ValueError(f"RReLU: 'upper' must be >= 'lower', got lower={lower}, upper={upper}")
+        self.lower, self.upper = float(lower), float(upper)
+
+    def construct(self, x: Tensor) -> Tensor:
+        slope = F.cast(F.uniform(x.shape, self.lower, self.upper), x.dtype)
+        return F.where(F.less(x, 0.0), F.mul(x, slope), x)
