@@ -113,9 +113,9 @@ def test_import_applies_the_policy_and_follows_the_affinity_mask() -> None:
             "from spore._runtime import threads\nfrom spore import _kernels\n"
             "print(os.environ['OMP_WAIT_POLICY'], os.environ['OMP_NUM_THREADS'], threads.policy()['threads'])")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OMP_", "GOMP_", "SPORE_"))}
-    res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr
     assert res.stdout.split() == ["passive", "1", "1"]
     user = dict(env, OMP_NUM_THREADS="2", OMP_WAIT_POLICY="active")
-    res = subprocess.run([sys.executable, "-c", code], env=user, capture_output=True, text=True, timeout=60)
+    res = subprocess.run([sys.executable, "-c", code], env=user, capture_output=True, text=True, timeout=120)
     assert res.stdout.split()[:2] == ["active", "2"]
