@@ -144,6 +144,7 @@ if TYPE_CHECKING:  # what static tools (Pylance, Pyright, jedi) see
     )
     from .profiler import Profiler  # noqa: E402,F401
     from .runcheck import run_check  # noqa: E402,F401
+    from .sparse import COOTensor, CSRTensor, RowTensor, SparseTensor  # noqa: E402,F401
     from .tensor import Parameter, ParameterTuple, Tensor  # noqa: E402
     from .train import (  # noqa: E402,F401
         BackupAndRestore,

@@ -68,6 +68,8 @@ EXCLUDED: dict[str, str] = {
                                        "files, which Spore does not ship" for n in ("JiebaTokenizer", "JiebaMode")},
     "mindspore.dataset.transforms.Plugin": "loads a MindData C++ plugin library built against MindSpore's runtime; "
                                            "use a Python function in map() instead",
+    "mindspore.ops.sparse_flash_attention": "an Ascend-only fused kernel (float16/bfloat16, head dim fixed at 512, "
+                                            "paged KV layouts); MindSpore has no CPU implementation",
 }
 
 

@@ -21,7 +21,8 @@ CLASS_MODULES = tuple(_importlib.import_module(f"{__name__}.{n}")
                                 "classes_scatter_linalg", "classes_sort_array", "classes_random",
                                 "classes_linalg_decomp", "classes_spatial_unique",
                                 "segment_select_extra", "device_io_helpers",
-                                "classes_extra", "classes_apply_optimizers"))
+                                "classes_extra", "classes_apply_optimizers",
+                                "classes_sparse"))
 _CLASSES = {n: getattr(_m, n) for _m in CLASS_MODULES for n in _m.__all__}
 globals().update(_CLASSES)
 

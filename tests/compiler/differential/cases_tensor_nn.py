@@ -1380,8 +1380,10 @@ def _api_breadth_tensor_cases() -> list[Case]:
     from .cases_api_a import api_a_tensor_cases  # slice A's
     from .cases_api_b import api_b_tensor_cases  # slice B's
     from .cases_api_nn import api_nn_tensor_cases  # the nn slice's (fold/unfold)
+    from .cases_api_sparse import api_sparse_tensor_cases  # the sparse slice's (to_coo/to_csr)
 
-    return api_tensor_cases() + api_a_tensor_cases() + api_nn_tensor_cases() + api_b_tensor_cases()
+    return (api_tensor_cases() + api_a_tensor_cases() + api_nn_tensor_cases() + api_b_tensor_cases()
+            + api_sparse_tensor_cases())
 
 
 # --- helper Cells (user code: compiled by the frontend) -------------------------------------------
@@ -2130,10 +2132,11 @@ def _api_breadth_cases() -> list[Case]:
         api_nn_slice_cell_cases,
         api_nn_transformer_cases,
     )
+    from .cases_api_sparse import api_sparse_cell_cases  # nn.SparseToDense / nn.SparseTensorDenseMatmul
     from .cases_nn_api import api_nn_cases  # the issue-14 Cells (imported here: that module imports this one)
 
     return (api_nn_cases() + api_nn_slice_cell_cases() + api_nn_misc_cell_cases() + api_nn_transformer_cases()
-            + api_nn_grad_cell_cases())
+            + api_nn_grad_cell_cases() + api_sparse_cell_cases())
 
 
 def covered_name(case: Case) -> str:

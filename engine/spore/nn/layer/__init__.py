@@ -15,6 +15,7 @@ from . import (
     pooling,
     rnn,
     rnn_cells,
+    sparse_cells,
     transformer,
     transformer_decoder,
 )
@@ -32,6 +33,7 @@ from .normalization import *
 from .pooling import *
 from .rnn import *
 from .rnn_cells import *
+from .sparse_cells import *
 from .transformer import *
 from .transformer_decoder import *
 
@@ -52,3 +54,4 @@ __all__ += transformer.__all__
 __all__ += transformer_decoder.__all__
 __all__ += extra.__all__
 __all__ += rnn_cells.__all__
+__all__ += sparse_cells.__all__
