@@ -33,6 +33,11 @@ for m, k, n in %r:
     out[f"sgemm{m}x{k}x{n}"] = _kernels.sgemm(a, b, False, True)
     ab, bb = a.astype(ml_dtypes.bfloat16).view(np.uint16), b.astype(ml_dtypes.bfloat16).view(np.uint16)
     out[f"bf16{m}x{k}x{n}"] = _kernels.bf16_matmul(ab, bb, False, True)
+xc = rng.standard_normal((32, 3, 32, 32)).astype(np.float32)  # SimpleCNN's conv: 14M MACs, below the grain
+wc = rng.standard_normal((16, 3, 3, 3)).astype(np.float32)
+out["conv"] = _kernels.conv2d_forward(xc, wc, None, (1, 1), (1, 1, 1, 1), (1, 1), 1)
+out["conv_dx"], out["conv_dw"], _ = _kernels.conv2d_backward(out["conv"], xc, wc, (1, 1), (1, 1, 1, 1), (1, 1), 1,
+                                                             False)
 ms.set_seed(0)
 net = nn.SequentialCell([nn.Dense(784, 256), nn.ReLU(), nn.Dense(256, 10)])
 loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
@@ -72,7 +77,7 @@ def test_above_the_grain_threads_change_only_the_summation_order(tmp_path: Path)
     one = _child(tmp_path, "t1", _LARGE, OMP_NUM_THREADS="1")
     two = _child(tmp_path, "t2", _LARGE, OMP_NUM_THREADS="2")
     for k in one:
-        if k.startswith(("sgemm", "bf16")):
+        if k.startswith(("sgemm", "bf16")) and "x1024x" in k:
             np.testing.assert_allclose(one[k], two[k], rtol=0, atol=2e-3, err_msg=k)
 
 
