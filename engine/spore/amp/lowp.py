@@ -11,6 +11,9 @@ error in the backward). `spore.ops.linalg.MatMul` / `BatchMatMul` route float16 
 - float16 (no CPU here has fp16 GEMM units Spore uses): float32 compute through sgemm, rounded once
   to float16 - so O2-fp16 is never slower than O0 by more than the casts.
 
+Convolutions in float16/bfloat16 (spore.ops.conv_pool) compute in float32 on the rounded operands
+and round the result (`_via_f32`, using `cast` below); a oneDNN bf16 convolution is not wired yet.
+
 Either way the result is what a float32 GEMM of the (already rounded) low-precision operands gives,
 rounded once to the storage dtype: only the summation order differs from a float32 oracle.
 """
