@@ -155,6 +155,35 @@ class COOTensor(_SparseBase):
         """``coo_add(self, other, thresh)``."""
         return _ops().coo_add(self, other, thresh)
 
+    def _dense_at(self, other: Tensor, op: str) -> Tensor:
+        if not isinstance(other, Tensor):
+            other = Tensor(np.asarray(other, self.values.dtype.np))
+        return _ops().gather_nd(_ops().broadcast_to(other, self._shape), self.indices)
+
+    def __neg__(self) -> COOTensor:
+        return COOTensor(self.indices, _ops().neg(self.values), self._shape)
+
+    def __add__(self, other: Any) -> Any:
+        """COOTensor + COOTensor is a COOTensor (``coo_add`` with thresh 0); + a dense Tensor is dense."""
+        if isinstance(other, COOTensor):
+            return _ops().coo_add(self, other, 0.0)
+        if isinstance(other, Tensor):
+            return _ops().tensor_scatter_add(_ops().broadcast_to(other, self._shape), self.indices, self.values)
+        raise TypeError(f"COOTensor: cannot add {type(other).__name__} (a COOTensor or a Tensor)")
+
+    def __sub__(self, other: Any) -> Any:
+        if isinstance(other, (COOTensor, Tensor)):
+            return self + (-other)
+        raise TypeError(f"COOTensor: cannot subtract {type(other).__name__} (a COOTensor or a Tensor)")
+
+    def __mul__(self, other: Any) -> COOTensor:
+        """Times a dense Tensor (or number), read at the stored entries: a COOTensor."""
+        return COOTensor(self.indices, _ops().mul(self.values, self._dense_at(other, "mul")), self._shape)
+
+    def __truediv__(self, other: Any) -> COOTensor:
+        """Divided by a dense Tensor (or number), read at the stored entries: a COOTensor."""
+        return COOTensor(self.indices, _ops().div(self.values, self._dense_at(other, "div")), self._shape)
+
 
 class CSRTensor(_SparseBase):
     """``CSRTensor(indptr=None, indices=None, values=None, shape=None, csr_tensor=None)``: a 2-D
@@ -230,6 +259,28 @@ class CSRTensor(_SparseBase):
     def add(self, b: CSRTensor, alpha: Any, beta: Any) -> CSRTensor:
         """``csr_add(self, b, alpha, beta)``: alpha * self + beta * b."""
         return _ops().csr_add(self, b, alpha, beta)
+
+    def __neg__(self) -> CSRTensor:
+        return CSRTensor(self.indptr, self.indices, _ops().neg(self.values), self._shape)
+
+    def __add__(self, other: Any) -> CSRTensor:
+        """CSRTensor + CSRTensor (``csr_add`` with alpha = beta = 1)."""
+        if not isinstance(other, CSRTensor):
+            raise TypeError(f"CSRTensor: cannot add {type(other).__name__} (a CSRTensor)")
+        return _ops().csr_add(self, other, 1.0, 1.0)
+
+    def __sub__(self, other: Any) -> CSRTensor:
+        if not isinstance(other, CSRTensor):
+            raise TypeError(f"CSRTensor: cannot subtract {type(other).__name__} (a CSRTensor)")
+        return _ops().csr_add(self, other, 1.0, -1.0)
+
+    def __mul__(self, other: Any) -> CSRTensor:
+        """``csr_mul(self, other)`` (other dense, broadcast)."""
+        return _ops().csr_mul(self, other if isinstance(other, Tensor) else Tensor(np.asarray(other, self.dtype.np)))
+
+    def __truediv__(self, other: Any) -> CSRTensor:
+        """``csr_div(self, other)`` (other dense, broadcast)."""
+        return _ops().csr_div(self, other if isinstance(other, Tensor) else Tensor(np.asarray(other, self.dtype.np)))
 
     def mv(self, dense_vector: Tensor) -> Tensor:
         """``csr_mv(self, dense_vector)``: the [M, 1] product with a [K, 1] dense vector."""

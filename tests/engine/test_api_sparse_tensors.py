@@ -100,6 +100,26 @@ def test_bad_input_names_the_class(build, msg):
     assert "Tensor" in str(e.value)
 
 
+def test_operators():
+    a, b = _dense(), _dense()
+    y = RNG.uniform(0.5, 2.0, (4, 5)).astype(np.float32)
+    ca, cb = _coo(a), _coo(b)
+    np.testing.assert_allclose((ca + cb).to_dense().asnumpy(), a + b, rtol=1e-6)
+    np.testing.assert_allclose((ca - cb).to_dense().asnumpy(), a - b, rtol=1e-6)
+    np.testing.assert_allclose((ca + ms.Tensor(y)).asnumpy(), a + y, rtol=1e-6)
+    np.testing.assert_allclose((ca * ms.Tensor(y)).to_dense().asnumpy(), a * y, rtol=1e-6)
+    np.testing.assert_allclose((ca / 2.0).to_dense().asnumpy(), a / 2, rtol=1e-6)
+    np.testing.assert_allclose((-ca).to_dense().asnumpy(), -a)
+    ra, rb = _csr(a), _csr(b)
+    np.testing.assert_allclose((ra + rb).to_dense().asnumpy(), a + b, rtol=1e-6)
+    np.testing.assert_allclose((ra - rb).to_dense().asnumpy(), a - b, rtol=1e-6)
+    np.testing.assert_allclose((ra * ms.Tensor(y)).to_dense().asnumpy(), a * y, rtol=1e-6)
+    np.testing.assert_allclose((ra / ms.Tensor(y)).to_dense().asnumpy(), a / y, rtol=1e-6)
+    np.testing.assert_allclose((-ra).to_dense().asnumpy(), -a)
+    with pytest.raises(TypeError, match="CSRTensor"):
+        ra + ms.Tensor(y)
+
+
 # --- elementwise ------------------------------------------------------------------------------------
 UNARY = {"abs": np.abs, "acos": np.arccos, "asin": np.arcsin, "asinh": np.arcsinh, "atan": np.arctan,
          "atanh": np.arctanh, "ceil": np.ceil, "cos": np.cos, "cosh": np.cosh, "exp": np.exp, "expm1": np.expm1,
@@ -316,3 +336,51 @@ def test_sparse_apply_optimizers_against_numpy():
 
     with pytest.raises(ValueError, match="SparseApplyAdagrad"):
         ops.SparseApplyAdagrad(lr)(*_params(var, acc), ms.Tensor(grad), ms.Tensor(np.array([0, 9, 1], np.int32)))
+
+
+def _fd_grad(f, x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
+    g = np.zeros_like(x)
+    for i in range(x.size):
+        d = np.zeros_like(x)
+        d.flat[i] = eps
+        g.flat[i] = (f(x + d) - f(x - d)) / (2 * eps)
+    return g
+
+
+@pytest.mark.parametrize("name", ["csr_softmax", "csr_add", "csr_mm", "csr_reduce_sum", "coo_add", "coo_concat",
+                                  "SparseTensorDenseMatmul", "SparseSlice"])
+def test_value_gradients_match_finite_differences(name):
+    a = _dense(3, 4).astype(np.float64)
+    s = sp.csr_matrix(a)
+    indptr, cols = ms.Tensor(s.indptr.astype(np.int32)), ms.Tensor(s.indices.astype(np.int32))
+    idx = ms.Tensor(np.argwhere(a != 0).astype(np.int32))
+    w = RNG.standard_normal((3, 4))
+
+    def build(v):
+        return ms.CSRTensor(indptr, cols, v, (3, 4))
+
+    def coo(v):
+        return ms.COOTensor(idx, v, (3, 4))
+
+    fns = {
+        "csr_softmax": lambda v: ops.csr_softmax(build(v), ms.float64).to_dense(),
+        "csr_add": lambda v: ops.csr_add(build(v), build(ops.sin(v)), 2.0, 0.5).to_dense(),
+        "csr_mm": lambda v: ops.csr_mm(build(v), build(v), trans_b=True).to_dense(),
+        "csr_reduce_sum": lambda v: ops.tile(ops.csr_reduce_sum(build(v), 1), (1, 4)),
+        "coo_add": lambda v: ops.coo_add(coo(v), coo(ops.square(v)), 0.0).to_dense(),
+        "coo_concat": lambda v: ops.coo_concat([coo(v), coo(ops.exp(v))], 1).to_dense()[:, ::2],
+        "SparseTensorDenseMatmul": lambda v: ops.SparseTensorDenseMatmul()(idx, v, (3, 4), ms.Tensor(w.T))
+        @ ms.Tensor(np.ones((3, 4))),
+        "SparseSlice": lambda v: ops.tile(ops.reshape(ops.reduce_sum(ops.SparseSlice()(
+            idx, v, (3, 4), (1, 0), (2, 4))[1] ** 2), (1, 1)), (3, 4)),
+    }
+    fn = fns[name]
+
+    def loss(v):
+        out = fn(v)
+        return ops.reduce_sum(ops.mul(out, ms.Tensor(w[: out.shape[0], : out.shape[1]])))
+
+    v0 = s.data.copy()
+    _, g = ops.value_and_grad(loss)(ms.Tensor(v0))
+    want = _fd_grad(lambda x: float(loss(ms.Tensor(x)).asnumpy()), v0)
+    np.testing.assert_allclose(g.asnumpy(), want, rtol=1e-5, atol=1e-7)
