@@ -48,5 +48,6 @@ void register_norm(py::module_& m);    // norm.cpp: batch/layer norm forward/bac
 void register_loss(py::module_& m);    // loss.cpp: softmax cross-entropy forward/backward
 void register_optim(py::module_& m);   // optim.cpp: fused optimizer updates (Adam, Momentum, SGD)
 void register_fused(py::module_& m);   // fused.cpp: Graph mode's fused elementwise chains
+void register_int8(py::module_& m);    // int8.cpp: int8 matmul/conv (oneDNN), quantize/dequantize
 
 }  // namespace spore

@@ -130,16 +130,63 @@ def fuse_qdq(g: Graph) -> int:
                 bz = g.consts[db.inputs[2]] if len(db.inputs) > 2 and db.inputs[2] else 0
                 bias = ((g.consts[db.inputs[0]].astype(np.int64) - np.asarray(bz, np.int64))
                         * g.consts[db.inputs[1]]).astype(np.float32)
-        kern = _ops.make_qlinear(n.op, n.attrs, int(0 if x_zp is None else x_zp.reshape(-1)[0]),
-                                 float(x_scale.reshape(-1)[0]), wq, w_zp, w_scale, bias)
+        qargs = (n.op, n.attrs, int(0 if x_zp is None else x_zp.reshape(-1)[0]), float(x_scale.reshape(-1)[0]),
+                 wq, w_zp, w_scale, bias, np.dtype(np.uint8) if x_zp is None else x_zp.dtype)
+        kern = _ops.make_qlinear(*qargs)
         if kern is None:
             continue
+        n.attrs = dict(n.attrs, _qargs=qargs)
         n.op = f"QLinear{n.op}"
         n.inputs = [dx.inputs[0]]
         n.kernel = kern
         fused += 1
     prune(g)
+    fuse_requantize(g)
     return fused
+
+
+def fuse_requantize(g: Graph) -> int:
+    """QLinear op [-> Relu] -> QuantizeLinear (per tensor, constant scale and zero point) -> one int8
+    kernel whose epilogue requantizes: the float intermediate is never written. Only where the op's
+    (and the Relu's) output has no other reader and is not a graph output; returns how many."""
+    readers: dict[str, list[Node]] = {}
+    for n in g.nodes:
+        for i in n.inputs:
+            readers.setdefault(i, []).append(n)
+        for sg in n.subgraphs.values():
+            for i in sg.free_names():
+                readers.setdefault(i, []).append(n)
+
+    def only_reader(name: str) -> Node | None:
+        r = readers.get(name, [])
+        return r[0] if len(r) == 1 and name not in g.outputs else None
+
+    drop: set[int] = set()
+    for n in g.nodes:
+        if not (n.op.startswith("QLinear") and "_qargs" in n.attrs and getattr(n.kernel, "int8", False)):
+            continue
+        chain = [only_reader(n.outputs[0])]
+        relu = chain[0] is not None and chain[0].op == "Relu"
+        if relu:
+            chain.append(only_reader(chain[0].outputs[0]))
+        q = chain[-1]
+        if q is None or q.op != "QuantizeLinear" or len(q.inputs) < 3 or not q.inputs[2]:
+            continue
+        if any(i not in g.consts for i in q.inputs[1:3]):
+            continue
+        ys, yz = g.consts[q.inputs[1]], g.consts[q.inputs[2]]
+        if ys.size != 1 or yz.size != 1 or yz.dtype not in (np.uint8, np.int8) or not float(ys.reshape(-1)[0]) > 0:
+            continue
+        kern = _ops.make_qlinear(*n.attrs["_qargs"], requant=(float(ys.reshape(-1)[0]), int(yz.reshape(-1)[0]),
+                                                              yz.dtype), relu=relu)
+        if kern is None:
+            continue
+        n.kernel = kern
+        n.outputs = [q.outputs[0]]
+        drop.update(id(c) for c in chain)
+    g.nodes = [n for n in g.nodes if id(n) not in drop]
+    prune(g)
+    return len(drop)
 
 
 def fuse_gemm_relu(g: Graph) -> int:
@@ -187,33 +234,24 @@ def _fast_step(n: Node, ins: list, outs: list) -> Any:
 
 
 def _fast_qdq(op: str, ins: list, o: np.ndarray) -> Any:
-    """Per-tensor QuantizeLinear / DequantizeLinear with a scratch buffer made once (no temporaries);
-    the same arithmetic as the generic kernels (divide, round half to even, clip)."""
+    """Per-tensor QuantizeLinear / DequantizeLinear straight into the arena view through the C++
+    kernels (`_kernels.quantize_linear`: saturate(rint(x / s) + z), round half to even, as ONNX;
+    `_kernels.dequantize_linear`: float32(x - z) * s): one vectorised pass, no temporaries."""
+    K = _ops.K
     x, scale, zp = ins
-    s = np.float32(scale.reshape(-1)[0])
-    z = np.float32(zp.reshape(-1)[0])
+    s = float(np.float32(scale.reshape(-1)[0]))
+    z = int(zp.reshape(-1)[0])
+    if not (x.flags.c_contiguous and o.flags.c_contiguous):
+        return None
     if op == "DequantizeLinear":
-        copy, sub, mul = np.copyto, np.subtract, np.multiply
-
-        def dq() -> None:
-            copy(o, x, casting="unsafe")
-            sub(o, z, out=o)
-            mul(o, s, out=o)
-        return dq if o.dtype == np.float32 else None
-    lo, hi = _ops.qrange(o.dtype)
-    tmp = np.empty(o.shape, np.float32)
-
-    div, rint, add, mx, mn, copy = np.divide, np.rint, np.add, np.maximum, np.minimum, np.copyto
-    flo, fhi = np.float32(lo), np.float32(hi)
-
-    def q() -> None:  # rint(x/s) + z == rint(x/s + z): z is an integer
-        div(x, s, out=tmp)
-        add(tmp, z, out=tmp)
-        rint(tmp, out=tmp)
-        mx(tmp, flo, out=tmp)
-        mn(tmp, fhi, out=tmp)
-        copy(o, tmp, casting="unsafe")
-    return q if x.dtype == np.float32 else None
+        if o.dtype != np.float32 or x.dtype not in (np.uint8, np.int8, np.int32) or not s > 0:
+            return None
+        dq = K.dequantize_linear
+        return lambda: dq(x, s, z, o)
+    if x.dtype != np.float32 or o.dtype not in (np.uint8, np.int8) or not s > 0:
+        return None
+    q, name = K.quantize_linear, o.dtype.name
+    return lambda: q(x, s, z, name, o)
 
 
 def prune(g: Graph) -> None:

@@ -405,6 +405,9 @@ def _quantize(a: dict, ins: list, outs: list | None) -> list | None:
     x, scale = ins[0], ins[1]
     zp = ins[2] if len(ins) > 2 else None
     qdt = np.dtype(np.uint8) if zp is None else zp.dtype
+    if scale.size == 1 and x.dtype == np.float32 and qdt in (np.uint8, np.int8) and float(scale.reshape(-1)[0]) > 0:
+        zq = 0 if zp is None else int(zp.reshape(-1)[0])  # per tensor: the C++ kernel (same arithmetic)
+        return _store(outs, [K.quantize_linear(np.ascontiguousarray(x), float(scale.reshape(-1)[0]), zq, qdt.name)])
     scale, zpb = _qparams(x, scale, zp, a.get("axis", 1))
     y = np.rint(x / scale)
     if zpb is not None:
@@ -417,6 +420,9 @@ def _quantize(a: dict, ins: list, outs: list | None) -> list | None:
 def _dequantize(a: dict, ins: list, outs: list | None) -> list | None:
     x, scale = ins[0], ins[1]
     zp = ins[2] if len(ins) > 2 else None
+    if scale.size == 1 and x.dtype in (np.uint8, np.int8) and scale.dtype == np.float32:
+        zq = 0 if zp is None else int(zp.reshape(-1)[0])
+        return _store(outs, [K.dequantize_linear(np.ascontiguousarray(x), float(scale.reshape(-1)[0]), zq)])
     scale, zpb = _qparams(x, scale, zp, a.get("axis", 1))
     xi = x.astype(np.int32) if zpb is None else x.astype(np.int32) - zpb.astype(np.int32)
     return _store(outs, [(xi * scale).astype(np.float32)])
@@ -436,7 +442,7 @@ def int_matmul_exact(xi: np.ndarray, wi: np.ndarray, bound: float) -> np.ndarray
     return np.matmul(xi.astype(np.float64), wi.astype(np.float64))
 
 
-def make_qlinear(kind: str, attrs: dict, xq_zp: int, x_scale: float, wq: np.ndarray, w_zp: np.ndarray,
+def _make_qlinear_float(kind: str, attrs: dict, xq_zp: int, x_scale: float, wq: np.ndarray, w_zp: np.ndarray,
                  w_scale: np.ndarray, bias: np.ndarray | None) -> Kernel | None:
     """An int8 Conv/Gemm/MatMul from a DQ(x) / DQ(W) [/ bias] pattern: the weights are kept as
     (W - zw) integers, the activation as (xq - zx) integers; the integer product is accumulated
@@ -500,4 +506,70 @@ def make_qlinear(kind: str, attrs: dict, xq_zp: int, x_scale: float, wq: np.ndar
         return step
 
     run.bind = bind  # type: ignore[attr-defined]
+    return run
+
+
+def make_qlinear(kind: str, attrs: dict, xq_zp: int, x_scale: float, wq: np.ndarray, w_zp: np.ndarray,
+                 w_scale: np.ndarray, bias: np.ndarray | None, x_dtype: np.dtype | None = None,
+                 requant: tuple[float, int, np.dtype] | None = None, relu: bool = False) -> Kernel | None:
+    """An int8 Conv/Gemm/MatMul from a DQ(x) / DQ(W) [/ bias] pattern, on oneDNN's integer kernels.
+
+    (xq - zx) @ (W - zw) is accumulated in int32 by `_kernels.int8_matmul` / `_kernels.Int8Conv2d`
+    (u8/s8 activations x s8 weights, VNNI), then one C++ epilogue applies x_scale * w_scale, the
+    float bias, optionally ReLU and, with `requant` = (y_scale, y_zero_point, dtype), the following
+    QuantizeLinear (round half to even, saturate): bit-identical to running DQ -> op -> Q unfused.
+    Weights whose (W - zw) leaves int8's range (uint8 weights, non-zero weight zero points), or a
+    missing x dtype, keep the exact float-GEMM path (`_make_qlinear_float`); returns None when the
+    pattern is not an int8 op at all."""
+    if kind == "Gemm" and (attrs.get("transA", 0) or attrs.get("alpha", 1.0) != 1.0
+                           or attrs.get("beta", 1.0) != 1.0):
+        return None
+    zp = w_zp.astype(np.int32).reshape(-1)
+    if kind == "Conv" or (kind == "Gemm" and attrs.get("transB", 0)):
+        wmat = wq.astype(np.int32) - (zp.reshape(-1, *([1] * (wq.ndim - 1))) if zp.size > 1 else zp[0])
+        if kind == "Gemm":
+            wmat = wmat.T  # (K, N)
+    else:
+        wmat = wq.astype(np.int32) - (zp if zp.size > 1 else zp[0])
+    conv_ok = kind != "Conv" or (wq.ndim == 4 and len(_pads(attrs, 2)) == 4)
+    if (x_dtype is None or np.dtype(x_dtype) not in (np.dtype(np.uint8), np.dtype(np.int8)) or not conv_ok
+            or (wmat.size and (wmat.min() < -128 or wmat.max() > 127)) or wmat.ndim != (4 if kind == "Conv" else 2)):
+        if requant is not None or relu:
+            return None
+        return _make_qlinear_float(kind, attrs, xq_zp, x_scale, wq, w_zp, w_scale, bias)
+    w8 = np.ascontiguousarray(wmat, np.int8)
+    x_u8 = np.dtype(x_dtype) == np.uint8
+    chan_scale = np.ascontiguousarray((np.float32(x_scale) * w_scale.astype(np.float32)).reshape(-1))
+    bias32 = None if bias is None else np.ascontiguousarray(bias.astype(np.float32).reshape(-1))
+    ys, yz, ydt = (None, 0, "uint8") if requant is None else (float(requant[0]), int(requant[1]),
+                                                              np.dtype(requant[2]).name)
+    if kind == "Conv":
+        p = _pads(attrs, 2)
+        conv = K.Int8Conv2d(w8, x_u8, int(xq_zp), list(attrs.get("strides", [1, 1])), [p[0], p[1], p[2], p[3]],
+                            list(attrs.get("dilations", [1, 1])), int(attrs.get("group", 1)))
+
+        def compute(xq: np.ndarray) -> np.ndarray:
+            return conv(xq, chan_scale, bias32, relu, ys, yz, ydt)
+    else:
+        mm, n_out, zx = K.int8_matmul, w8.shape[1], int(xq_zp)
+
+        def compute(xq: np.ndarray) -> np.ndarray:
+            x2 = xq.reshape(-1, xq.shape[-1])
+            y = mm(x2 if x2.flags.c_contiguous else np.ascontiguousarray(x2), w8, zx, chan_scale, bias32,
+                   relu, ys, yz, ydt)
+            return y.reshape(*xq.shape[:-1], n_out)
+
+    def run(a: dict, ins: list, outs: list | None) -> list | None:
+        xq = ins[0]
+        if xq.dtype != x_dtype:
+            raise ValueError(f"QLinear{kind}: the activation is {xq.dtype}, the int8 kernel was built for {x_dtype}")
+        return _store(outs, [compute(xq)])
+
+    def bind(ins: list, outs: list) -> Callable[[], None] | None:
+        """The planned-run closure: the kernel's result copied into the arena view."""
+        xq, o, copy = ins[0], outs[0], np.copyto
+        return lambda: copy(o, compute(xq))
+
+    run.bind = bind  # type: ignore[attr-defined]
+    run.int8 = True  # type: ignore[attr-defined]
     return run
