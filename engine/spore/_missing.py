@@ -68,6 +68,19 @@ EXCLUDED: dict[str, str] = {
                                        "files, which Spore does not ship" for n in ("JiebaTokenizer", "JiebaMode")},
     "mindspore.dataset.transforms.Plugin": "loads a MindData C++ plugin library built against MindSpore's runtime; "
                                            "use a Python function in map() instead",
+    **{f"mindspore.ops.{n}": "Ascend-only fused kernel (Supported Platforms: Ascend); MindSpore has no CPU "
+                             "implementation to match" for n in (
+        "lightning_indexer", "moe_distribute_combine", "moe_distribute_dispatch", "moe_init_routing_v2",
+        "moe_token_permute", "moe_token_unpermute", "nsa_compress", "nsa_compress_attention",
+        "nsa_select_attention", "PagedAttention", "PagedAttentionMask", "prompt_flash_attention",
+        "ring_attention_update", "speed_fusion_attention", "matmul_reduce_scatter")},
+    **{f"mindspore.ops.{n}": "registers or writes kernels for MindSpore's Ascend/GPU kernel compilers (TBE, AKG "
+                             "hybrid DSL); Spore has no such compilers" for n in ("op_info_register", "ms_kernel",
+                                                                                  "kernel")},
+    **{f"mindspore.ops.{n}": "an internal op MindSpore's graph compiler inserts (side-effect ordering, Python "
+                             "fallback); not user-facing, and Spore's compiler needs no such node" for n in (
+        "UpdateState", "PyExecute")},
+    "mindspore.Tensor.set_device_address": _DEVICE,
     "mindspore.ops.sparse_flash_attention": "an Ascend-only fused kernel (float16/bfloat16, head dim fixed at 512, "
                                             "paged KV layouts); MindSpore has no CPU implementation",
 }
