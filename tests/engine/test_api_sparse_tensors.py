@@ -10,6 +10,7 @@ import scipy.sparse as sp
 
 import spore as ms
 from spore import nn, ops
+from spore.errors import GraphCompileError
 
 RNG = np.random.default_rng(7)
 
@@ -384,3 +385,38 @@ def test_value_gradients_match_finite_differences(name):
     _, g = ops.value_and_grad(loss)(ms.Tensor(v0))
     want = _fd_grad(lambda x: float(loss(ms.Tensor(x)).asnumpy()), v0)
     np.testing.assert_allclose(g.asnumpy(), want, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("level", ["LAX", "STRICT"])
+def test_graph_mode_sparse_inputs_and_outputs(level):
+    """A COOTensor passed into a Graph-mode construct is read as it is (a new one each call is seen);
+    one returned from a construct is refused by the compiler: under LAX the construct then runs as
+    Python (the caller gets real values, never the graph's tracers), under STRICT the refusal is a
+    GraphCompileError on the caller's line."""
+    idx = ms.Tensor(np.array([[0, 1], [1, 0]], np.int32))
+
+    class In(nn.Cell):
+        def construct(self, x):
+            return ops.coo_abs(x).values
+
+    class Out(nn.Cell):
+        def construct(self, v):
+            return ms.COOTensor(idx, ops.exp(v), (2, 2))
+
+    ms.set_context(mode=ms.GRAPH_MODE, jit_syntax_level=getattr(ms, level))
+    try:
+        net_in, net_out = In(), Out()
+        for vals in ([1.0, -2.0], [5.0, -7.0]):
+            v = ms.Tensor(np.array(vals, np.float32))
+            np.testing.assert_allclose(net_in(ms.COOTensor(idx, v, (2, 2))).asnumpy(), np.abs(vals))
+            if level == "STRICT":
+                with pytest.raises(GraphCompileError, match="returns a COOTensor") as e:
+                    net_out(v)
+                assert e.value.loc is not None and e.value.loc.file == __file__
+                continue
+            out = net_out(v)
+            assert isinstance(out, ms.COOTensor)
+            np.testing.assert_allclose(out.to_dense().asnumpy(), [[0, np.exp(vals[0])], [np.exp(vals[1]), 0]],
+                                       rtol=1e-6)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE, jit_syntax_level=ms.LAX)

@@ -438,7 +438,17 @@ _RECOMPILE_WARN = 8
 def _check_outputs(out_tree: Any, name: str) -> None:
     """Refuse to compile a function that returns an unhashable Python value (a NumPy array made at
     compile time, a set): the graph would hand the same object back on every call, where the function
-    makes a new one each time (a change to one would show in the next). Such code runs in Python."""
+    makes a new one each time (a change to one would show in the next). Such code runs in Python.
+    A sparse tensor (COOTensor, CSRTensor...) is refused too: it would hand back the graph's tracers."""
+    from ..sparse import COOTensor, CSRTensor, RowTensor, SparseTensor
+
+    sparse = next((v for v in _python_values(out_tree)
+                   if isinstance(v, (COOTensor, CSRTensor, RowTensor, SparseTensor))), None)
+    if sparse is not None:
+        raise GraphCompileError(f"{name} returns a {type(sparse).__name__}, which a compiled graph cannot output "
+                                "(its index structure is host data)", rule="sparse_output",
+                                hint="return its tensors (.values, .indices, or .to_dense()) and build the sparse "
+                                     "tensor outside the compiled function")
     try:
         hash(out_tree)
     except TypeError:
