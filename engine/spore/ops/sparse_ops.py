@@ -10,13 +10,16 @@ structure is host data (NumPy); a sparse tensor cannot be a Graph-mode construct
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..sparse import COOTensor, CSRTensor
+from .. import sparse as _sp  # a module reference: spore.sparse may still be loading (it imports Tensor)
 from ..tensor import Tensor
 from . import elementwise as _E  # noqa: F401  (load order: the registry's elementwise ops first)
+
+if TYPE_CHECKING:
+    from ..sparse import COOTensor, CSRTensor
 
 __all__: list[str] = []
 
@@ -34,8 +37,8 @@ def _need(x: Any, cls: type, op: str, arg: str) -> None:
 
 def _coo_map(op: str, fn_name: str):
     def f(x: COOTensor) -> COOTensor:
-        _need(x, COOTensor, op, "x")
-        return COOTensor(x.indices, getattr(_F(), fn_name)(x.values), x.shape)
+        _need(x, _sp.COOTensor, op, "x")
+        return _sp.COOTensor(x.indices, getattr(_F(), fn_name)(x.values), x.shape)
 
     f.__name__ = f.__qualname__ = op
     f.__doc__ = f"``{op}(x)``: ``ops.{fn_name}`` of a COOTensor's values; the same indices and shape."
@@ -44,8 +47,8 @@ def _coo_map(op: str, fn_name: str):
 
 def _csr_map(op: str, fn_name: str):
     def f(x: CSRTensor) -> CSRTensor:
-        _need(x, CSRTensor, op, "x")
-        return CSRTensor(x.indptr, x.indices, getattr(_F(), fn_name)(x.values), x.shape)
+        _need(x, _sp.CSRTensor, op, "x")
+        return _sp.CSRTensor(x.indptr, x.indices, getattr(_F(), fn_name)(x.values), x.shape)
 
     f.__name__ = f.__qualname__ = op
     f.__doc__ = f"``{op}(x)``: ``ops.{fn_name}`` of a CSRTensor's values; the same structure."
@@ -75,8 +78,8 @@ def coo_add(x1: COOTensor, x2: COOTensor, thresh: Tensor) -> COOTensor:
     """``coo_add(x1, x2, thresh)``: the sum of two COOTensors of one shape; result entries whose
     magnitude is below `thresh` are dropped (MindSpore's SparseAdd). Coordinates come out sorted."""
     op = "coo_add"
-    _need(x1, COOTensor, op, "x1")
-    _need(x2, COOTensor, op, "x2")
+    _need(x1, _sp.COOTensor, op, "x1")
+    _need(x2, _sp.COOTensor, op, "x2")
     if x1.shape != x2.shape:
         raise ValueError(f"{op}: shapes differ: {x1.shape} and {x2.shape}")
     if x1.dtype != x2.dtype:
@@ -89,7 +92,7 @@ def coo_add(x1: COOTensor, x2: COOTensor, thresh: Tensor) -> COOTensor:
     keep = np.nonzero(np.abs(vals.asnumpy()) >= th)[0]
     vals = F.gather(vals, Tensor(keep.astype(np.int32)), 0)
     idx = np.stack(np.unravel_index(uniq[keep], x1.shape), 1) if len(keep) else np.zeros((0, x1.ndim))
-    return COOTensor(Tensor(idx.astype(x1.indices.dtype.np)), vals, x1.shape)
+    return _sp.COOTensor(Tensor(idx.astype(x1.indices.dtype.np)), vals, x1.shape)
 
 
 def coo_concat(sp_input: Any, concat_dim: int = 0) -> COOTensor:
@@ -99,7 +102,7 @@ def coo_concat(sp_input: Any, concat_dim: int = 0) -> COOTensor:
     if not isinstance(sp_input, (list, tuple)) or len(sp_input) < 2:
         raise ValueError(f"{op}: `sp_input` must be a list/tuple of at least 2 COOTensors")
     for i, t in enumerate(sp_input):
-        _need(t, COOTensor, op, f"sp_input[{i}]")
+        _need(t, _sp.COOTensor, op, f"sp_input[{i}]")
     nd = sp_input[0].ndim
     if not -nd <= concat_dim < nd:
         raise ValueError(f"{op}: `concat_dim` {concat_dim} out of range for rank {nd}")
@@ -116,7 +119,7 @@ def coo_concat(sp_input: Any, concat_dim: int = 0) -> COOTensor:
         idx.append(a)
     shape = tuple(off if i == ax else s for i, s in enumerate(base))
     vals = _F().concat(tuple(t.values for t in sp_input))
-    return COOTensor(Tensor(np.concatenate(idx).astype(sp_input[0].indices.dtype.np)), vals, shape)
+    return _sp.COOTensor(Tensor(np.concatenate(idx).astype(sp_input[0].indices.dtype.np)), vals, shape)
 
 
 def _same_structure(a: CSRTensor, b: CSRTensor) -> bool:
@@ -128,8 +131,8 @@ def csr_add(a: CSRTensor, b: CSRTensor, alpha: Tensor, beta: Tensor) -> CSRTenso
     """``csr_add(a, b, alpha, beta)``: alpha * a + beta * b as a CSRTensor (the union of the two
     structures, columns sorted within each row)."""
     op = "csr_add"
-    _need(a, CSRTensor, op, "a")
-    _need(b, CSRTensor, op, "b")
+    _need(a, _sp.CSRTensor, op, "a")
+    _need(b, _sp.CSRTensor, op, "b")
     if a.shape != b.shape:
         raise ValueError(f"{op}: shapes differ: {a.shape} and {b.shape}")
     F = _F()
@@ -141,12 +144,12 @@ def csr_add(a: CSRTensor, b: CSRTensor, alpha: Tensor, beta: Tensor) -> CSRTenso
     rows, cols = np.unravel_index(uniq, a.shape)
     indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=a.shape[0]))])
     dt = a.indices.dtype.np
-    return CSRTensor(Tensor(indptr.astype(dt)), Tensor(cols.astype(dt)), vals, a.shape)
+    return _sp.CSRTensor(Tensor(indptr.astype(dt)), Tensor(cols.astype(dt)), vals, a.shape)
 
 
 def _dense_at(x: CSRTensor, y: Tensor, op: str) -> Tensor:
     """`y` broadcast to x's dense shape, read at x's nonzeros."""
-    _need(x, CSRTensor, op, "x")
+    _need(x, _sp.CSRTensor, op, "x")
     if not isinstance(y, Tensor):
         raise TypeError(f"{op}: `y` must be a Tensor, got {type(y).__name__}")
     F = _F()
@@ -160,20 +163,20 @@ def _dense_at(x: CSRTensor, y: Tensor, op: str) -> Tensor:
 
 def csr_mul(x: CSRTensor, y: Tensor) -> CSRTensor:
     """``csr_mul(x, y)``: x * y (y dense, broadcast to x's shape) at x's nonzeros; a CSRTensor."""
-    return CSRTensor(x.indptr, x.indices, _F().mul(x.values, _dense_at(x, y, "csr_mul")), x.shape)
+    return _sp.CSRTensor(x.indptr, x.indices, _F().mul(x.values, _dense_at(x, y, "csr_mul")), x.shape)
 
 
 def csr_div(x: CSRTensor, y: Tensor) -> CSRTensor:
     """``csr_div(x, y)``: x / y (y dense, broadcast to x's shape) at x's nonzeros; a CSRTensor
     (MindSpore's annotation says Tensor, its implementation returns a CSRTensor)."""
-    return CSRTensor(x.indptr, x.indices, _F().div(x.values, _dense_at(x, y, "csr_div")), x.shape)
+    return _sp.CSRTensor(x.indptr, x.indices, _F().div(x.values, _dense_at(x, y, "csr_div")), x.shape)
 
 
 def csr_mv(csr_tensor: CSRTensor, dense: Tensor) -> Tensor:
     """``csr_mv(csr_tensor, dense)``: the [M, 1] product of an [M, K] CSRTensor and a [K, 1] (or [K])
     dense vector."""
     op = "csr_mv"
-    _need(csr_tensor, CSRTensor, op, "csr_tensor")
+    _need(csr_tensor, _sp.CSRTensor, op, "csr_tensor")
     if not isinstance(dense, Tensor):
         raise TypeError(f"{op}: `dense` must be a Tensor, got {type(dense).__name__}")
     m, k = csr_tensor.shape
@@ -192,8 +195,8 @@ def csr_mm(a: CSRTensor, b: CSRTensor, trans_a: bool = False, trans_b: bool = Fa
     product of two CSRTensors (transposes on request; real dtypes, so adjoint = transpose), with the
     structure of the product's nonzeros (explicit zeros from cancellation are dropped)."""
     op = "csr_mm"
-    _need(a, CSRTensor, op, "a")
-    _need(b, CSRTensor, op, "b")
+    _need(a, _sp.CSRTensor, op, "a")
+    _need(b, _sp.CSRTensor, op, "b")
     F = _F()
     da, db = a.to_dense(), b.to_dense()
     if trans_a or adjoint_a:
@@ -209,7 +212,7 @@ def csr_reduce_sum(csr_tensor: CSRTensor, axis: int) -> Tensor:
     """``csr_reduce_sum(csr_tensor, axis)``: the sum along `axis` as a dense tensor with that axis
     kept (size 1), as MindSpore's CSRReduceSum."""
     op = "csr_reduce_sum"
-    _need(csr_tensor, CSRTensor, op, "csr_tensor")
+    _need(csr_tensor, _sp.CSRTensor, op, "csr_tensor")
     if not isinstance(axis, (int, np.integer)) or not -2 <= axis < 2:
         raise ValueError(f"{op}: `axis` must be an int in [-2, 2), got {axis!r}")
     F = _F()
@@ -230,7 +233,7 @@ def csr_softmax(logits: CSRTensor, dtype: Any) -> CSRTensor:
     """``csr_softmax(logits, dtype)``: the softmax of each row over its stored entries (absent
     entries are -inf, not 0), as a CSRTensor of `dtype` values with the same structure."""
     op = "csr_softmax"
-    _need(logits, CSRTensor, op, "logits")
+    _need(logits, _sp.CSRTensor, op, "logits")
     F = _F()
     m = logits.shape[0]
     v = F.cast(logits.values, dtype)
@@ -238,18 +241,18 @@ def csr_softmax(logits: CSRTensor, dtype: Any) -> CSRTensor:
     mx = F.gather(F.unsorted_segment_max(F.stop_gradient(v), rows, m), rows, 0)
     e = F.exp(F.sub(v, mx))
     s = F.gather(F.unsorted_segment_sum(e, rows, m), rows, 0)
-    return CSRTensor(logits.indptr, logits.indices, F.div(e, s), logits.shape)
+    return _sp.CSRTensor(logits.indptr, logits.indices, F.div(e, s), logits.shape)
 
 
 def csr_to_coo(tensor: CSRTensor) -> COOTensor:
     """``csr_to_coo(tensor)``: the same entries as a COOTensor."""
-    _need(tensor, CSRTensor, "csr_to_coo", "tensor")
+    _need(tensor, _sp.CSRTensor, "csr_to_coo", "tensor")
     return tensor.to_coo()
 
 
 def csr_to_dense(csr_tensor: CSRTensor) -> Tensor:
     """``csr_to_dense(csr_tensor)``: the dense matrix."""
-    _need(csr_tensor, CSRTensor, "csr_to_dense", "csr_tensor")
+    _need(csr_tensor, _sp.CSRTensor, "csr_to_dense", "csr_tensor")
     return csr_tensor.to_dense()
 
 
@@ -262,7 +265,7 @@ def dense_to_sparse_coo(tensor: Tensor) -> COOTensor:
     if tensor.ndim == 0:
         raise ValueError("dense_to_sparse_coo: `tensor` must have rank >= 1")
     vals = _F().gather_nd(tensor, Tensor(idx)) if len(idx) else Tensor(np.zeros(0, tensor.dtype.np))
-    return COOTensor(Tensor(idx), vals, tuple(tensor.shape))
+    return _sp.COOTensor(Tensor(idx), vals, tuple(tensor.shape))
 
 
 def dense_to_sparse_csr(tensor: Tensor) -> CSRTensor:
@@ -274,9 +277,9 @@ def dense_to_sparse_csr(tensor: Tensor) -> CSRTensor:
     coo = dense_to_sparse_coo(tensor)
     rows = coo.indices.asnumpy()[:, 0]
     indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=tensor.shape[0]))]).astype(np.int64)
-    return CSRTensor(Tensor(indptr), Tensor(coo.indices.asnumpy()[:, 1].copy()), coo.values, tuple(tensor.shape))
+    return _sp.CSRTensor(Tensor(indptr), Tensor(coo.indices.asnumpy()[:, 1].copy()), coo.values, tuple(tensor.shape))
 
 
 def make_sparse_tensor(indices: Tensor, values: Tensor, dense_shape: Any) -> COOTensor:
     """``make_sparse_tensor(indices, values, dense_shape)``: a COOTensor (MindSpore's older name)."""
-    return COOTensor(indices, values, dense_shape)
+    return _sp.COOTensor(indices, values, dense_shape)

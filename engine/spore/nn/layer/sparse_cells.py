@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ... import sparse as _sp
 from ...ops.classes_sparse import SparseTensorDenseMatmul as _SpMM
-from ...sparse import COOTensor
 from ...tensor import Tensor
 from ..cell import Cell
+
+if TYPE_CHECKING:
+    from ...sparse import COOTensor
 
 __all__ = ["SparseToDense", "SparseTensorDenseMatmul"]
 
@@ -17,7 +20,7 @@ class SparseToDense(Cell):
     """``nn.SparseToDense()(sparse_tensor)``: the dense tensor of a COOTensor (duplicates summed)."""
 
     def construct(self, sparse_tensor: COOTensor) -> Tensor:
-        if not isinstance(sparse_tensor, COOTensor):
+        if not isinstance(sparse_tensor, _sp.COOTensor):
             raise TypeError("nn.SparseToDense: the input must be a COOTensor (build one with "
                             "ms.COOTensor(indices, values, shape) or Tensor.to_coo())")
         return sparse_tensor.to_dense()
