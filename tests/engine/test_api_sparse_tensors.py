@@ -420,3 +420,17 @@ def test_graph_mode_sparse_inputs_and_outputs(level):
                                        rtol=1e-6)
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE, jit_syntax_level=ms.LAX)
+
+
+def test_sparse_names_load_first_without_an_import_cycle():
+    """`ms.COOTensor` (or `Tensor.to_csr`) as the first thing a fresh process touches."""
+    import subprocess
+    import sys
+
+    code = ("import numpy as np, spore as ms\n"
+            "c = ms.COOTensor(ms.Tensor(np.array([[0, 1]], np.int32)), ms.Tensor(np.array([2.0], np.float32)),"
+            " (1, 2))\n"
+            "print(c.to_dense().asnumpy().tolist(), ms.Tensor(np.eye(2, dtype=np.float32)).to_csr().indptr)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "[[0.0, 2.0]]" in out.stdout and "[0 1 2]" in out.stdout
