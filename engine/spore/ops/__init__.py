@@ -22,7 +22,8 @@ CLASS_MODULES = tuple(_importlib.import_module(f"{__name__}.{n}")
                                 "classes_linalg_decomp", "classes_spatial_unique",
                                 "segment_select_extra", "device_io_helpers",
                                 "classes_extra", "classes_apply_optimizers",
-                                "classes_sparse", "vision_box_ops"))
+                                "classes_sparse", "vision_box_ops",
+                                "vision_nms_ops"))
 _CLASSES = {n: getattr(_m, n) for _m in CLASS_MODULES for n in _m.__all__}
 globals().update(_CLASSES)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+import spore as ms
 from spore import ops
 
 from .cases_ops import K, _classes, _functions
@@ -39,3 +40,33 @@ def _api_b2_classes() -> list:
             K("ResizeNearestNeighbor[align]", ops.ResizeNearestNeighbor((4, 6), True), fl(1, 2, 3, 4)),
             K("ResizeNearestNeighbor[half]", ops.ResizeNearestNeighbor((2, 3), half_pixel_centers=True),
               fl(1, 1, 4, 5))]
+
+
+def _nms_boxes(r: np.random.Generator) -> np.ndarray:
+    lo = r.uniform(0, 4, (6, 2))
+    return np.concatenate([lo, lo + r.uniform(0.5, 3, (6, 2)), r.permutation(6)[:, None] / 6.0], 1).astype(np.float32)
+
+
+def _overlaps(r: np.random.Generator) -> np.ndarray:
+    a = r.random((5, 5))
+    return ((a + a.T) / 2).astype(np.float32)
+
+
+ONE_TRUE = G(lambda r: np.eye(1, 6, 3, dtype=bool).reshape(2, 3))
+
+
+@_functions
+def _api_b2_selection_functions() -> list:
+    return [C("ops.is_available[0]", ops.is_available), C("ops.is_initialized[0]", ops.is_initialized)]
+
+
+@_classes
+def _api_b2_selection_classes() -> list:
+    return [K("NMSWithMask[0]", ops.NMSWithMask(0.3), G(_nms_boxes)),
+            K("NonMaxSuppressionWithOverlaps[0]", ops.NonMaxSuppressionWithOverlaps(), G(_overlaps),
+              fl(5, lo=0.0, hi=1.0), 3, 0.5, 0.1),
+            K("RandomChoiceWithMask[0]", ops.RandomChoiceWithMask(3, seed=1), ONE_TRUE),
+            K("RaggedRange[0]", ops.RaggedRange(ms.int64), G(lambda r: np.array([0, 3, 1], np.int32)),
+              G(lambda r: np.array([4, 3, 9], np.int32)), G(lambda r: np.array([1, 2, 3], np.int32))),
+            K("NoRepeatNGram[0]", ops.NoRepeatNGram(2), G(lambda r: r.integers(0, 4, (2, 2, 7)).astype(np.int32)),
+              fl(2, 2, 5))]
