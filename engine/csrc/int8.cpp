@@ -224,6 +224,15 @@ void check_zp(int zp, bool u8, const char* op, const char* arg) {
                                     (u8 ? "uint8" : "int8"));
 }
 
+void check_out(const py::array& out, const Epilogue& e, int64_t size, const char* op) {
+    const bool ok = e.out == 0 ? out.dtype().is(py::dtype::of<int32_t>())
+                  : e.out == 1 ? out.dtype().is(py::dtype::of<float>())
+                  : e.out == 2 ? is_u8(out) : is_s8(out);
+    if (!ok || out.size() != size || !(out.flags() & py::array::c_style) || !out.writeable())
+        throw std::invalid_argument(std::string(op) + ": out must be a writable C-contiguous array of " +
+                                    std::to_string(size) + " elements of the epilogue's dtype");
+}
+
 // --- matmul -----------------------------------------------------------------------------------------
 
 py::array int8_matmul(py::array a, py::array b, int a_zero_point, std::optional<farr> scale,
@@ -270,6 +279,64 @@ py::array int8_matmul(py::array a, py::array b, int a_zero_point, std::optional<
     return out;
 }
 
+// int8_matmul with the weights and the epilogue fixed once: the planned-run form (one argument
+// conversion per call instead of nine).
+class Int8MatMul {
+public:
+    Int8MatMul(py::array b, int a_zero_point, bool a_uint8, std::optional<farr> scale, std::optional<farr> bias,
+               bool relu, std::optional<float> y_scale, int y_zero_point, const std::string& y_dtype)
+        : b_(b), zp_(a_zero_point), u8_(a_uint8) {
+        check_int8(b, "Int8MatMul", "b", false);
+        if (b.ndim() != 2) throw std::invalid_argument("Int8MatMul: b must be (K, N)");
+        check_zp(zp_, u8_, "Int8MatMul", "a_zero_point");
+        ep_ = make_epilogue(scale, bias, relu, y_scale, y_zero_point, y_dtype, b.shape(1), "Int8MatMul");
+    }
+
+    void run(py::array a, py::array out) {
+        const char* op = "Int8MatMul.run";
+        check_int8(a, op, "a", true);
+        const int64_t K = b_.shape(0), N = b_.shape(1);
+        if (is_u8(a) != u8_ || a.ndim() < 1 || a.shape(a.ndim() - 1) != K)
+            throw std::invalid_argument("Int8MatMul.run: a must be " + std::string(u8_ ? "uint8" : "int8") +
+                                        " with last dimension " + std::to_string(K));
+        const int64_t M = K ? a.size() / K : 0;
+        check_out(out, ep_, M * N, op);
+        const void* pa = a.data();
+        const int8_t* pb = static_cast<const int8_t*>(b_.data());
+        py::gil_scoped_release nogil;
+        int32_t* acc;
+        std::vector<int32_t> tmp;
+        if (ep_.out == 0) {
+            acc = static_cast<int32_t*>(out.mutable_data());
+        } else {
+            tmp.resize(M * N);
+            acc = tmp.data();
+        }
+        if (M * N == 0) return;
+        const int32_t co = 0;
+        dnnl_status_t st = dnnl_success;
+        {
+            GemmTeam team(M * N * K);
+            if (K == 0) std::fill(acc, acc + M * N, 0);
+            else if (u8_) st = dnnl_gemm_u8s8s32('N', 'N', 'F', M, N, K, 1.0f, static_cast<const uint8_t*>(pa), K,
+                                                 static_cast<uint8_t>(zp_), pb, N, 0, 0.0f, acc, N, &co);
+            else st = dnnl_gemm_s8s8s32('N', 'N', 'F', M, N, K, 1.0f, static_cast<const int8_t*>(pa), K,
+                                        static_cast<int8_t>(zp_), pb, N, 0, 0.0f, acc, N, &co);
+        }
+        if (st != dnnl_success) {
+            py::gil_scoped_acquire g;
+            throw std::runtime_error("Int8MatMul: oneDNN failed (status " + std::to_string(st) + ")");
+        }
+        if (ep_.out != 0) run_epilogue(acc, out, M, N, 0, ep_);
+    }
+
+private:
+    py::array b_;
+    int zp_;
+    bool u8_;
+    Epilogue ep_;
+};
+
 // --- convolution -------------------------------------------------------------------------------------
 
 // A convolution with fixed s8 weights and geometry; primitives and reordered weights are cached per
@@ -315,7 +382,12 @@ public:
         if (OH < 1 || OW < 1) throw std::invalid_argument("Int8Conv2d: the kernel is larger than the padded input");
         Epilogue e = make_epilogue(scale, bias, relu, y_scale, y_zero_point, y_dtype, O, op);
         py::array out = alloc_out(e, {N, O, OH, OW});
-        const void* px = x.data();
+        exec(x.data(), N, C, H, W, OH, OW, O, out, e);
+        return out;
+    }
+
+    void exec(const void* px, int64_t N, int64_t C, int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t O,
+              py::array& out, const Epilogue& e) {
         {
             py::gil_scoped_release nogil;
             Entry& en = entry(N, C, H, W, OH, OW);
@@ -337,7 +409,25 @@ public:
             s.wait();
             run_epilogue(static_cast<const int32_t*>(dst.get_data_handle()), out, N * OH * OW, O, OH * OW, e);
         }
-        return out;
+    }
+
+    // The planned-run form: the epilogue fixed once (set_epilogue), the result written into `out`.
+    void set_epilogue(std::optional<farr> scale, std::optional<farr> bias, bool relu, std::optional<float> y_scale,
+                      int y_zero_point, const std::string& y_dtype) {
+        ep_ = make_epilogue(scale, bias, relu, y_scale, y_zero_point, y_dtype, wshape_[0], "Int8Conv2d");
+    }
+
+    void run(py::array x, py::array out) {
+        const char* op = "Int8Conv2d.run";
+        check_int8(x, op, "x", true);
+        if (is_u8(x) != x_u8_ || x.ndim() != 4 || x.shape(1) != wshape_[1] * groups_)
+            throw std::invalid_argument("Int8Conv2d.run: x does not match the conv (dtype, NCHW, channels)");
+        const int64_t N = x.shape(0), C = x.shape(1), H = x.shape(2), W = x.shape(3);
+        const int64_t O = wshape_[0], kh = wshape_[2], kw = wshape_[3];
+        const int64_t OH = (H + pads_[0] + pads_[2] - dil_[0] * (kh - 1) - 1) / strides_[0] + 1;
+        const int64_t OW = (W + pads_[1] + pads_[3] - dil_[1] * (kw - 1) - 1) / strides_[1] + 1;
+        check_out(out, ep_, N * O * OH * OW, op);
+        exec(x.data(), N, C, H, W, OH, OW, O, out, ep_);
     }
 
     std::string impl(int64_t N, int64_t C, int64_t H, int64_t W) {
@@ -391,6 +481,7 @@ private:
     int64_t groups_;
     int64_t wshape_[4]{};
     std::vector<int8_t> w_;
+    Epilogue ep_;
     std::map<std::vector<int64_t>, std::unique_ptr<Entry>> cache_;
 };
 
@@ -482,7 +573,19 @@ void register_int8(py::module_& m) {
         .def("__call__", &Int8Conv2d::call, "x"_a, "scale"_a = py::none(), "bias"_a = py::none(), "relu"_a = false,
              "y_scale"_a = py::none(), "y_zero_point"_a = 0, "y_dtype"_a = "uint8",
              "x (N, C, H, W) uint8/int8 -> int32 accumulators, or float32 / requantized as int8_matmul's epilogue")
+        .def("set_epilogue", &Int8Conv2d::set_epilogue, "scale"_a = py::none(), "bias"_a = py::none(),
+             "relu"_a = false, "y_scale"_a = py::none(), "y_zero_point"_a = 0, "y_dtype"_a = "uint8",
+             "fix the epilogue run() applies (default: int32 accumulators)")
+        .def("run", &Int8Conv2d::run, "x"_a, "out"_a, "x -> out (NCHW, the set_epilogue dtype), no allocation of out")
         .def("impl", &Int8Conv2d::impl, "n"_a, "c"_a, "h"_a, "w"_a, "oneDNN's implementation name for this input shape");
+    py::class_<Int8MatMul>(m, "Int8MatMul",
+                           "int8_matmul with b (K, N) int8 and the epilogue fixed at construction; run(a, out) "
+                           "takes a (..., K) and writes out (..., N)")
+        .def(py::init<py::array, int, bool, std::optional<farr>, std::optional<farr>, bool, std::optional<float>, int,
+                      const std::string&>(),
+             "b"_a, "a_zero_point"_a = 0, "a_uint8"_a = true, "scale"_a = py::none(), "bias"_a = py::none(),
+             "relu"_a = false, "y_scale"_a = py::none(), "y_zero_point"_a = 0, "y_dtype"_a = "uint8")
+        .def("run", &Int8MatMul::run, "a"_a, "out"_a);
     m.def("quantize_linear", &quantize_linear, "x"_a, "scale"_a, "zero_point"_a = 0, "dtype"_a = "uint8",
           "out"_a = py::none(),
           "ONNX QuantizeLinear, per tensor: saturate(rint(x / scale) + zero_point), round half to even");
