@@ -230,3 +230,23 @@ def test_lite_qdq_graph_runs_int8_and_equals_the_numpy_chain(xdt, tmp_path):
     acc2 = (cq.astype(np.int64) - zx) @ inits["w2"].astype(np.int64).T
     want = acc2.astype(np.float32) * (np.float32(inits["ys"]) * np.float32(inits["w2s"]))
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("name", ["mlp", "lenet", "simplecnn"])
+def test_qdq_zoo_is_bit_identical_to_onnxruntime(name, tmp_path):
+    """With the int8 kernels, fused requantization and QDQ-transparent MaxPool/Reshape, lite's int8
+    results equal onnxruntime's QDQ execution exactly (onnxruntime.quantization's models)."""
+    from ..lite.test_lite import _export, _lite, _ort, _quantize
+
+    _, x, path = _export(name, str(tmp_path))
+    qpath = _quantize(path, x.shape)
+    model = _lite(qpath)
+    ops = [n.op for n in model._graph.nodes]
+    assert any(op.startswith("QLinear") for op in ops)
+    # no float round trip is left around the data-movement ops: DQ -> MaxPool/Reshape -> Q became int8
+    assert ops.count("DequantizeLinear") == 1, ops
+    got = model.predict([x])[0].get_data_to_numpy()
+    planned = model.predict([x])[0].get_data_to_numpy()
+    want = _ort(qpath, x)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(planned, want)

@@ -141,8 +141,69 @@ def fuse_qdq(g: Graph) -> int:
         n.kernel = kern
         fused += 1
     prune(g)
+    fuse_passthrough(g)
     fuse_requantize(g)
     return fused
+
+
+_PASSTHROUGH = _ops.ALIAS_OPS | {"MaxPool"}
+
+
+def fuse_passthrough(g: Graph) -> int:
+    """DQ(q; s, z) -> Reshape/Flatten/Squeeze/Unsqueeze/Identity/MaxPool -> Q(s, z) -> the op on q
+    itself (as onnxruntime's QDQ transformer does): these ops only move or select values, and
+    Q(DQ(q)) == q for the same scale and zero point, so the result is identical with two float
+    passes fewer. MaxPool runs on the integers as exact float32 values and is cast back."""
+    readers: dict[str, int] = {}
+    for n in g.nodes:
+        for i in n.inputs:
+            readers[i] = readers.get(i, 0) + 1
+        for sg in n.subgraphs.values():
+            for i in sg.free_names():
+                readers[i] = readers.get(i, 0) + 1
+    producer = {o: n for n in g.nodes for o in n.outputs}
+    by_input: dict[str, list[Node]] = {}
+    for n in g.nodes:
+        for i in n.inputs:
+            by_input.setdefault(i, []).append(n)
+
+    def qparams(n: Node) -> tuple | None:
+        if len(n.inputs) < 3 or not n.inputs[2] or any(i not in g.consts for i in n.inputs[1:3]):
+            return None
+        sc, zp = g.consts[n.inputs[1]], g.consts[n.inputs[2]]
+        if sc.size != 1 or zp.size != 1 or zp.dtype not in (np.uint8, np.int8):
+            return None
+        return float(sc.reshape(-1)[0]), int(zp.reshape(-1)[0]), zp.dtype
+
+    drop: set[int] = set()
+    for n in g.nodes:
+        if n.op not in _PASSTHROUGH or not n.inputs or id(n) in drop:
+            continue
+        dq = producer.get(n.inputs[0])
+        if dq is None or dq.op != "DequantizeLinear" or readers.get(n.inputs[0]) != 1 or n.inputs[0] in g.outputs:
+            continue
+        rd = by_input.get(n.outputs[0], [])
+        if len(rd) != 1 or readers.get(n.outputs[0]) != 1 or n.outputs[0] in g.outputs:
+            continue
+        q = rd[0]
+        pq, pdq = qparams(q), qparams(dq)
+        if q.op != "QuantizeLinear" or pq is None or pq != pdq or id(dq) in drop:
+            continue
+        n.inputs = [dq.inputs[0], *n.inputs[1:]]
+        n.outputs = [q.outputs[0]]
+        if n.op == "MaxPool":
+            n.kernel = _int_maxpool(n.kernel, pq[2])
+        drop.update((id(dq), id(q)))
+    g.nodes = [n for n in g.nodes if id(n) not in drop]
+    prune(g)
+    return len(drop) // 2
+
+
+def _int_maxpool(kern: Any, dtype: np.dtype) -> Any:
+    def run(a: dict, ins: list, outs: list | None) -> list | None:
+        y = kern(a, ins, None)[0]
+        return _ops._store(outs, [y.astype(dtype)])
+    return run
 
 
 def fuse_requantize(g: Graph) -> int:
