@@ -37,6 +37,7 @@ _MODULE_NAMES = (
     "grid_choose_ops",                                  # affine_grid, Tensor.choose/index_copy_/H, get_world_size
     "vision_box_ops",                                   # iou, rotary_position_embedding; Mod, RGBToHSV, ...
     "vision_nms_ops",                                   # NMSWithMask, RaggedRange, NoRepeatNGram, is_initialized
+    "p2p_comm_ops",                                     # send/recv, isend/irecv, reduce, scatter_tensor, *_object_list
     "sparse_ops",                                       # coo_*/csr_* on COOTensor/CSRTensor values, csr_mv/mm, ...
 )
 DECLARATION_MODULES: tuple[types.ModuleType, ...] = tuple(
