@@ -1,5 +1,6 @@
 """Point-to-point and rooted communication of MindSpore's ``mindspore.ops`` (issue 14, slice B2):
-`send` / `recv`, `isend` / `irecv`, `P2POp`, `reduce`, `scatter_tensor`, and the pickled-object
+`send` / `recv`, `isend` / `irecv`, `P2POp`, `reduce`, `scatter_tensor`, `reduce_scatter`,
+`reduce_scatter_tensor`, `reduce_scatter_tensor_uneven`, and the pickled-object
 forms `send_object_list`, `recv_object_list`, `scatter_object_list` — over Spore's MPI backend
 (`spore.communication`; launch with ``mpirun``/``spore-run``, then ``init()``).
 
@@ -223,3 +224,70 @@ def scatter_object_list(scatter_object_output_list: list, scatter_object_input_l
         if len(items) != n:
             raise ValueError(f"{name}: scatter_object_input_list needs one object per rank ({n}), got {len(items)}")
     out[0] = B.run(lambda: comm.scatter(items, root=root), f"scatter_object_list from {src}")
+
+
+def _reduce_scatter_into(name: str, output: Tensor, x: np.ndarray, counts: list[int], op: str, group: Any) -> None:
+    comm = _comm(name, group)
+    out_t = _tensor(name, output)
+    mine = counts[comm.Get_rank()]
+    if x.ndim == 0 or tuple(out_t.shape) != (mine, *x.shape[1:]):
+        raise ShapeError(name, f"output of shape {(mine, *x.shape[1:])} (this rank's slice of input)",
+                         f"shape {tuple(out_t.shape)}")
+    row = int(np.prod(x.shape[1:], dtype=np.int64))
+    buf = np.empty((mine, *x.shape[1:]), x.dtype)
+    mop = B.mpi_op(op)
+    B.run(lambda: comm.Reduce_scatter(x, buf, recvcounts=[c * row for c in counts], op=mop),
+          f"{name}({op}) in {_group(group)}")
+    out_t.assign_value(Tensor(buf))
+
+
+def reduce_scatter_tensor(output: Tensor, input: Tensor, op: str = "sum", group: str | None = None,
+                          async_op: bool = False) -> CommHandle | None:
+    """Reduce `input` over the ranks with `op`, then rank i gets the i-th of the group-size equal
+    slices along axis 0 in `output`."""
+    name = "reduce_scatter_tensor"
+    x = np.ascontiguousarray(_tensor(name, input).asnumpy())
+    n = _comm(name, group).Get_size()
+    if x.ndim == 0 or x.shape[0] % n:
+        raise ShapeError(name, f"input whose first axis divides by the group size {n}", f"shape {x.shape}")
+    _reduce_scatter_into(name, output, x, [x.shape[0] // n] * n, op, group)
+    return _done(async_op)
+
+
+def reduce_scatter(output: Tensor, input_list: list, op: str = "sum", group: str | None = None,
+                   async_op: bool = False) -> CommHandle | None:
+    """Reduce the list of group-size tensors element-wise over the ranks; rank i gets the reduced
+    i-th tensor in `output`."""
+    name = "reduce_scatter"
+    items = _list(name, "input_list", input_list)
+    n = _comm(name, group).Get_size()
+    if len(items) != n or any(tuple(_tensor(name, t).shape) != tuple(items[0].shape) for t in items):
+        raise ShapeError(name, f"input_list of {n} tensors of one shape", f"{[tuple(t.shape) for t in items]}")
+    x = np.ascontiguousarray(np.concatenate([np.asarray(t.asnumpy())[None] for t in items]))
+    flat = x.reshape(n, -1)
+    out_t = _tensor(name, output)
+    tmp = Tensor(np.zeros((1, flat.shape[1]), x.dtype))
+    _reduce_scatter_into(name, tmp, flat, [1] * n, op, group)
+    out_t.assign_value(Tensor(tmp.asnumpy().reshape(items[0].shape)))
+    return _done(async_op)
+
+
+def reduce_scatter_tensor_uneven(output: Tensor, input: Tensor, input_split_sizes: list[int] | None = None,
+                                 op: str = "sum", group: str | None = None,
+                                 async_op: bool = False) -> CommHandle | None:
+    """`reduce_scatter_tensor` with slices of the given sizes along axis 0 (rank i gets
+    ``input_split_sizes[i]`` rows); None means equal slices."""
+    name = "reduce_scatter_tensor_uneven"
+    x = np.ascontiguousarray(_tensor(name, input).asnumpy())
+    n = _comm(name, group).Get_size()
+    if input_split_sizes is None:
+        if x.ndim == 0 or x.shape[0] % n:
+            raise ShapeError(name, f"input whose first axis divides by the group size {n}", f"shape {x.shape}")
+        sizes = [x.shape[0] // n] * n
+    else:
+        sizes = [int(s) for s in input_split_sizes]
+        if len(sizes) != n or min(sizes) < 0 or x.ndim == 0 or sum(sizes) != x.shape[0]:
+            raise ValueError(f"{name}: input_split_sizes must be {n} non-negative sizes summing to input's first "
+                             f"axis ({x.shape[0] if x.ndim else 'scalar'}), got {input_split_sizes!r}")
+    _reduce_scatter_into(name, output, x, sizes, op, group)
+    return _done(async_op)

@@ -75,5 +75,6 @@ def _api_b2_selection_classes() -> list:
 _P2P = ("point-to-point/rooted communication: checked against NumPy on 3 real MPI ranks by "
         "tests/parallel/test_api_p2p.py (PyNative only, as MindSpore documents; a one-process case has no peer)")
 EXEMPT_FUNCTIONS.update({n: _P2P for n in ("send", "recv", "isend", "irecv", "reduce", "scatter_tensor",
+                                           "reduce_scatter", "reduce_scatter_tensor", "reduce_scatter_tensor_uneven",
                                            "send_object_list", "recv_object_list", "scatter_object_list")})
 EXEMPT_CLASSES["P2POp"] = _P2P

@@ -66,6 +66,21 @@ full = np.concatenate([data(r, 6) for r in range(n)])      # only the root's cop
 ops.scatter_tensor(out, ms.Tensor(full if rank == n - 1 else np.zeros_like(full)), src=n - 1)
 err["scatter_tensor"] = float(np.abs(out.asnumpy() - data(rank, 6)).max())
 
+# reduce_scatter family: rank i gets the reduction of every rank's i-th slice
+big = [data(r, 7, (n * 2, 3)) for r in range(n)]
+o = ms.Tensor(np.zeros((2, 3), np.float32))
+ops.reduce_scatter_tensor(o, ms.Tensor(big[rank]))
+err["reduce_scatter_tensor"] = float(np.abs(o.asnumpy() - sum(big)[2 * rank:2 * rank + 2]).max())
+o = ms.Tensor(np.zeros((2, 3), np.float32))
+ops.reduce_scatter(o, [ms.Tensor(data(rank, 8 + i)) for i in range(n)], op="max")
+err["reduce_scatter"] = float(np.abs(o.asnumpy() - np.max([data(r, 8 + rank) for r in range(n)], 0)).max())
+sizes = [r + 1 for r in range(n)]                            # uneven: rank i gets i + 1 rows
+tall = [data(r, 20, (sum(sizes), 2)) for r in range(n)]
+o = ms.Tensor(np.zeros((sizes[rank], 2), np.float32))
+ops.reduce_scatter_tensor_uneven(o, ms.Tensor(tall[rank]), sizes)
+lo = sum(sizes[:rank])
+err["reduce_scatter_tensor_uneven"] = float(np.abs(o.asnumpy() - sum(tall)[lo:lo + sizes[rank]]).max())
+
 # objects
 if rank == 0:
     ops.send_object_list([{"a": 1}, "two", [3.0]], n - 1)
