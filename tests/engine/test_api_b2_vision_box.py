@@ -188,3 +188,47 @@ def test_resize_nearest_neighbor_errors():
         ops.ResizeNearestNeighbor((0, 2))
     with pytest.raises(ShapeError, match="ResizeNearestNeighbor"):
         ops.ResizeNearestNeighbor((2, 2))(T(np.zeros((2, 2), np.float32)))
+
+
+def _linear_oracle(x, nw, mode):
+    w = x.shape[2]
+    out = np.empty((*x.shape[:2], nw))
+    for i in range(nw):
+        if mode == "align_corners":
+            s = i * (w - 1) / (nw - 1) if nw > 1 else 0.0
+        elif mode == "half_pixel":
+            s = max((i + 0.5) * w / nw - 0.5, 0.0)
+        else:
+            s = i * w / nw
+        s = min(s, w - 1)
+        lo = int(np.floor(s))
+        hi = min(lo + 1, w - 1)
+        out[..., i] = x[..., lo] * (1 - (s - lo)) + x[..., hi] * (s - lo)
+    return out
+
+
+@pytest.mark.parametrize("mode", ["align_corners", "half_pixel", "asymmetric"])
+@pytest.mark.parametrize("nw", [1, 3, 9])
+def test_resize_linear_1d_matches_interpolation_loop(mode, nw):
+    x = R.standard_normal((2, 3, 5))
+    got = ops.ResizeLinear1D(mode)(T(x), T(np.array([nw], np.int64))).asnumpy()
+    np.testing.assert_allclose(got, _linear_oracle(x, nw, mode), rtol=1e-12, atol=1e-12)
+
+
+def test_resize_linear_1d_align_corners_keeps_the_ends_and_np_interp_agrees():
+    x = R.standard_normal((1, 1, 4))
+    got = ops.ResizeLinear1D()(T(x), T(np.array([7], np.int32))).asnumpy()[0, 0]
+    np.testing.assert_allclose(got, np.interp(np.linspace(0, 3, 7), np.arange(4), x[0, 0]), rtol=1e-12)
+    w = R.standard_normal((1, 1, 7))
+    g = ms.grad(lambda t: (ops.ResizeLinear1D()(t, T(np.array([7], np.int32))) * T(w)).sum())(T(x)).asnumpy()
+    eps, num = 1e-6, np.zeros_like(x)
+    for j in range(4):
+        d = np.zeros_like(x)
+        d[0, 0, j] = eps
+        num[0, 0, j] = ((np.interp(np.linspace(0, 3, 7), np.arange(4), (x + d)[0, 0])
+                         - np.interp(np.linspace(0, 3, 7), np.arange(4), (x - d)[0, 0])) * w[0, 0]).sum() / (2 * eps)
+    np.testing.assert_allclose(g, num, rtol=1e-6, atol=1e-9)
+    with pytest.raises(ValueError, match="ResizeLinear1D: coordinate_transformation_mode"):
+        ops.ResizeLinear1D("cubic")
+    with pytest.raises(ShapeError, match="ResizeLinear1D"):
+        ops.ResizeLinear1D()(T(np.zeros((2, 3), np.float32)), T(np.array([4])))

@@ -1,6 +1,6 @@
 """Box, colour and position-encoding ops of MindSpore (issue 14, slice B2): `iou` / `IOU`,
 `rotary_position_embedding`, and the class forms `Mod`, `RGBToHSV`, `TridiagonalMatMul`,
-`ResizeNearestNeighbor`.
+`ResizeNearestNeighbor`, `ResizeLinear1D`.
 
 All are composites of registered primitives (slicing, max/min, where, gather, concat), so their
 gradients, Graph mode and ONNX export come from those primitives; nothing new is registered.
@@ -174,6 +174,45 @@ class ResizeNearestNeighbor(Operation):
         return F.gather(out, Tensor(cols), 3)
 
 
+class ResizeLinear1D(Operation):
+    """``ResizeLinear1D(coordinate_transformation_mode='align_corners')(x, size)``: an (N, C, W)
+    tensor linearly resampled to width ``size[0]``. Output pixel i samples source position
+    i * (W - 1) / (new_W - 1) ('align_corners'), (i + 0.5) * W / new_W - 0.5 clamped at 0
+    ('half_pixel'), or i * W / new_W ('asymmetric'); positions past the edge take the last pixel."""
+
+    _MODES = ("align_corners", "half_pixel", "asymmetric")
+
+    def __init__(self, coordinate_transformation_mode: str = "align_corners") -> None:
+        if coordinate_transformation_mode not in self._MODES:
+            raise ValueError(f"ResizeLinear1D: coordinate_transformation_mode must be one of {self._MODES}, "
+                             f"got {coordinate_transformation_mode!r}")
+        self.coordinate_transformation_mode = coordinate_transformation_mode
+
+    def construct(self, x: Tensor, size: Any) -> Tensor:
+        op = "ResizeLinear1D"
+        _float(op, "x", _tensor(op, "x", x))
+        if x.ndim != 3:
+            raise ShapeError(op, "a 3-D (N, C, W) x", f"shape {x.shape}")
+        sz = np.asarray(size.asnumpy() if isinstance(size, Tensor) else size).reshape(-1)
+        if sz.size != 1 or not float(sz[0]).is_integer() or sz[0] <= 0:
+            raise ValueError(f"{op}: size must hold one positive int (the new width), got {sz.tolist()}")
+        w, nw = x.shape[2], int(sz[0])
+        i = np.arange(nw, dtype=np.float64)
+        mode = self.coordinate_transformation_mode
+        if mode == "align_corners":
+            src = i * ((w - 1) / (nw - 1)) if nw > 1 else np.zeros(nw)
+        elif mode == "half_pixel":
+            src = np.maximum((i + 0.5) * (w / nw) - 0.5, 0.0)
+        else:
+            src = i * (w / nw)
+        src = np.minimum(src, w - 1)
+        lo = np.floor(src).astype(np.int32)
+        hi = np.minimum(lo + 1, w - 1).astype(np.int32)
+        frac = Tensor((src - lo).astype(x.dtype.np))
+        a, b = F.gather(x, Tensor(lo), 2), F.gather(x, Tensor(hi), 2)
+        return a + (b - a) * frac
+
+
 _TABLE = {
     "IOU": Op(iou,
               "anchor_boxes: Tensor, gt_boxes: Tensor", "the IOU/IOF of every gt box against every anchor box.",
@@ -186,4 +225,4 @@ _TABLE = {
 }
 _CLASSES = op_classes(_TABLE, __name__)
 globals().update(_CLASSES)
-__all__ = [*_CLASSES, "ResizeNearestNeighbor"]  # the class forms (ops/__init__.py CLASS_MODULES)
+__all__ = [*_CLASSES, "ResizeNearestNeighbor", "ResizeLinear1D"]  # the class forms (ops/__init__.py CLASS_MODULES)

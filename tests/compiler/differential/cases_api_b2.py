@@ -78,3 +78,10 @@ EXEMPT_FUNCTIONS.update({n: _P2P for n in ("send", "recv", "isend", "irecv", "re
                                            "reduce_scatter", "reduce_scatter_tensor", "reduce_scatter_tensor_uneven",
                                            "send_object_list", "recv_object_list", "scatter_object_list")})
 EXEMPT_CLASSES["P2POp"] = _P2P
+
+
+@_classes
+def _api_b2_resize_classes() -> list:
+    size = G(lambda r: np.array([7], np.int32))
+    return [K("ResizeLinear1D[0]", ops.ResizeLinear1D(), fl(2, 3, 4), size),
+            K("ResizeLinear1D[half]", ops.ResizeLinear1D("half_pixel"), fl(1, 2, 5), size)]
