@@ -143,6 +143,7 @@ if TYPE_CHECKING:  # what static tools (Pylance, Pyright, jedi) see
         set_auto_parallel_context,
     )
     from .profiler import Profiler  # noqa: E402,F401
+    from .rest_api import Int, Symbol, TensorType, Type, from_dlpack, get_current_device, to_dlpack  # noqa: E402,F401
     from .runcheck import run_check  # noqa: E402,F401
     from .sparse import COOTensor, CSRTensor, RowTensor, SparseTensor  # noqa: E402,F401
     from .tensor import Parameter, ParameterTuple, Tensor  # noqa: E402

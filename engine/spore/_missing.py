@@ -81,6 +81,44 @@ EXCLUDED: dict[str, str] = {
                              "fallback); not user-facing, and Spore's compiler needs no such node" for n in (
         "UpdateState", "PyExecute")},
     "mindspore.Tensor.set_device_address": _DEVICE,
+    # internals of MindSpore's runtime that its package happens to export (issue 14, rest slice)
+    **{f"mindspore.dataset.{n}": "an argument-checking decorator of MindSpore's dataset methods (internal); "
+                                 "Spore's methods validate their own arguments" for n in (
+        "check_add_column", "check_batch", "check_bucket_batch_by_length", "check_concat", "check_device_send",
+        "check_dict_iterator", "check_filter", "check_iterator_cleanup", "check_map", "check_output_shape",
+        "check_padded_batch", "check_project", "check_recv", "check_rename", "check_repeat", "check_save",
+        "check_schema", "check_send", "check_shuffle", "check_skip", "check_split", "check_sync_update",
+        "check_sync_wait", "check_take", "check_to_device_send", "check_total_batch", "check_tuple_iterator",
+        "check_zip", "check_zip_dataset")},
+    **{f"mindspore.dataset.{n}": "a piece of MindData's multiprocessing worker machinery (shared-memory block "
+                                 "pairs, worker processes and their liveness checks); Spore's pipeline has its "
+                                 "own workers" for n in (
+        "BlockReleasePair", "WorkerTarget", "close_worker", "worker_is_alive", "FuncWrapper", "DummyIterator")},
+    "mindspore.dataset.TransferDataset": "the stage that sends a pipeline to an Ascend/GPU device queue "
+                                         "(dataset sink); Spore feeds the CPU directly",
+    **{f"mindspore.nn.{n}": "THOR (second-order optimizer) layers, built for Ascend/GPU kernels; Spore has no THOR"
+       for n in ("Conv2dThor", "DenseThor", "EmbeddingLookupThor", "EmbeddingThor", "thor")},
+    **{f"mindspore.{ns}{n}": "converts a network/model for the THOR optimizer, which Spore does not have"
+       for ns in ("", "train.") for n in ("ConvertModelUtils", "ConvertNetUtils")},
+    **{f"mindspore.nn.{n}": _DISTRIBUTED for n in (
+        "AdaSumByDeltaWeightWrapCell", "AdaSumByGradWrapCell", "VirtualDatasetCellTriple", "MicroBatchInterleaved")},
+    "mindspore.runtime_execution_order_check": _DISTRIBUTED,
+    "mindspore.nn.OptTFTWrapper": _SERVICE,
+    "mindspore.ExitByRequest": _SERVICE,
+    "mindspore.nn.GetNextSingleOp": "reads a device data queue (dataset sink on Ascend/GPU); Spore feeds the CPU "
+                                    "directly",
+    "mindspore.nn.GraphCell": _MINDIR,
+    **{f"mindspore.{n}": "Ascend profiling/dump (FLOPs utilisation, environment profiler, kernel dumps); Spore's "
+                         "profiler is spore.Profiler" for n in (
+        "EnvProfiler", "FlopsUtilizationCollector", "train.FlopsUtilizationCollector", "flops_collection",
+        "set_dump")},
+    **{f"mindspore.amp.{n}": "an internal object of MindSpore's C++ runtime (JIT executor, context singleton) "
+                             "exported by its amp module; not user-facing" for n in ("JitExecutor_", "MSContext")},
+    "mindspore.dispatch_threads_num": "sets the thread count of MindSpore's Ascend kernel-dispatch queue; Spore "
+                                      "has no dispatch queue (its thread count is SPORE_NUM_THREADS)",
+    **{f"mindspore.{n}": "a helper of MindSpore's jit parser (which modules/methods its graph mode refuses); Spore's "
+                         "compiler has its own rules" for n in (
+        "get_obj_module_and_name_info", "is_invalid_or_jit_forbidden_method", "is_jit_forbidden_module")},
     "mindspore.ops.sparse_flash_attention": "an Ascend-only fused kernel (float16/bfloat16, head dim fixed at 512, "
                                             "paged KV layouts); MindSpore has no CPU implementation",
 }

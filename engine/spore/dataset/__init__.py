@@ -10,6 +10,14 @@ import typing as _typing
 
 from . import config, text, transforms, vision
 from .batch_op import BatchInfo
+from .config_rest import (  # noqa: E402
+    get_enable_watchdog,
+    get_multiprocessing_start_method,
+    get_multiprocessing_timeout_interval,
+    get_video_backend,
+    set_video_backend,
+    shuffle_to_shuffle_mode,
+)
 from .core import Dataset
 from .csv_source import CSVDataset
 from .errors import DatasetError, DatasetMapError
@@ -136,6 +144,8 @@ __all__ += ["Caltech256Dataset", "CelebADataset", "OmniglotDataset", "QMnistData
 __all__ += ["ErrorSamplesMode", "get_debug_mode", "get_error_samples_mode", "replace_none", "select_sampler",
             "to_list", "ToNumpy", "Tensor", "DSCallback", "WaitedDSCallback", "SyncWaitDataset",
             "get_callback_timeout"]
+__all__ += ["get_enable_watchdog", "get_multiprocessing_start_method", "get_multiprocessing_timeout_interval",
+            "get_video_backend", "set_video_backend", "shuffle_to_shuffle_mode"]
 
 
 if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherwise accept any attribute of the module
