@@ -554,6 +554,46 @@ py::array dequantize_linear(py::array x, float scale, int zero_point, std::optio
     return y;
 }
 
+// DequantizeLinear(QuantizeLinear(x)) in one pass, no int8 intermediate: a QDQ graph quantizes every
+// elementwise op's inputs and outputs (an LSTM cell has hundreds of such pairs), so the pair, not the
+// integer GEMM, dominates its time.
+py::array quantize_dequantize(farr x, float scale, int zero_point, const std::string& dtype, std::optional<py::array> out) {
+    if (!(scale > 0.0f) || !std::isfinite(scale)) throw std::invalid_argument("quantize_dequantize: scale must be a finite number > 0");
+    const bool u8 = dtype == "uint8";
+    if (!u8 && dtype != "int8") throw std::invalid_argument("quantize_dequantize: dtype must be 'uint8' or 'int8', got '" + dtype + "'");
+    check_zp(zero_point, u8, "quantize_dequantize", "zero_point");
+    py::array y;
+    if (out) {
+        y = *out;
+        if (!y.dtype().is(py::dtype::of<float>()) || y.size() != x.size() || !(y.flags() & py::array::c_style) || !y.writeable())
+            throw std::invalid_argument("quantize_dequantize: out must be a writable C-contiguous float32 array of x's size");
+    } else {
+        y = py::array_t<float>(std::vector<py::ssize_t>(x.shape(), x.shape() + x.ndim()));
+    }
+    const float* px = x.data();
+    float* py_ = static_cast<float*>(y.mutable_data());
+    const int64_t n = x.size();
+    const float z = float(zero_point), lo = u8 ? 0.0f : -128.0f, hi = u8 ? 255.0f : 127.0f;
+    {
+        py::gil_scoped_release nogil;
+        int64_t i = 0;
+#ifdef __AVX512F__
+        const __m512 vs = _mm512_set1_ps(scale), vz = _mm512_set1_ps(z), vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+        for (; i + 16 <= n; i += 16) {
+            __m512 v = _mm512_div_ps(_mm512_loadu_ps(px + i), vs);
+            v = _mm512_roundscale_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+            v = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(v, vz), vlo), vhi);
+            _mm512_storeu_ps(py_ + i, _mm512_mul_ps(_mm512_sub_ps(v, vz), vs));
+        }
+#endif
+        for (; i < n; ++i) {
+            float q = std::min(std::max(__builtin_rintf(px[i] / scale) + z, lo), hi);
+            py_[i] = (q - z) * scale;
+        }
+    }
+    return y;
+}
+
 }  // namespace
 
 void register_int8(py::module_& m) {
@@ -589,6 +629,9 @@ void register_int8(py::module_& m) {
     m.def("quantize_linear", &quantize_linear, "x"_a, "scale"_a, "zero_point"_a = 0, "dtype"_a = "uint8",
           "out"_a = py::none(),
           "ONNX QuantizeLinear, per tensor: saturate(rint(x / scale) + zero_point), round half to even");
+    m.def("quantize_dequantize", &quantize_dequantize, "x"_a, "scale"_a, "zero_point"_a = 0, "dtype"_a = "uint8",
+          "out"_a = py::none(),
+          "DequantizeLinear(QuantizeLinear(x)) per tensor in one pass: float32(saturate(rint(x / s) + z) - z) * s");
     m.def("dequantize_linear", &dequantize_linear, "x"_a, "scale"_a, "zero_point"_a = 0, "out"_a = py::none(),
           "ONNX DequantizeLinear, per tensor: float32(x - zero_point) * scale (x uint8/int8/int32)");
 }

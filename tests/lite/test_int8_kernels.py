@@ -250,3 +250,30 @@ def test_qdq_zoo_is_bit_identical_to_onnxruntime(name, tmp_path):
     want = _ort(qpath, x)
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(planned, want)
+
+
+def test_quantize_dequantize_equals_the_pair():
+    r = np.random.default_rng(8)
+    x = (r.standard_normal((5, 777)) * 3).astype(np.float32)
+    x[0, :4] = [0.5 * 0.02, 1.5 * 0.02, 1e6, -1e6]  # ties and saturation
+    for dtype, z in ((np.uint8, 128), (np.int8, -3)):
+        want = K.dequantize_linear(K.quantize_linear(x, 0.02, z, np.dtype(dtype).name), 0.02, z)
+        np.testing.assert_array_equal(K.quantize_dequantize(x, 0.02, z, np.dtype(dtype).name), want)
+        info = np.iinfo(dtype)
+        oracle = ((np.clip(np.rint(x / np.float32(0.02)) + z, info.min, info.max) - z).astype(np.float32)
+                  * np.float32(0.02))
+        np.testing.assert_array_equal(want, oracle)
+
+
+def test_lstm_qdq_pairs_become_one_pass_and_match_onnxruntime(tmp_path):
+    from ..lite.test_lite import _export, _lite, _ort, _output_step, _quantize
+
+    _, x, path = _export("lstm", str(tmp_path))
+    qpath = _quantize(path, x.shape)
+    model = _lite(qpath)
+    ops = [n.op for n in model._graph.nodes]
+    before = [n.op_type for n in onnx.load(qpath).graph.node].count("DequantizeLinear")
+    assert ops.count("QuantizeDequantize") > 50 and ops.count("DequantizeLinear") < 0.2 * before, ops
+    got = model.predict([x])[0].get_data_to_numpy()
+    np.testing.assert_array_equal(got, model.predict([x])[0].get_data_to_numpy())
+    assert np.abs(got - _ort(qpath, x)).max() <= _output_step(qpath) * 1.001

@@ -143,7 +143,76 @@ def fuse_qdq(g: Graph) -> int:
     prune(g)
     fuse_passthrough(g)
     fuse_requantize(g)
+    fuse_fake_quant(g)
     return fused
+
+
+def _qparams(g: Graph, n: Node) -> tuple | None:
+    """(scale, zero point, dtype) of a per-tensor Q/DQ node with constant parameters, else None."""
+    if len(n.inputs) < 3 or not n.inputs[2] or any(i not in g.consts for i in n.inputs[1:3]):
+        return None
+    sc, zp = g.consts[n.inputs[1]], g.consts[n.inputs[2]]
+    if sc.size != 1 or zp.size != 1 or zp.dtype not in (np.uint8, np.int8) or not float(sc.reshape(-1)[0]) > 0:
+        return None
+    return float(sc.reshape(-1)[0]), int(zp.reshape(-1)[0]), zp.dtype
+
+
+def fuse_fake_quant(g: Graph) -> int:
+    """QuantizeLinear whose every reader is a DequantizeLinear with the same parameters -> one
+    QuantizeDequantize node (`_kernels.quantize_dequantize`, one pass, the identical float32
+    result). Such pairs are what a QDQ model puts around each elementwise op; returns how many."""
+    readers: dict[str, list[Node]] = {}
+    for n in g.nodes:
+        for i in n.inputs:
+            readers.setdefault(i, []).append(n)
+        for sg in n.subgraphs.values():
+            for i in sg.free_names():
+                readers.setdefault(i, []).append(n)
+    drop: set[int] = set()
+    rename: dict[str, str] = {}
+    for n in g.nodes:
+        if n.op != "QuantizeLinear" or n.outputs[0] in g.outputs:
+            continue
+        p = _qparams(g, n)
+        rd = readers.get(n.outputs[0], [])
+        if p is None or not rd or any(r.op != "DequantizeLinear" or _qparams(g, r) != p or r.inputs[0] != n.outputs[0]
+                                      for r in rd):
+            continue
+        if any(r.outputs[0] in g.outputs or any(c.subgraphs for c in readers.get(r.outputs[0], []))
+               for r in rd[1:]):
+            continue  # those names are renamed below: not where a graph output or a subgraph reads them
+        s, z, dt = p
+        n.op = "QuantizeDequantize"
+        n.outputs = [rd[0].outputs[0]]
+        n.kernel = _fake_quant_kernel(s, z, dt)
+        for r in rd:
+            drop.add(id(r))
+        for r in rd[1:]:
+            rename[r.outputs[0]] = rd[0].outputs[0]
+    if not drop:
+        return 0
+    g.nodes = [n for n in g.nodes if id(n) not in drop]
+    for n in g.nodes:
+        n.inputs = [rename.get(i, i) for i in n.inputs]
+    prune(g)
+    return len(drop)
+
+
+def _fake_quant_kernel(s: float, z: int, dt: np.dtype) -> Any:
+    name = np.dtype(dt).name
+
+    def run(a: dict, ins: list, outs: list | None) -> list | None:
+        x = np.ascontiguousarray(ins[0], np.float32)
+        return _ops._store(outs, [_ops.K.quantize_dequantize(x, s, z, name)])
+
+    def bind(ins: list, outs: list) -> Any:
+        x, o, qdq = ins[0], outs[0], _ops.K.quantize_dequantize
+        if x.dtype != np.float32 or not (x.flags.c_contiguous and o.flags.c_contiguous):
+            return None
+        return lambda: qdq(x, s, z, name, o)
+
+    run.bind = bind  # type: ignore[attr-defined]
+    return run
 
 
 _PASSTHROUGH = _ops.ALIAS_OPS | {"MaxPool"}
@@ -276,7 +345,7 @@ def fuse_gemm_relu(g: Graph) -> int:
 def _fast_step(n: Node, ins: list, outs: list) -> Any:
     """A closure with the checks done once at plan time, for the ops that dominate batch-1 time."""
     K = _ops.K
-    if n.op.startswith("QLinear") and hasattr(n.kernel, "bind"):
+    if getattr(n.kernel, "bind", None) is not None:  # the int8 kernels and QuantizeDequantize
         return n.kernel.bind(ins, outs)
     if n.op == "Gemm" and len(ins) == 3 and all(a is not None and a.dtype == np.float32 for a in ins):
         a = n.attrs
