@@ -38,6 +38,7 @@ _MODULE_NAMES = (
     "vision_box_ops",                                   # iou, rotary_position_embedding; Mod, RGBToHSV, ...
     "vision_nms_ops",                                   # NMSWithMask, RaggedRange, NoRepeatNGram, is_initialized
     "p2p_comm_ops",                                     # send/recv, isend/irecv, reduce, scatter_tensor, *_object_list
+    "tensor_select",                                    # Tensor.select (dim, index) / (condition, y)
     "sparse_ops",                                       # coo_*/csr_* on COOTensor/CSRTensor values, csr_mv/mm, ...
 )
 DECLARATION_MODULES: tuple[types.ModuleType, ...] = tuple(

@@ -85,3 +85,11 @@ def _api_b2_resize_classes() -> list:
     size = G(lambda r: np.array([7], np.int32))
     return [K("ResizeLinear1D[0]", ops.ResizeLinear1D(), fl(2, 3, 4), size),
             K("ResizeLinear1D[half]", ops.ResizeLinear1D("half_pixel"), fl(1, 2, 5), size)]
+
+
+def api_b2_tensor_cases() -> list:
+    """`Tensor.select` in both of MindSpore's forms (cases_tensor_nn adds them)."""
+    sel = ms.Tensor.select
+    return [C("Tensor.select[dim index]", sel, fl(3, 4, 2), 1, -1),
+            C("Tensor.select[kw]", sel, fl(3, 4), kw={"dim": 0, "index": 2}),
+            C("Tensor.select[condition y]", sel, fl(3, 4), G(lambda r: r.random((3, 4)) > 0.5), fl(3, 4))]
