@@ -197,3 +197,4 @@ if TYPE_CHECKING:  # what static tools (Pylance, Pyright, jedi) see
         names,
         rearrange_inputs,
     )
+    from .train.safetensors_io import ckpt_to_safetensors, safetensors_to_ckpt  # noqa: E402,F401

@@ -62,6 +62,7 @@ from .metrics import (
     rearrange_inputs,
 )
 from .model import Model
+from .safetensors_io import ckpt_to_safetensors, safetensors_to_ckpt
 
 # mindspore.train also exports the loss-scale managers and build_train_network; they live in spore.amp,
 # which imports spore.nn, which imports the metrics from here: so they are looked up on first use
@@ -79,6 +80,7 @@ __all__ = [
     "merge_sliced_parameter", "load_checkpoint_async", "async_ckpt_thread_status", "OnRequestExit",
     "BackupAndRestore",
 ]
+__all__ += ["ckpt_to_safetensors", "safetensors_to_ckpt"]
 
 
 if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherwise accept any attribute of the module
