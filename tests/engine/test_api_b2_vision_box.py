@@ -232,3 +232,63 @@ def test_resize_linear_1d_align_corners_keeps_the_ends_and_np_interp_agrees():
         ops.ResizeLinear1D("cubic")
     with pytest.raises(ShapeError, match="ResizeLinear1D"):
         ops.ResizeLinear1D()(T(np.zeros((2, 3), np.float32)), T(np.array([4])))
+
+
+def _keys(s: float, a: float) -> float:
+    s = abs(s)
+    if s <= 1:
+        return (a + 2) * s ** 3 - (a + 3) * s ** 2 + 1
+    if s < 2:
+        return a * s ** 3 - 5 * a * s ** 2 + 8 * a * s - 4 * a
+    return 0.0
+
+
+def _bicubic_oracle(x, size, align, half):
+    """Per output pixel: the 4x4 taps around the source point, TF's rules written out directly."""
+    a = -0.5 if half else -0.75
+    n, c, h, w = x.shape
+
+    def taps(i, n_in, n_out):
+        sc = (n_in - 1) / (n_out - 1) if align and n_out > 1 else n_in / n_out
+        src = (i + 0.5) * sc - 0.5 if half else i * sc
+        f = int(np.floor(src))
+        out = [(k, _keys(src - k, a)) for k in range(f - 1, f + 3)]
+        if half:
+            out = [(k, wt) for k, wt in out if 0 <= k < n_in]
+            tot = sum(wt for _, wt in out)
+            return [(k, wt / tot) for k, wt in out]
+        return [(min(max(k, 0), n_in - 1), wt) for k, wt in out]
+
+    out = np.zeros((n, c, *size))
+    for i in range(size[0]):
+        for j in range(size[1]):
+            for ki, wi in taps(i, h, size[0]):
+                for kj, wj in taps(j, w, size[1]):
+                    out[:, :, i, j] += wi * wj * x[:, :, ki, kj]
+    return out
+
+
+@pytest.mark.parametrize("size,align,half", [((6, 7), False, False), ((3, 2), False, False),
+                                             ((7, 9), True, False), ((8, 3), False, True)])
+def test_resize_bicubic_matches_tap_loop(size, align, half):
+    x = R.standard_normal((2, 2, 4, 5))
+    got = ops.ResizeBicubic(align, half)(T(x), T(np.array(size, np.int32))).asnumpy()
+    np.testing.assert_allclose(got, _bicubic_oracle(x, size, align, half), rtol=1e-10, atol=1e-12)
+
+
+def test_resize_bicubic_reproduces_a_linear_ramp_inside_and_has_gradient():
+    ramp = np.tile(np.arange(6.0), (1, 1, 6, 1))
+    got = ops.ResizeBicubic(True)(T(ramp), T(np.array([6, 11]))).asnumpy()[0, 0, 0]
+    np.testing.assert_allclose(got[2:-2], np.linspace(0, 5, 11)[2:-2], atol=1e-12)   # cubic is exact on lines
+    x, wt = R.standard_normal((1, 1, 3, 4)), R.standard_normal((1, 1, 5, 5))
+    f = lambda t: (ops.ResizeBicubic()(t, T(np.array([5, 5]))) * T(wt)).sum()  # noqa: E731
+    g = ms.grad(f)(T(x)).asnumpy()
+    num, eps = np.zeros_like(x), 1e-6
+    for i in np.ndindex(x.shape):
+        d = np.zeros_like(x)
+        d[i] = eps
+        num[i] = ((_bicubic_oracle(x + d, (5, 5), False, False) - _bicubic_oracle(x - d, (5, 5), False, False))
+                  * wt).sum() / (2 * eps)
+    np.testing.assert_allclose(g, num, rtol=1e-6, atol=1e-9)
+    with pytest.raises(ValueError, match="ResizeBicubic: size"):
+        ops.ResizeBicubic()(T(x), T(np.array([5])))

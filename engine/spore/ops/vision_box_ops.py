@@ -1,6 +1,6 @@
 """Box, colour and position-encoding ops of MindSpore (issue 14, slice B2): `iou` / `IOU`,
 `rotary_position_embedding`, and the class forms `Mod`, `RGBToHSV`, `TridiagonalMatMul`,
-`ResizeNearestNeighbor`, `ResizeLinear1D`.
+`ResizeNearestNeighbor`, `ResizeLinear1D`, `ResizeBicubic`.
 
 All are composites of registered primitives (slicing, max/min, where, gather, concat), so their
 gradients, Graph mode and ONNX export come from those primitives; nothing new is registered.
@@ -213,6 +213,54 @@ class ResizeLinear1D(Operation):
         return a + (b - a) * frac
 
 
+def _cubic_matrix(n_in: int, n_out: int, align_corners: bool, half_pixel: bool) -> np.ndarray:
+    """The (n_out, n_in) matrix of TensorFlow's bicubic resampling along one axis: Keys' cubic with
+    a = -0.5 and out-of-range taps dropped (weights renormalised) under half-pixel centres, else
+    a = -0.75 with edge taps clamped."""
+    a = -0.5 if half_pixel else -0.75
+    scale = (n_in - 1) / (n_out - 1) if align_corners and n_out > 1 else n_in / n_out
+    m = np.zeros((n_out, n_in))
+    for i in range(n_out):
+        x = (i + 0.5) * scale - 0.5 if half_pixel else i * scale
+        f = int(np.floor(x))
+        t = x - f
+        d = np.array([1 + t, t, 1 - t, 2 - t])
+        w = np.where(d <= 1, ((a + 2) * d - (a + 3)) * d * d + 1, ((a * d - 5 * a) * d + 8 * a) * d - 4 * a)
+        idx = np.arange(f - 1, f + 3)
+        if half_pixel:
+            inside = (idx >= 0) & (idx < n_in)
+            w = np.where(inside, w, 0.0)
+            w = w / w.sum()
+        for k, wk in zip(np.clip(idx, 0, n_in - 1), w):
+            m[i, k] += wk
+    return m
+
+
+class ResizeBicubic(Operation):
+    """``ResizeBicubic(align_corners=False, half_pixel_centers=False)(images, size)``: (N, C, H, W)
+    images resampled to ``size`` = (new_H, new_W) with TensorFlow's bicubic kernel, computed as
+    two matrix products (so the gradient is the transposed resampling)."""
+
+    def __init__(self, align_corners: bool = False, half_pixel_centers: bool = False) -> None:
+        if align_corners and half_pixel_centers:
+            raise ValueError("ResizeBicubic: align_corners and half_pixel_centers cannot both be True")
+        self.align_corners, self.half_pixel_centers = bool(align_corners), bool(half_pixel_centers)
+
+    def construct(self, images: Tensor, size: Any) -> Tensor:
+        op = "ResizeBicubic"
+        _float(op, "images", _tensor(op, "images", images))
+        if images.ndim != 4:
+            raise ShapeError(op, "4-D (N, C, H, W) images", f"shape {images.shape}")
+        sz = np.asarray(size.asnumpy() if isinstance(size, Tensor) else size).reshape(-1)
+        if sz.size != 2 or not all(float(v).is_integer() and v > 0 for v in sz):
+            raise ValueError(f"{op}: size must hold 2 positive ints (new_height, new_width), got {sz.tolist()}")
+        h, w = images.shape[2], images.shape[3]
+        mh = Tensor(_cubic_matrix(h, int(sz[0]), self.align_corners, self.half_pixel_centers).astype(images.dtype.np))
+        mw = Tensor(_cubic_matrix(w, int(sz[1]), self.align_corners, self.half_pixel_centers).T.astype(
+            images.dtype.np))
+        return F.matmul(F.matmul(mh, images), mw)
+
+
 _TABLE = {
     "IOU": Op(iou,
               "anchor_boxes: Tensor, gt_boxes: Tensor", "the IOU/IOF of every gt box against every anchor box.",
@@ -225,4 +273,5 @@ _TABLE = {
 }
 _CLASSES = op_classes(_TABLE, __name__)
 globals().update(_CLASSES)
-__all__ = [*_CLASSES, "ResizeNearestNeighbor", "ResizeLinear1D"]  # the class forms (ops/__init__.py CLASS_MODULES)
+# the class forms (ops/__init__.py CLASS_MODULES)
+__all__ = [*_CLASSES, "ResizeNearestNeighbor", "ResizeLinear1D", "ResizeBicubic"]

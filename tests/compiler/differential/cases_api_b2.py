@@ -93,3 +93,10 @@ def api_b2_tensor_cases() -> list:
     return [C("Tensor.select[dim index]", sel, fl(3, 4, 2), 1, -1),
             C("Tensor.select[kw]", sel, fl(3, 4), kw={"dim": 0, "index": 2}),
             C("Tensor.select[condition y]", sel, fl(3, 4), G(lambda r: r.random((3, 4)) > 0.5), fl(3, 4))]
+
+
+@_classes
+def _api_b2_bicubic_classes() -> list:
+    return [K("ResizeBicubic[0]", ops.ResizeBicubic(), fl(1, 2, 3, 4), G(lambda r: np.array([5, 6], np.int32))),
+            K("ResizeBicubic[half]", ops.ResizeBicubic(half_pixel_centers=True), fl(1, 1, 4, 4),
+              G(lambda r: np.array([3, 6], np.int32)))]
