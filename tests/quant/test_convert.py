@@ -63,3 +63,19 @@ def test_convert_non_model_file(tmp_path) -> None:
     bad.write_bytes(b"garbage")
     r = _run("--model", str(bad), "--output", str(tmp_path / "o"))
     assert r.returncode == 2 and "not a readable ONNX model" in r.stderr, r.stderr
+
+
+def test_convert_onnx_in(tmp_path) -> None:
+    from examples.train_digits import LeNet  # type: ignore[import-not-found]
+    from spore.onnx import export, load
+
+    ms.set_seed(0)
+    net = LeNet()
+    x = ms.Tensor(np.random.default_rng(1).normal(size=(2, 1, 8, 8)).astype(np.float32))
+    model = export(net, x, file_name=str(tmp_path / "lenet"))
+    r = _run("--fmk=ONNX", f"--modelFile={model}", f"--outputFile={tmp_path / 'q4'}", "--bitNum=4")
+    assert r.returncode == 0, r.stderr
+    q = load_quantized(load(model), str(tmp_path / "q4.npz"))
+    a, b = net(x).asnumpy(), q(x).asnumpy()
+    assert not np.array_equal(a, b)
+    np.testing.assert_allclose(b, a, atol=0.1)
