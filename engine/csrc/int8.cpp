@@ -24,6 +24,7 @@
 #include <dnnl.hpp>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -390,6 +391,8 @@ public:
               py::array& out, const Epilogue& e) {
         {
             py::gil_scoped_release nogil;
+            // one caller at a time per conv: the shape cache (and its entries) is not shared-safe
+            std::lock_guard<std::mutex> lock(mu_);
             Entry& en = entry(N, C, H, W, OH, OW);
             dnnl::engine& eng = i8_engine();
             dnnl::stream s(eng);
@@ -431,6 +434,7 @@ public:
     }
 
     std::string impl(int64_t N, int64_t C, int64_t H, int64_t W) {
+        std::lock_guard<std::mutex> lock(mu_);
         const int64_t kh = wshape_[2], kw = wshape_[3];
         const int64_t OH = (H + pads_[0] + pads_[2] - dil_[0] * (kh - 1) - 1) / strides_[0] + 1;
         const int64_t OW = (W + pads_[1] + pads_[3] - dil_[1] * (kw - 1) - 1) / strides_[1] + 1;
@@ -482,6 +486,7 @@ private:
     int64_t wshape_[4]{};
     std::vector<int8_t> w_;
     Epilogue ep_;
+    std::mutex mu_;
     std::map<std::vector<int64_t>, std::unique_ptr<Entry>> cache_;
 };
 
