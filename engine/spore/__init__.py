@@ -197,4 +197,5 @@ if TYPE_CHECKING:  # what static tools (Pylance, Pyright, jedi) see
         names,
         rearrange_inputs,
     )
+    from .train.metrics.confusion_metric import ConfusionMatrixMetric  # noqa: E402,F401
     from .train.safetensors_io import ckpt_to_safetensors, safetensors_to_ckpt  # noqa: E402,F401

@@ -60,6 +60,9 @@ from ..train.metrics import (  # noqa: E402
 __all__ = ["Cell", "CellDict", "CellList", "DistributedGradReducer", "SequentialCell", "SyncBatchNorm",
            "TrainOneStepCell", "WithEvalCell", "WithLossCell",
            "DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell", "TrainOneStepWithLossScaleCell"]
+from ..train.metrics.confusion_metric import ConfusionMatrixMetric  # noqa: E402
+
+__all__ += ["ConfusionMatrixMetric"]
 __all__ += dynamic_lr.__all__
 __all__ += layer.__all__
 __all__ += learning_rate_schedule.__all__

@@ -61,6 +61,7 @@ from .metrics import (
     names,
     rearrange_inputs,
 )
+from .metrics.confusion_metric import ConfusionMatrixMetric
 from .model import Model
 from .safetensors_io import ckpt_to_safetensors, safetensors_to_ckpt
 
@@ -80,7 +81,7 @@ __all__ = [
     "merge_sliced_parameter", "load_checkpoint_async", "async_ckpt_thread_status", "OnRequestExit",
     "BackupAndRestore",
 ]
-__all__ += ["ckpt_to_safetensors", "safetensors_to_ckpt"]
+__all__ += ["ckpt_to_safetensors", "safetensors_to_ckpt", "ConfusionMatrixMetric"]
 
 
 if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherwise accept any attribute of the module

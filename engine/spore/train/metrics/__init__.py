@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .accuracy import Accuracy
+from .confusion_metric import ConfusionMatrixMetric
 from .error import MAE, MSE
 from .extra import ConfusionMatrix, CosineSimilarity, Dice, Perplexity, auc
 from .fbeta import F1, Fbeta
@@ -93,3 +94,4 @@ __all__ = ["Metric", "EvaluationBase", "rearrange_inputs", "Accuracy", "Precisio
            "names", "get_metric_fn", "get_metrics", "Perplexity", "ConfusionMatrix", "CosineSimilarity", "Dice",
            "auc", "ROC", "BleuScore",
            "HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance"]
+__all__ += ["ConfusionMatrixMetric"]
