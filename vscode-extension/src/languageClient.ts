@@ -81,6 +81,8 @@ export class SporeLanguageServer implements vscode.Disposable {
     try {
       await client.start();
       this.startedOnce = true;
+      // a line to wait on (the e2e suite, a user reading the channel): the server answered initialize
+      this.output.appendLine(`[spore] ${reason}: the language server is ready`);
       this.started.fire(client);
     } catch (err) {
       const text = err instanceof Error ? err.message : String(err);

@@ -34,6 +34,10 @@ export async function lspRestartAndCrash({ page, h, log }) {
   const channel = () => h.channelLog("Spore Language Server");
   await until("'restart requested: starting' in the Spore Language Server channel", () => /restart requested: starting /.test(channel()), 60_000);
   log("restart: the output channel shows a new server start");
+  // Kill it only once it has answered initialize: a server that dies during initialize is a failed
+  // start (no restart, by design), and killing it then was this step's race (the toast never came).
+  await until("'restart requested: the language server is ready' in the Spore Language Server channel",
+    () => /restart requested: the language server is ready/.test(channel()), 60_000);
 
   // Crash: kill this run's spore_lsp (its argv names this run's temp folder) and expect the visible
   // warning and a new server process.
