@@ -292,3 +292,40 @@ def test_resize_bicubic_reproduces_a_linear_ramp_inside_and_has_gradient():
     np.testing.assert_allclose(g, num, rtol=1e-6, atol=1e-9)
     with pytest.raises(ValueError, match="ResizeBicubic: size"):
         ops.ResizeBicubic()(T(x), T(np.array([5])))
+
+
+def _area_oracle(x, size, align):
+    """Per output pixel: the weighted mean of the input pixels its footprint overlaps (TF's loop)."""
+    n, h, w, c = x.shape
+    sh = (h - 1) / (size[0] - 1) if align and size[0] > 1 else h / size[0]
+    sw = (w - 1) / (size[1] - 1) if align and size[1] > 1 else w / size[1]
+    out = np.zeros((n, *size, c))
+    for i in range(size[0]):
+        y0, y1 = i * sh, (i + 1) * sh
+        for j in range(size[1]):
+            x0, x1 = j * sw, (j + 1) * sw
+            acc = np.zeros((n, c))
+            for yy in range(int(np.floor(y0)), int(np.ceil(y1))):
+                wy = min(yy + 1, y1) - max(yy, y0)
+                for xx in range(int(np.floor(x0)), int(np.ceil(x1))):
+                    wx = min(xx + 1, x1) - max(xx, x0)
+                    acc += wy * wx * x[:, min(yy, h - 1), min(xx, w - 1), :]
+            out[:, i, j, :] = acc / (sh * sw)
+    return out
+
+
+@pytest.mark.parametrize("size,align", [((2, 3), False), ((3, 4), False), ((7, 5), False), ((3, 4), True)])
+def test_resize_area_matches_footprint_loop(size, align):
+    x = R.standard_normal((2, 6, 8, 3)).astype(np.float32)
+    got = ops.ResizeArea(align)(T(x), T(np.array(size, np.int32)))
+    assert got.dtype == ms.float32 and got.shape == (2, *size, 3)
+    np.testing.assert_allclose(got.asnumpy(), _area_oracle(x.astype(np.float64), size, align), rtol=1e-5, atol=1e-5)
+
+
+def test_resize_area_integer_factor_is_block_mean():
+    x = R.integers(0, 255, (1, 4, 6, 2)).astype(np.uint8)
+    got = ops.ResizeArea()(T(x), T(np.array([2, 3], np.int32))).asnumpy()
+    want = x.astype(np.float64).reshape(1, 2, 2, 3, 2, 2).mean((2, 4))
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    with pytest.raises(ShapeError, match="ResizeArea"):
+        ops.ResizeArea()(T(np.zeros((4, 6, 2), np.float32)), T(np.array([2, 3], np.int32)))

@@ -1,6 +1,6 @@
 """Box, colour and position-encoding ops of MindSpore (issue 14, slice B2): `iou` / `IOU`,
 `rotary_position_embedding`, and the class forms `Mod`, `RGBToHSV`, `TridiagonalMatMul`,
-`ResizeNearestNeighbor`, `ResizeLinear1D`, `ResizeBicubic`.
+`ResizeNearestNeighbor`, `ResizeLinear1D`, `ResizeBicubic`, `ResizeArea`.
 
 All are composites of registered primitives (slicing, max/min, where, gather, concat), so their
 gradients, Graph mode and ONNX export come from those primitives; nothing new is registered.
@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ..common import dtype as mstype
 from ..errors import DTypeError, ShapeError
 from ..tensor import Tensor
 from . import functional as F
@@ -261,6 +262,46 @@ class ResizeBicubic(Operation):
         return F.matmul(F.matmul(mh, images), mw)
 
 
+def _area_matrix(n_in: int, n_out: int, align_corners: bool) -> np.ndarray:
+    """The (n_out, n_in) matrix of TensorFlow's area resampling along one axis: output pixel i
+    averages the input span [i * scale, (i + 1) * scale), each input pixel weighted by its overlap
+    (indices past the edge read the last pixel), divided by the span's length `scale`."""
+    scale = (n_in - 1) / (n_out - 1) if align_corners and n_out > 1 else n_in / n_out
+    m = np.zeros((n_out, n_in))
+    for i in range(n_out):
+        lo, hi = i * scale, (i + 1) * scale
+        for k in range(int(np.floor(lo)), int(np.ceil(hi))):
+            wk = min(k + 1.0, hi) - max(float(k), lo)
+            m[i, min(k, n_in - 1)] += wk / scale
+    return m
+
+
+class ResizeArea(Operation):
+    """``ResizeArea(align_corners=False)(images, size)``: (N, H, W, C) images (MindSpore's NHWC for
+    this op) resized to ``size`` = (new_H, new_W) by area averaging, as float32 (OpenCV's INTER_AREA
+    / TensorFlow's ResizeArea)."""
+
+    def __init__(self, align_corners: bool = False) -> None:
+        if not isinstance(align_corners, bool):
+            raise TypeError(f"ResizeArea: align_corners must be a bool, got {type(align_corners).__name__}")
+        self.align_corners = align_corners
+
+    def construct(self, images: Tensor, size: Any) -> Tensor:
+        op = "ResizeArea"
+        _tensor(op, "images", images)
+        if images.ndim != 4:
+            raise ShapeError(op, "4-D (N, H, W, C) images", f"shape {images.shape}")
+        sz = np.asarray(size.asnumpy() if isinstance(size, Tensor) else size).reshape(-1)
+        if sz.size != 2 or not all(float(v).is_integer() and v > 0 for v in sz):
+            raise ValueError(f"{op}: size must hold 2 positive ints (new_height, new_width), got {sz.tolist()}")
+        x = F.cast(images, mstype.float32)
+        mh = Tensor(_area_matrix(images.shape[1], int(sz[0]), self.align_corners).astype(np.float32))
+        mw = Tensor(_area_matrix(images.shape[2], int(sz[1]), self.align_corners).astype(np.float32))
+        x = F.transpose(x, (0, 3, 1, 2))                                  # NCHW for the two products
+        y = F.matmul(F.matmul(mh, x), F.swapaxes(mw, 0, 1))
+        return F.transpose(y, (0, 2, 3, 1))
+
+
 _TABLE = {
     "IOU": Op(iou,
               "anchor_boxes: Tensor, gt_boxes: Tensor", "the IOU/IOF of every gt box against every anchor box.",
@@ -274,4 +315,4 @@ _TABLE = {
 _CLASSES = op_classes(_TABLE, __name__)
 globals().update(_CLASSES)
 # the class forms (ops/__init__.py CLASS_MODULES)
-__all__ = [*_CLASSES, "ResizeNearestNeighbor", "ResizeLinear1D", "ResizeBicubic"]
+__all__ = [*_CLASSES, "ResizeNearestNeighbor", "ResizeLinear1D", "ResizeBicubic", "ResizeArea"]

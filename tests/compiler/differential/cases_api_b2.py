@@ -100,3 +100,9 @@ def _api_b2_bicubic_classes() -> list:
     return [K("ResizeBicubic[0]", ops.ResizeBicubic(), fl(1, 2, 3, 4), G(lambda r: np.array([5, 6], np.int32))),
             K("ResizeBicubic[half]", ops.ResizeBicubic(half_pixel_centers=True), fl(1, 1, 4, 4),
               G(lambda r: np.array([3, 6], np.int32)))]
+
+
+@_classes
+def _api_b2_area_classes() -> list:
+    return [K("ResizeArea[0]", ops.ResizeArea(), fl(1, 4, 6, 2), G(lambda r: np.array([3, 4], np.int32))),
+            K("ResizeArea[align]", ops.ResizeArea(True), fl(1, 3, 5, 1), G(lambda r: np.array([2, 3], np.int32)))]
