@@ -73,7 +73,9 @@ EXCLUDED: dict[str, str] = {
         "lightning_indexer", "moe_distribute_combine", "moe_distribute_dispatch", "moe_init_routing_v2",
         "moe_token_permute", "moe_token_unpermute", "nsa_compress", "nsa_compress_attention",
         "nsa_select_attention", "PagedAttention", "PagedAttentionMask", "prompt_flash_attention",
-        "ring_attention_update", "speed_fusion_attention", "matmul_reduce_scatter")},
+        "ring_attention_update", "speed_fusion_attention", "matmul_reduce_scatter",
+        "flash_attention_score", "fused_infer_attention_score", "incre_flash_attention", "GroupTopk",
+        "all_gather_matmul")},
     **{f"mindspore.ops.{n}": "registers or writes kernels for MindSpore's Ascend/GPU kernel compilers (TBE, AKG "
                              "hybrid DSL); Spore has no such compilers" for n in ("op_info_register", "ms_kernel",
                                                                                   "kernel")},

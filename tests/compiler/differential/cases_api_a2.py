@@ -1,0 +1,45 @@
+"""Differential cases for slice A2 of the issue-14 ops (ops/box_coder_ops.py: bounding_box_encode /
+decode and their classes; ops/comm_collective_ops.py: the torch-style collectives, exempt here and
+checked on real MPI ranks): each case runs in PyNative and in Graph mode and must agree."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from spore import ops
+
+from .cases_ops import EXEMPT_CLASSES, EXEMPT_FUNCTIONS, K, _classes, _functions
+from .cases_tensor_nn import C, G, fl
+
+
+def boxes(n: int) -> G:
+    def make(r: np.random.Generator) -> np.ndarray:
+        lo = r.uniform(0, 20, (n, 2))
+        return np.concatenate([lo, lo + r.uniform(1, 10, (n, 2))], 1).astype(np.float32)
+    return G(make)
+
+
+@_functions
+def _api_a2_functions() -> list:
+    return [C("ops.bounding_box_encode[0]", ops.bounding_box_encode, boxes(4), boxes(4)),
+            C("ops.bounding_box_encode[norm]", ops.bounding_box_encode, boxes(3), boxes(3),
+              (0.0, 0.1, 0.0, 0.1), (0.1, 0.1, 0.2, 0.2)),
+            C("ops.bounding_box_decode[0]", ops.bounding_box_decode, boxes(4), fl(4, 4, lo=-1.0, hi=1.0), (30, 40)),
+            C("ops.bounding_box_decode[clip]", ops.bounding_box_decode, boxes(3), fl(3, 4, lo=-3.0, hi=3.0),
+              (25, 25), (0.0, 0.0, 0.0, 0.0), (1.0, 1.0, 2.0, 2.0), 0.1)]
+
+
+@_classes
+def _api_a2_classes() -> list:
+    return [K("BoundingBoxEncode[0]", ops.BoundingBoxEncode(stds=(0.1, 0.1, 0.2, 0.2)), boxes(4), boxes(4)),
+            K("BoundingBoxDecode[0]", ops.BoundingBoxDecode((30, 40), stds=(0.1, 0.1, 0.2, 0.2)), boxes(4),
+              fl(4, 4, lo=-1.0, hi=1.0))]
+
+
+_COLL = ("torch-style collective: checked against NumPy on 3 real MPI ranks by tests/parallel/"
+         "test_api_a2_collectives.py (PyNative only, as MindSpore documents; one process has no peers)")
+EXEMPT_FUNCTIONS.update({n: _COLL for n in (
+    "all_reduce", "all_gather", "all_gather_into_tensor", "all_gather_into_tensor_uneven", "all_gather_object",
+    "broadcast", "broadcast_object_list", "barrier", "gather_into_tensor", "gather_object", "all_to_all",
+    "all_to_all_single", "batch_isend_irecv")})
+EXEMPT_CLASSES["Barrier"] = _COLL
