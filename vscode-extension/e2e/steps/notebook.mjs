@@ -46,6 +46,30 @@ async function outputsText(page) {
   return [...texts, ...errors].join(" || ").slice(0, 1500);
 }
 
+/**
+ * Scroll the notebook so the tensor summary and the graph view's first 150 px are both inside the cell list, for the
+ * README screenshot (after Run All the list follows the running cell, and the graph output can sit
+ * below the fold). Waits on the two elements' on-screen boxes, not on time.
+ */
+async function showBothOutputs(page, tensor, graph) {
+  const view = await page.locator(".notebook-editor .cell-list-container").first().boundingBox();
+  expect(view, "no notebook cell list on screen");
+  await until("the tensor summary and the graph view's top both in the notebook's view", async () => {
+    const [t, box] = [await tensor.boundingBox(), await graph.boundingBox()];
+    if (!t || !box) return false;
+    const g = { y: box.y, height: Math.min(box.height, 150) };
+    const top = view.y + 10;
+    const bottom = view.y + view.height - 10;
+    if (t.y >= top && g.y + g.height <= bottom) return true;
+    await page.mouse.move(view.x + view.width / 2, view.y + view.height / 2);
+    // down while the graph is below the fold and the summary has room above; up if the summary is off
+    const dy = t.y < top ? t.y - top - 20 : Math.min(g.y + g.height - bottom + 20, t.y - top);
+    if (dy === 0) throw new Error(`the two outputs are ${Math.round(g.y + g.height - t.y)} px apart, more than the view`);
+    await page.mouse.wheel(0, Math.max(-400, Math.min(400, dy)));
+    return false;
+  }, UI_TIMEOUT, 200);
+}
+
 /** Step: the notebook runs on Spore; tensor and graph renderers; node click reveals the cell line. */
 export async function notebook({ page, log, shot }) {
   await openFile(page, "tensors.ipynb");
@@ -70,6 +94,8 @@ export async function notebook({ page, log, shot }) {
   log(`graph renderer nodes: ${nodes.length}, with data-line: ${nodes.filter((n) => n.line !== undefined).map((n) => `${n.id}@${n.line}`).join(" ")}`);
   const node = nodes.find((n) => n.line !== undefined && opLines.includes(n.line));
   expect(node, `no graph node has data-line on the construct's lines ${opLines} of cell ${NOTEBOOK_NET_CELL + 1} (nodes: ${JSON.stringify(nodes.slice(0, 20))})`);
+  await showBothOutputs(page, tensorFrame.locator(".spore-tensor-view .spore-tensor-summary").first(),
+    graphFrame.locator(".spore-graph-view").first());
   await shot("outputs");
   await dismiss(page);
   await clickInNotebookOutput(page, graphFrame.locator(`.spore-graph-view [data-node-id="${node.id}"]`).first());
