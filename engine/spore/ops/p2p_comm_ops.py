@@ -20,8 +20,9 @@ import numpy as np
 from ..communication import _backend as B
 from ..errors import ShapeError
 from ..tensor import Tensor
+from .operation import Operation
 
-__all__ = ["P2POp"]  # the class form (ops/__init__.py CLASS_MODULES); the functions come from functional
+__all__ = ["P2POp", "Reduce"]  # the class form (ops/__init__.py CLASS_MODULES); the functions come from functional
 
 
 def _group(group: Any) -> str:
@@ -291,3 +292,28 @@ def reduce_scatter_tensor_uneven(output: Tensor, input: Tensor, input_split_size
                              f"axis ({x.shape[0] if x.ndim else 'scalar'}), got {input_split_sizes!r}")
     _reduce_scatter_into(name, output, x, sizes, op, group)
     return _done(async_op)
+
+
+class Reduce(Operation):
+    """``Reduce(dest_rank, op='sum', group='hccl_world_group')(input_x)``: the reduction of `input_x`
+    over `group` on rank `dest_rank` (a rank *of the group*, as MindSpore's); every other rank gets
+    a shape-[1] zero tensor, which MindSpore documents as having no meaning."""
+
+    def __init__(self, dest_rank: int, op: str = "sum", group: str = B.WORLD) -> None:
+        if isinstance(dest_rank, bool) or not isinstance(dest_rank, int) or dest_rank < 0:
+            raise TypeError(f"Reduce: dest_rank must be a non-negative int, got {dest_rank!r}")
+        if not isinstance(op, str) or not isinstance(group, str):
+            raise TypeError("Reduce: op and group must be str")
+        self.dest_rank, self.op, self.group = dest_rank, op, group
+
+    def construct(self, input_x: Tensor) -> Tensor:
+        name = "Reduce"
+        comm = _comm(name, self.group)
+        if self.dest_rank >= comm.Get_size():
+            raise ValueError(f"Reduce: dest_rank {self.dest_rank} is not a rank of group {self.group!r} "
+                             f"(size {comm.Get_size()})")
+        x = np.ascontiguousarray(_tensor(name, input_x).asnumpy())
+        out = np.empty_like(x)
+        mop = B.mpi_op(self.op)
+        B.run(lambda: comm.Reduce(x, out, op=mop, root=self.dest_rank), f"Reduce({self.op}) to {self.dest_rank}")
+        return Tensor(out) if comm.Get_rank() == self.dest_rank else Tensor(np.zeros(1, x.dtype))

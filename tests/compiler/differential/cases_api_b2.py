@@ -78,6 +78,7 @@ EXEMPT_FUNCTIONS.update({n: _P2P for n in ("send", "recv", "isend", "irecv", "re
                                            "reduce_scatter", "reduce_scatter_tensor", "reduce_scatter_tensor_uneven",
                                            "send_object_list", "recv_object_list", "scatter_object_list")})
 EXEMPT_CLASSES["P2POp"] = _P2P
+EXEMPT_CLASSES["Reduce"] = _P2P
 
 
 @_classes

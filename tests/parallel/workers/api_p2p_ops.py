@@ -81,6 +81,11 @@ ops.reduce_scatter_tensor_uneven(o, ms.Tensor(tall[rank]), sizes)
 lo = sum(sizes[:rank])
 err["reduce_scatter_tensor_uneven"] = float(np.abs(o.asnumpy() - sum(tall)[lo:lo + sizes[rank]]).max())
 
+# the class form: dest_rank 2 gets the product, the others a shape-[1] placeholder
+r = ops.Reduce(2, "prod")(ms.Tensor(data(rank, 9)))
+want = np.prod(np.stack([data(q, 9) for q in range(n)]), 0) if rank == 2 else np.zeros(1, np.float32)
+err["Reduce_prod"] = float(np.abs(r.asnumpy() - want).max()) if r.shape == want.shape else 1e9
+
 # objects
 if rank == 0:
     ops.send_object_list([{"a": 1}, "two", [3.0]], n - 1)
