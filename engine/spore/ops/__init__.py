@@ -23,7 +23,8 @@ CLASS_MODULES = tuple(_importlib.import_module(f"{__name__}.{n}")
                                 "segment_select_extra", "device_io_helpers",
                                 "classes_extra", "classes_apply_optimizers",
                                 "classes_sparse", "vision_box_ops",
-                                "vision_nms_ops", "p2p_comm_ops", "comm_collective_ops", "box_coder_ops"))
+                                "vision_nms_ops", "p2p_comm_ops", "comm_collective_ops", "box_coder_ops",
+                                "fused_norm_color_ops"))
 _CLASSES = {n: getattr(_m, n) for _m in CLASS_MODULES for n in _m.__all__}
 globals().update(_CLASSES)
 

@@ -40,6 +40,7 @@ _MODULE_NAMES = (
     "p2p_comm_ops",                                     # send/recv, isend/irecv, reduce, scatter_tensor, *_object_list
     "comm_collective_ops",                              # all_reduce, all_gather*, broadcast*, barrier, all_to_all*, ...
     "box_coder_ops",                                    # bounding_box_encode/decode
+    "fused_norm_color_ops",                             # add_rms_norm, add_layer_norm, bidense; HSVToRGB, AdjustHue
     "tensor_select",                                    # Tensor.select (dim, index) / (condition, y)
     "sparse_ops",                                       # coo_*/csr_* on COOTensor/CSRTensor values, csr_mv/mm, ...
 )

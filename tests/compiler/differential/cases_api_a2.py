@@ -43,3 +43,23 @@ EXEMPT_FUNCTIONS.update({n: _COLL for n in (
     "broadcast", "broadcast_object_list", "barrier", "gather_into_tensor", "gather_object", "all_to_all",
     "all_to_all_single", "batch_isend_irecv")})
 EXEMPT_CLASSES["Barrier"] = _COLL
+
+
+@_functions
+def _api_a2_norm_functions() -> list:
+    return [C("ops.add_rms_norm[0]", ops.add_rms_norm, fl(2, 3, 4), fl(2, 3, 4), fl(4)),
+            C("ops.add_rms_norm[2d gamma]", ops.add_rms_norm, fl(2, 3, 4), fl(2, 3, 4), fl(3, 4), 1e-3),
+            C("ops.add_layer_norm[0]", ops.add_layer_norm, fl(3, 5), fl(3, 5), fl(5), fl(5)),
+            C("ops.add_layer_norm[extra]", ops.add_layer_norm, fl(2, 2, 4), fl(2, 2, 4), fl(4), fl(4), 1e-4, True),
+            C("ops.bidense[0]", ops.bidense, fl(3, 4), fl(3, 5), fl(2, 4, 5), fl(2)),
+            C("ops.bidense[nobias]", ops.bidense, fl(2, 3, 4), fl(2, 3, 2), fl(3, 4, 2))]
+
+
+@_classes
+def _api_a2_colour_classes() -> list:
+    img = fl(2, 3, 4, 3, lo=0.0, hi=1.0)
+    return [K("HSVToRGB[0]", ops.HSVToRGB(), img),
+            K("AdjustHue[0]", ops.AdjustHue(), img, 0.3),
+            K("AdjustHue[neg]", ops.AdjustHue(), img, -0.6),
+            K("AdjustSaturation[0]", ops.AdjustSaturation(), img, 1.5),
+            K("AdjustSaturation[less]", ops.AdjustSaturation(), img, 0.4)]
