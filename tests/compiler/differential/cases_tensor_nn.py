@@ -2135,9 +2135,10 @@ def _api_breadth_cases() -> list[Case]:
     )
     from .cases_api_sparse import api_sparse_cell_cases  # nn.SparseToDense / nn.SparseTensorDenseMatmul
     from .cases_nn_api import api_nn_cases  # the issue-14 Cells (imported here: that module imports this one)
+    from .cases_rest import api_rest_cell_cases  # nn.SSIM / nn.MSSSIM
 
     return (api_nn_cases() + api_nn_slice_cell_cases() + api_nn_misc_cell_cases() + api_nn_transformer_cases()
-            + api_nn_grad_cell_cases() + api_sparse_cell_cases())
+            + api_nn_grad_cell_cases() + api_sparse_cell_cases() + api_rest_cell_cases())
 
 
 def covered_name(case: Case) -> str:

@@ -10,6 +10,7 @@ from . import (
     embedding,
     extra,
     grad_cells,
+    image_quality,
     misc_cells,
     normalization,
     pooling,
@@ -28,6 +29,7 @@ from .conv_pool_nd import *
 from .embedding import *
 from .extra import *
 from .grad_cells import *
+from .image_quality import *
 from .misc_cells import *
 from .normalization import *
 from .pooling import *
@@ -46,6 +48,7 @@ __all__ += conv.__all__
 __all__ += conv_pool_nd.__all__
 __all__ += misc_cells.__all__
 __all__ += grad_cells.__all__
+__all__ += image_quality.__all__
 __all__ += embedding.__all__
 __all__ += normalization.__all__
 __all__ += pooling.__all__
