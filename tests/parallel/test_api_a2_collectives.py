@@ -11,7 +11,8 @@ from .mpi import mpirun, ok, rank_results
 
 TENSOR_CHECKS = {"all_reduce_sum", "all_reduce_max", "all_reduce_min", "all_reduce_prod", "all_gather_into_tensor",
                  "all_gather_into_tensor_uneven", "all_gather", "broadcast", "gather_into_tensor", "all_to_all",
-                 "all_to_all_single", "all_to_all_single_uneven", "batch_isend_irecv"}
+                 "all_to_all_single", "all_to_all_single_uneven", "batch_isend_irecv",
+                 "all_to_all_v_c", "AlltoAll", "AlltoAllV", "AllGatherV", "CollectiveGather", "CollectiveScatter"}
 
 
 def test_collectives_on_three_ranks():
@@ -37,3 +38,11 @@ def test_collectives_say_communication_is_not_initialised():
         ops.batch_isend_irecv([])
     with pytest.raises(TypeError, match="Barrier: group"):
         ops.Barrier(3)
+    for call in (lambda: ops.AlltoAll(2, 0, 0)(x), lambda: ops.AllGatherV()(x, [2]),
+                 lambda: ops.CollectiveScatter()(x), lambda: ops.all_to_all_v_c(x, x, [2])):
+        with pytest.raises(RuntimeError, match="not initialised"):
+            call()
+    with pytest.raises(ValueError, match="AlltoAllV: block_size"):
+        ops.AlltoAllV(block_size=0)
+    with pytest.raises(TypeError, match="CollectiveGather: dest_rank"):
+        ops.CollectiveGather("0")

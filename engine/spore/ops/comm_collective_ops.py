@@ -23,7 +23,8 @@ from ..errors import ShapeError
 from ..tensor import Tensor
 from .p2p_comm_ops import CommHandle, P2POp, _comm, _done, _group, _list, _peer, _tensor
 
-__all__ = ["Barrier"]  # the class form (ops/__init__.py CLASS_MODULES); the functions come from functional
+# the class forms (ops/__init__.py CLASS_MODULES); the functions come from functional
+__all__ = ["Barrier", "AlltoAll", "AlltoAllV", "AllGatherV", "CollectiveGather", "CollectiveScatter"]
 
 
 def _arr(t: Tensor) -> np.ndarray:
@@ -262,6 +263,142 @@ def all_to_all_single(output: Tensor, input: Tensor, output_split_sizes: list[in
     B.run(lambda: comm.Alltoallv([x, send_spec], [buf, recv_spec]), f"all_to_all_single in {_group(group)}")
     _into(name, out_t, buf)
     return _done(async_op)
+
+
+def all_to_all_v_c(output: Tensor, input: Tensor, send_count_matrix: list[int], group: str | None = None,
+                   async_op: bool = False) -> CommHandle | None:
+    """`all_to_all_single` with every rank's split sizes in one flat n x n matrix:
+    ``send_count_matrix[i * n + j]`` rows (of `input`'s first axis) go from rank i to rank j."""
+    name = "all_to_all_v_c"
+    n, r = _comm(name, group).Get_size(), _comm(name, group).Get_rank()
+    if not isinstance(send_count_matrix, (list, tuple)):
+        raise TypeError(f"{name}: send_count_matrix must be a list of ints, got {type(send_count_matrix).__name__}")
+    m = [int(v) for v in send_count_matrix]
+    if len(m) != n * n or min(m) < 0:
+        raise ValueError(f"{name}: send_count_matrix must hold {n} x {n} non-negative counts, got {len(m)} values")
+    return all_to_all_single(output, input, [m[j * n + r] for j in range(n)], m[r * n:(r + 1) * n], group, async_op)
+
+
+def _cls_group(cls: str, group: Any) -> str:
+    if not isinstance(group, str):
+        raise TypeError(f"{cls}: group must be a str, got {type(group).__name__}")
+    return group
+
+
+def _counts(cls: str, name: str, v: Any) -> list[int]:
+    vals = v.asnumpy().reshape(-1).tolist() if isinstance(v, Tensor) else list(v)
+    if any(isinstance(x, bool) or int(x) != x or x < 0 for x in vals):
+        raise ValueError(f"{cls}: {name} must be non-negative ints, got {vals!r}")
+    return [int(x) for x in vals]
+
+
+class AlltoAll:
+    """``ops.AlltoAll(split_count, split_dim, concat_dim, group)(input_x)``: split `input_x` along
+    `split_dim` into `split_count` (= the group size) blocks, send block i to rank i, and
+    concatenate the blocks received from ranks 0..n-1 along `concat_dim`."""
+
+    def __init__(self, split_count: int, split_dim: int, concat_dim: int, group: str = "hccl_world_group") -> None:
+        for k, v in (("split_count", split_count), ("split_dim", split_dim), ("concat_dim", concat_dim)):
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise TypeError(f"AlltoAll: {k} must be an int, got {type(v).__name__}")
+        self.split_count, self.split_dim, self.concat_dim = split_count, split_dim, concat_dim
+        self.group = _cls_group("AlltoAll", group)
+
+    def __call__(self, input_x: Tensor) -> Tensor:
+        name = "AlltoAll"
+        comm = _comm(name, self.group)
+        x = _arr(_tensor(name, input_x))
+        n = comm.Get_size()
+        if self.split_count != n:
+            raise ValueError(f"{name}: split_count ({self.split_count}) must equal the group size {n}")
+        sd, cd = self.split_dim % max(x.ndim, 1), self.concat_dim % max(x.ndim, 1)
+        if x.ndim == 0 or x.shape[sd] % n:
+            raise ShapeError(name, f"input_x whose axis {self.split_dim} divides by {n}", f"shape {x.shape}")
+        blocks = [np.ascontiguousarray(b) for b in np.split(x, n, axis=sd)]
+        got = B.run(lambda: comm.alltoall(blocks), f"AlltoAll in {self.group}")
+        return Tensor(np.concatenate(got, axis=cd))
+
+
+class AlltoAllV:
+    """``ops.AlltoAllV(group, block_size=1)(input_x, send_numel_list, recv_numel_list)``: the
+    uneven all-to-all of flat tensors: ``send_numel_list[j] * block_size`` elements go to rank j,
+    ``recv_numel_list[j] * block_size`` arrive from it; returns them concatenated (1-D)."""
+
+    def __init__(self, group: str = "hccl_world_group", block_size: int = 1) -> None:
+        if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 1:
+            raise ValueError(f"AlltoAllV: block_size must be a positive int, got {block_size!r}")
+        self.group, self.block_size = _cls_group("AlltoAllV", group), block_size
+
+    def __call__(self, input_x: Tensor, send_numel_list: Any, recv_numel_list: Any) -> Tensor:
+        name = "AlltoAllV"
+        x = _arr(_tensor(name, input_x)).reshape(-1)
+        bs = self.block_size
+        sin = [c * bs for c in _counts(name, "send_numel_list", send_numel_list)]
+        sout = [c * bs for c in _counts(name, "recv_numel_list", recv_numel_list)]
+        if sum(sin) != x.size:
+            raise ValueError(f"{name}: send_numel_list * block_size sums to {sum(sin)}, input_x has {x.size} elements")
+        out = Tensor(np.zeros(sum(sout), x.dtype))
+        all_to_all_single(out, Tensor(x), sout, sin, self.group)
+        return out
+
+
+class AllGatherV:
+    """``ops.AllGatherV(group)(input_x, output_split_sizes)``: concatenate every rank's flat
+    `input_x` (rank i contributes ``output_split_sizes[i]`` elements) into one 1-D tensor."""
+
+    def __init__(self, group: str = "hccl_world_group") -> None:
+        self.group = _cls_group("AllGatherV", group)
+
+    def __call__(self, input_x: Tensor, output_split_sizes: Any) -> Tensor:
+        name = "AllGatherV"
+        x = _arr(_tensor(name, input_x)).reshape(-1)
+        sizes = _counts(name, "output_split_sizes", output_split_sizes)
+        out = Tensor(np.zeros(sum(sizes), x.dtype))
+        all_gather_into_tensor_uneven(out, Tensor(x), sizes, self.group)
+        return out
+
+
+class CollectiveGather:
+    """``ops.CollectiveGather(dest_rank, group)(input_x)``: rank `dest_rank` gets every rank's
+    `input_x` concatenated along axis 0; the other ranks get zeros of that shape (MindSpore leaves
+    their output unspecified)."""
+
+    def __init__(self, dest_rank: int, group: str = "hccl_world_group") -> None:
+        if isinstance(dest_rank, bool) or not isinstance(dest_rank, int):
+            raise TypeError(f"CollectiveGather: dest_rank must be an int, got {type(dest_rank).__name__}")
+        self.dest_rank, self.group = dest_rank, _cls_group("CollectiveGather", group)
+
+    def __call__(self, input_x: Tensor) -> Tensor:
+        name = "CollectiveGather"
+        x = _arr(_tensor(name, input_x))
+        x = x.reshape(1) if x.ndim == 0 else x
+        n = _comm(name, self.group).Get_size()
+        out = Tensor(np.zeros((n * x.shape[0], *x.shape[1:]), x.dtype))
+        gather_into_tensor(out, Tensor(x), self.dest_rank, self.group)
+        return out
+
+
+class CollectiveScatter:
+    """``ops.CollectiveScatter(src_rank=0, group)(input_x)``: rank `src_rank` splits its
+    `input_x` along axis 0 into group-size equal parts and rank i gets part i (the other ranks'
+    `input_x` only gives the shape)."""
+
+    def __init__(self, src_rank: int = 0, group: str = "hccl_world_group") -> None:
+        if isinstance(src_rank, bool) or not isinstance(src_rank, int):
+            raise TypeError(f"CollectiveScatter: src_rank must be an int, got {type(src_rank).__name__}")
+        self.src_rank, self.group = src_rank, _cls_group("CollectiveScatter", group)
+
+    def __call__(self, input_x: Tensor) -> Tensor:
+        from .p2p_comm_ops import scatter_tensor
+
+        name = "CollectiveScatter"
+        x = _arr(_tensor(name, input_x))
+        n = _comm(name, self.group).Get_size()
+        if x.ndim == 0 or x.shape[0] % n:
+            raise ShapeError(name, f"input_x whose first axis divides by the group size {n}", f"shape {x.shape}")
+        out = Tensor(np.zeros((x.shape[0] // n, *x.shape[1:]), x.dtype))
+        scatter_tensor(out, Tensor(x), self.src_rank, self.group)
+        return out
 
 
 def batch_isend_irecv(p2p_op_list: list) -> list[CommHandle]:

@@ -105,4 +105,24 @@ for h in hs:
     h.wait()
 err["batch_isend_irecv"] = e(r.asnumpy(), data(prv, 9))
 
+# all_to_all_v_c: rank i sends (i + j + 1) rows to rank j, as above, from one n x n matrix
+mat = [cnt(i, j) for i in range(n) for j in range(n)]
+out = ms.Tensor(np.zeros((sum(sout), 2), np.float32))
+ops.all_to_all_v_c(out, ms.Tensor(x), mat)
+err["all_to_all_v_c"] = e(out.asnumpy(), np.concatenate(want))
+
+# class forms
+y = ops.AlltoAll(n, 1, 0)(ms.Tensor(data(rank, 10, (2, 3 * n))))
+cols = slice(3 * rank, 3 * rank + 3)
+err["AlltoAll"] = e(y.asnumpy(), np.concatenate([data(j, 10, (2, 3 * n))[:, cols] for j in range(n)], 0))
+flat = data(rank, 8, (rows(rank), 2)).reshape(-1)
+y = ops.AlltoAllV(block_size=2)(ms.Tensor(flat), [cnt(rank, j) for j in range(n)], ms.Tensor(np.array(sout)))
+err["AlltoAllV"] = e(y.asnumpy(), np.concatenate(want).reshape(-1))
+y = ops.AllGatherV()(ms.Tensor(data(rank, 3, (sizes[rank], 2)).reshape(-1)), [2 * s for s in sizes])
+err["AllGatherV"] = e(y.asnumpy(), np.concatenate([data(r, 3, (sizes[r], 2)).reshape(-1) for r in range(n)]))
+y = ops.CollectiveGather(dest_rank=2)(ms.Tensor(data(rank, 11)))
+err["CollectiveGather"] = e(y.asnumpy(), np.concatenate(every(11)) if rank == 2 else np.zeros((2 * n, 3)))
+y = ops.CollectiveScatter(src_rank=1)(ms.Tensor(data(rank, 12, (2 * n, 3))))
+err["CollectiveScatter"] = e(y.asnumpy(), data(1, 12, (2 * n, 3))[2 * rank:2 * rank + 2])
+
 print("RESULT " + json.dumps({"rank": rank, "errors": err, "checks": checks}), flush=True)
