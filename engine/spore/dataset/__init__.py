@@ -9,6 +9,7 @@ Transforms live in ``spore.dataset.vision`` and ``spore.dataset.transforms``.
 import typing as _typing
 
 from . import config, text, transforms, vision
+from .base_classes import AudioBaseDataset, SourceDataset, TextBaseDataset, UnionBaseDataset, VisionBaseDataset
 from .batch_op import BatchInfo
 from .config_rest import (  # noqa: E402
     get_enable_watchdog,
@@ -146,6 +147,7 @@ __all__ += ["ErrorSamplesMode", "get_debug_mode", "get_error_samples_mode", "rep
             "get_callback_timeout"]
 __all__ += ["get_enable_watchdog", "get_multiprocessing_start_method", "get_multiprocessing_timeout_interval",
             "get_video_backend", "set_video_backend", "shuffle_to_shuffle_mode"]
+__all__ += ["AudioBaseDataset", "SourceDataset", "TextBaseDataset", "UnionBaseDataset", "VisionBaseDataset"]
 
 
 if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherwise accept any attribute of the module
