@@ -41,6 +41,7 @@ _MODULE_NAMES = (
     "comm_collective_ops",                              # all_reduce, all_gather*, broadcast*, barrier, all_to_all*, ...
     "box_coder_ops",                                    # bounding_box_encode/decode
     "fused_norm_color_ops",                             # add_rms_norm, add_layer_norm, bidense; HSVToRGB, AdjustHue
+    "gamma_sampling_ops",                               # gamma(shape, alpha, beta), Gamma
     "tensor_select",                                    # Tensor.select (dim, index) / (condition, y)
     "sparse_ops",                                       # coo_*/csr_* on COOTensor/CSRTensor values, csr_mv/mm, ...
 )

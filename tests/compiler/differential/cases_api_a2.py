@@ -64,3 +64,18 @@ def _api_a2_colour_classes() -> list:
             K("AdjustHue[neg]", ops.AdjustHue(), img, -0.6),
             K("AdjustSaturation[0]", ops.AdjustSaturation(), img, 1.5),
             K("AdjustSaturation[less]", ops.AdjustSaturation(), img, 0.4)]
+
+
+@_functions
+def _api_a2_gamma_functions() -> list:
+    from .cases_api_b import const
+    a, b = const(np.array([[0.5], [2.0]], np.float32)), const(np.array([1.0, 3.0], np.float32))
+    return [C("ops.gamma[0]", ops.gamma, (2, 2), a, b, **{"seeded": True}),
+            C("ops.gamma[seed]", ops.gamma, (3, 1, 1), a, b, 7, **{"seeded": True})]
+
+
+@_classes
+def _api_a2_gamma_classes() -> list:
+    from .cases_api_b import const
+    return [K("Gamma[0]", ops.Gamma(), (3,), const(np.array([1.5], np.float32)), const(np.array([2.0], np.float32)),
+              **{"seeded": True})]
