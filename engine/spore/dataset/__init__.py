@@ -113,6 +113,7 @@ from .sync_wait import SyncWaitDataset  # noqa: E402
 from .tfrecord import Schema, TFRecordDataset  # noqa: E402
 from .validator_helpers import replace_none, select_sampler, to_list  # noqa: E402
 from .vision.augment import ToNumpy  # noqa: E402
+from .worker_errors import ExceptionHandler, Implementation  # noqa: E402
 
 
 def zip(datasets):  # noqa: A001 - MindSpore's name
@@ -147,6 +148,7 @@ __all__ += ["ErrorSamplesMode", "get_debug_mode", "get_error_samples_mode", "rep
             "get_callback_timeout"]
 __all__ += ["get_enable_watchdog", "get_multiprocessing_start_method", "get_multiprocessing_timeout_interval",
             "get_video_backend", "set_video_backend", "shuffle_to_shuffle_mode"]
+__all__ += ["ExceptionHandler", "Implementation"]
 __all__ += ["AudioBaseDataset", "SourceDataset", "TextBaseDataset", "UnionBaseDataset", "VisionBaseDataset"]
 
 
