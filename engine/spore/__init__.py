@@ -170,6 +170,12 @@ if TYPE_CHECKING:  # what static tools (Pylance, Pyright, jedi) see
         load_checkpoint_async,
         merge_sliced_parameter,
     )
+    from .train.dataset_helper import (  # noqa: E402,F401
+        DatasetHelper,
+        connect_network_with_dataset,
+        data_sink,
+        load_segmented_checkpoints,
+    )
     from .train.metrics import (  # noqa: E402,F401
         F1,
         MAE,

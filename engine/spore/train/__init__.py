@@ -33,6 +33,7 @@ from .checkpoint import (
     save_checkpoint,
 )
 from .checkpoint_extra import async_ckpt_thread_status, load_checkpoint_async, merge_sliced_parameter
+from .dataset_helper import DatasetHelper, connect_network_with_dataset, data_sink, load_segmented_checkpoints
 from .metrics import (
     F1,
     MAE,
@@ -82,6 +83,7 @@ __all__ = [
     "BackupAndRestore",
 ]
 __all__ += ["ckpt_to_safetensors", "safetensors_to_ckpt", "ConfusionMatrixMetric"]
+__all__ += ["DatasetHelper", "connect_network_with_dataset", "data_sink"]
 
 
 if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherwise accept any attribute of the module
