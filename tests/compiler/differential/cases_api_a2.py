@@ -79,3 +79,34 @@ def _api_a2_gamma_classes() -> list:
     from .cases_api_b import const
     return [K("Gamma[0]", ops.Gamma(), (3,), const(np.array([1.5], np.float32)), const(np.array([2.0], np.float32)),
               **{"seeded": True})]
+
+
+@_functions
+def _api_a2_col2im_functions() -> list:
+    return [C("ops.col2im[0]", ops.col2im, fl(2, 3, 4, 12), (4, 5), 2, 1, 0, 1),
+            C("ops.col2im[pad stride]", ops.col2im, fl(1, 2, 6, 9), (5, 5), (2, 3), 1, 1, 2)]
+
+
+@_classes
+def _api_a2_im2col_classes() -> list:
+    return [K("Im2Col[0]", ops.Im2Col(ksizes=2), fl(2, 3, 4, 5)),
+            K("Im2Col[pad dil]", ops.Im2Col(ksizes=(2, 3), strides=2, dilations=(1, 2), pads=1), fl(1, 2, 6, 7)),
+            K("Col2Im[0]", ops.Col2Im(2), fl(2, 3, 4, 12), G(lambda r: np.array([4, 5], np.int32)))]
+
+
+def _col2im_method(x):
+    return x.col2im((4, 5), 2, 1, 0, 1)
+
+
+def _col2im_method_padded(x):
+    return x.col2im((5, 5), (2, 3), 1, 1, 2)
+
+
+def _col2im_method_dilated(x):
+    return x.col2im((5, 6), 2, 2, 0, 1)
+
+
+def api_a2_tensor_cases() -> list:
+    return [C("Tensor.col2im[0]", _col2im_method, fl(2, 3, 4, 12)),
+            C("Tensor.col2im[pad stride]", _col2im_method_padded, fl(1, 2, 6, 9)),
+            C("Tensor.col2im[dilation]", _col2im_method_dilated, fl(1, 2, 4, 12))]
