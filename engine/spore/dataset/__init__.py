@@ -111,6 +111,7 @@ from .padding_batch import BucketBatchByLengthDataset, PaddedBatchDataset  # noq
 from .samplers_extra import BuiltinSampler, IterSampler, PKSampler  # noqa: E402
 from .sync_wait import SyncWaitDataset  # noqa: E402
 from .tfrecord import Schema, TFRecordDataset  # noqa: E402
+from .translation_sources import Multi30kDataset  # noqa: E402
 from .validator_helpers import replace_none, select_sampler, to_list  # noqa: E402
 from .vision.augment import ToNumpy  # noqa: E402
 from .worker_errors import ExceptionHandler, Implementation  # noqa: E402
@@ -148,7 +149,7 @@ __all__ += ["ErrorSamplesMode", "get_debug_mode", "get_error_samples_mode", "rep
             "get_callback_timeout"]
 __all__ += ["get_enable_watchdog", "get_multiprocessing_start_method", "get_multiprocessing_timeout_interval",
             "get_video_backend", "set_video_backend", "shuffle_to_shuffle_mode"]
-__all__ += ["ExceptionHandler", "Implementation"]
+__all__ += ["ExceptionHandler", "Implementation", "Multi30kDataset"]
 __all__ += ["AudioBaseDataset", "SourceDataset", "TextBaseDataset", "UnionBaseDataset", "VisionBaseDataset"]
 
 
