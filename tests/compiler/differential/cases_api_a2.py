@@ -110,3 +110,13 @@ def api_a2_tensor_cases() -> list:
     return [C("Tensor.col2im[0]", _col2im_method, fl(2, 3, 4, 12)),
             C("Tensor.col2im[pad stride]", _col2im_method_padded, fl(1, 2, 6, 9)),
             C("Tensor.col2im[dilation]", _col2im_method_dilated, fl(1, 2, 4, 12))]
+
+
+@_classes
+def _api_a2_conv_classes() -> list:
+    return [K("Conv2DBackpropInput[0]", ops.Conv2DBackpropInput(4, 3), fl(2, 4, 3, 3), fl(4, 3, 3, 3), (2, 3, 5, 5)),
+            K("Conv2DBackpropInput[pad stride]", ops.Conv2DBackpropInput(2, 2, pad_mode="pad", pad=1, stride=2),
+              fl(1, 2, 3, 3), fl(2, 3, 2, 2), (1, 3, 4, 4)),
+            K("DepthwiseConv2dNative[0]", ops.DepthwiseConv2dNative(2, 3), fl(1, 3, 5, 5), fl(2, 3, 3, 3)),
+            K("DepthwiseConv2dNative[pad]", ops.DepthwiseConv2dNative(1, 2, pad_mode="pad", pad=1, stride=2),
+              fl(2, 2, 5, 4), fl(1, 2, 2, 2))]
