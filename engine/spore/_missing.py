@@ -103,7 +103,8 @@ EXCLUDED: dict[str, str] = {
     **{f"mindspore.{ns}{n}": "converts a network/model for the THOR optimizer, which Spore does not have"
        for ns in ("", "train.") for n in ("ConvertModelUtils", "ConvertNetUtils")},
     **{f"mindspore.nn.{n}": _DISTRIBUTED for n in (
-        "AdaSumByDeltaWeightWrapCell", "AdaSumByGradWrapCell", "VirtualDatasetCellTriple", "MicroBatchInterleaved")},
+        "AdaSumByDeltaWeightWrapCell", "AdaSumByGradWrapCell", "VirtualDatasetCellTriple", "MicroBatchInterleaved",
+        "GradAccumulationCell")},
     "mindspore.runtime_execution_order_check": _DISTRIBUTED,
     "mindspore.nn.OptTFTWrapper": _SERVICE,
     "mindspore.ExitByRequest": _SERVICE,
