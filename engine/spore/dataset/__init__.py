@@ -107,6 +107,7 @@ from .image_sources import (  # noqa: E402
     SUN397Dataset,
     WIDERFaceDataset,
 )
+from .line_reader import LineReader  # noqa: E402
 from .padding_batch import BucketBatchByLengthDataset, PaddedBatchDataset  # noqa: E402
 from .samplers_extra import BuiltinSampler, IterSampler, PKSampler  # noqa: E402
 from .sync_wait import SyncWaitDataset  # noqa: E402
@@ -149,7 +150,7 @@ __all__ += ["ErrorSamplesMode", "get_debug_mode", "get_error_samples_mode", "rep
             "get_callback_timeout"]
 __all__ += ["get_enable_watchdog", "get_multiprocessing_start_method", "get_multiprocessing_timeout_interval",
             "get_video_backend", "set_video_backend", "shuffle_to_shuffle_mode"]
-__all__ += ["ExceptionHandler", "Implementation", "Multi30kDataset"]
+__all__ += ["ExceptionHandler", "Implementation", "Multi30kDataset", "LineReader"]
 __all__ += ["AudioBaseDataset", "SourceDataset", "TextBaseDataset", "UnionBaseDataset", "VisionBaseDataset"]
 
 
