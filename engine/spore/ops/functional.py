@@ -43,6 +43,7 @@ _MODULE_NAMES = (
     "fused_norm_color_ops",                             # add_rms_norm, add_layer_norm, bidense; HSVToRGB, AdjustHue
     "gamma_sampling_ops",                               # gamma(shape, alpha, beta), Gamma
     "im2col_ops",                                       # col2im, Im2Col, Col2Im (4-D layouts of unfold/fold)
+    "ctc_decode_ops",                                   # ctc_greedy_decoder, CTCGreedyDecoder
     "tensor_select",                                    # Tensor.select (dim, index) / (condition, y)
     "sparse_ops",                                       # coo_*/csr_* on COOTensor/CSRTensor values, csr_mv/mm, ...
 )

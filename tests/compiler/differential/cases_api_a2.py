@@ -120,3 +120,22 @@ def _api_a2_conv_classes() -> list:
             K("DepthwiseConv2dNative[0]", ops.DepthwiseConv2dNative(2, 3), fl(1, 3, 5, 5), fl(2, 3, 3, 3)),
             K("DepthwiseConv2dNative[pad]", ops.DepthwiseConv2dNative(1, 2, pad_mode="pad", pad=1, stride=2),
               fl(2, 2, 5, 4), fl(1, 2, 2, 2))]
+
+
+def _ctc_logits(r: np.random.Generator) -> np.ndarray:
+    x = r.normal(size=(6, 3, 4)).astype(np.float32)
+    x[1:4, :, 2] += 3.0
+    return x
+
+
+@_functions
+def _api_a2_ctc_functions() -> list:
+    lens = G(lambda r: np.array([6, 2, 4], np.int32))
+    return [C("ops.ctc_greedy_decoder[0]", ops.ctc_greedy_decoder, G(_ctc_logits), lens),
+            C("ops.ctc_greedy_decoder[nomerge]", ops.ctc_greedy_decoder, G(_ctc_logits), lens, False)]
+
+
+@_classes
+def _api_a2_ctc_classes() -> list:
+    lens = G(lambda r: np.array([5, 6, 1], np.int32))
+    return [K("CTCGreedyDecoder[0]", ops.CTCGreedyDecoder(), G(_ctc_logits), lens)]
