@@ -22,7 +22,8 @@ def test_collectives_on_three_ranks():
         assert set(r["errors"]) == TENSOR_CHECKS, r
         bad = {k: v for k, v in r["errors"].items() if v > 1e-6}
         assert not bad, f"rank {r['rank']}: {bad}"
-        assert {"async_handle", "all_gather_object", "broadcast_object_list", "barrier"} <= set(r["checks"]), r
+        want = {"async_handle", "all_gather_object", "broadcast_object_list", "barrier", "get_backend"}
+        assert want <= set(r["checks"]), r
         assert all(r["checks"].values()), r
     assert results[[r["rank"] for r in results].index(0)]["checks"]["gather_object"] is True
 
@@ -39,7 +40,8 @@ def test_collectives_say_communication_is_not_initialised():
     with pytest.raises(TypeError, match="Barrier: group"):
         ops.Barrier(3)
     for call in (lambda: ops.AlltoAll(2, 0, 0)(x), lambda: ops.AllGatherV()(x, [2]),
-                 lambda: ops.CollectiveScatter()(x), lambda: ops.all_to_all_v_c(x, x, [2])):
+                 lambda: ops.CollectiveScatter()(x), lambda: ops.all_to_all_v_c(x, x, [2]),
+                 lambda: ops.get_backend()):
         with pytest.raises(RuntimeError, match="not initialised"):
             call()
     with pytest.raises(ValueError, match="AlltoAllV: block_size"):

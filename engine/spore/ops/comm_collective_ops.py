@@ -401,6 +401,13 @@ class CollectiveScatter:
         return out
 
 
+def get_backend(group: str | None = None) -> str:
+    """The name of the communication backend `group` runs on: always ``"mpi"`` in Spore (MindSpore
+    answers "hccl"/"nccl"/"mccl" for its device backends)."""
+    _comm("get_backend", group)
+    return "mpi"
+
+
 def batch_isend_irecv(p2p_op_list: list) -> list[CommHandle]:
     """Start every `P2POp` of the list (isend/irecv) and return their handles; `wait()` on each
     completes the transfers (receives write their tensors then)."""

@@ -41,7 +41,7 @@ _COLL = ("torch-style collective: checked against NumPy on 3 real MPI ranks by t
 EXEMPT_FUNCTIONS.update({n: _COLL for n in (
     "all_reduce", "all_gather", "all_gather_into_tensor", "all_gather_into_tensor_uneven", "all_gather_object",
     "broadcast", "broadcast_object_list", "barrier", "gather_into_tensor", "gather_object", "all_to_all",
-    "all_to_all_single", "batch_isend_irecv", "all_to_all_v_c")})
+    "all_to_all_single", "batch_isend_irecv", "all_to_all_v_c", "get_backend")})
 EXEMPT_CLASSES.update({n: _COLL for n in ("Barrier", "AlltoAll", "AlltoAllV", "AllGatherV", "CollectiveGather",
                                           "CollectiveScatter")})
 

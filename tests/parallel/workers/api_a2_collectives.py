@@ -125,4 +125,6 @@ err["CollectiveGather"] = e(y.asnumpy(), np.concatenate(every(11)) if rank == 2 
 y = ops.CollectiveScatter(src_rank=1)(ms.Tensor(data(rank, 12, (2 * n, 3))))
 err["CollectiveScatter"] = e(y.asnumpy(), data(1, 12, (2 * n, 3))[2 * rank:2 * rank + 2])
 
+checks["get_backend"] = ops.get_backend() == "mpi"
+
 print("RESULT " + json.dumps({"rank": rank, "errors": err, "checks": checks}), flush=True)
