@@ -139,3 +139,11 @@ def _api_a2_ctc_functions() -> list:
 def _api_a2_ctc_classes() -> list:
     lens = G(lambda r: np.array([5, 6, 1], np.int32))
     return [K("CTCGreedyDecoder[0]", ops.CTCGreedyDecoder(), G(_ctc_logits), lens)]
+
+
+@_classes
+def _api_a2_patches_classes() -> list:
+    return [K("ExtractImagePatches[valid]", ops.ExtractImagePatches([1, 1, 2, 2], [1, 1, 1, 1], [1, 1, 1, 1]),
+              fl(1, 2, 4, 5)),
+            K("ExtractImagePatches[same]", ops.ExtractImagePatches([1, 1, 3, 2], [1, 1, 2, 2], [1, 1, 1, 2], "SAME"),
+              fl(2, 2, 5, 6))]
