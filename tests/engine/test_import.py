@@ -41,3 +41,19 @@ def test_a_bfloat16_array_made_before_spore_loads_ml_dtypes_is_a_bfloat16_tensor
             "t.asnumpy().astype('float32').tolist())")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "True True True [[1.5, -2.0]]"
+
+
+def test_each_lazy_module_loads_first_in_a_fresh_process():
+    """A user's first `ms.<name>` may be any name: each module behind the lazy table must import first
+    (an import cycle shows only when its module is the first to load, e.g. `ms.jit` before `ms.Tensor`)."""
+    firsts: dict[str, str] = {}
+    for name, (module, _) in spore._LAZY.items():
+        firsts.setdefault(module, name)
+    code = ("import subprocess, sys\n"
+            f"names = {sorted(firsts.values())!r}\n"
+            "procs = [(n, subprocess.Popen([sys.executable, '-c', f'import spore; spore.{n}'],\n"
+            "          stderr=subprocess.PIPE, text=True)) for n in names]\n"
+            "bad = [(n, p.communicate()[1].strip().splitlines()[-1:]) for n, p in procs]\n"
+            "print([b for b in bad if b[1]])\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300).stdout
+    assert out.strip() == "[]", out

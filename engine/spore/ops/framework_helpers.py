@@ -14,12 +14,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..autodiff import api as _autodiff
-
 
 def grad(fn: Callable, grad_position: Any = 0, weights: Any = None, has_aux: bool = False,
          return_ids: bool = False, sens_param: bool = False) -> Callable:
     """A function computing the gradient of `fn` (MindSpore's ``ops.grad``, the same as ``ms.grad``)."""
+    from ..autodiff import api as _autodiff  # on use: autodiff.api imports common.tree, which loads ops
+
     return _autodiff.grad(fn, grad_position, weights, has_aux, return_ids, sens_param)
 
 
