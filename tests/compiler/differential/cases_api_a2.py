@@ -147,3 +147,9 @@ def _api_a2_patches_classes() -> list:
               fl(1, 2, 4, 5)),
             K("ExtractImagePatches[same]", ops.ExtractImagePatches([1, 1, 3, 2], [1, 1, 2, 2], [1, 1, 1, 2], "SAME"),
               fl(2, 2, 5, 6))]
+
+
+@_classes
+def _api_a2_dilation_classes() -> list:
+    return [K("Dilation2D[valid]", ops.Dilation2D(1, 1, "VALID"), fl(1, 2, 5, 5), fl(2, 2, 3)),
+            K("Dilation2D[same]", ops.Dilation2D((2, 1), (1, 2), "SAME"), fl(2, 2, 5, 6), fl(2, 3, 2))]
