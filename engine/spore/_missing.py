@@ -68,6 +68,8 @@ EXCLUDED: dict[str, str] = {
                                        "files, which Spore does not ship" for n in ("JiebaTokenizer", "JiebaMode")},
     "mindspore.dataset.transforms.Plugin": "loads a MindData C++ plugin library built against MindSpore's runtime; "
                                            "use a Python function in map() instead",
+    "mindspore.ops.sparse_flash_attention": "an Ascend-only fused kernel (float16/bfloat16, head dim fixed at 512, "
+                                            "paged KV layouts); MindSpore has no CPU implementation",
     **{f"mindspore.ops.{n}": "Ascend-only fused kernel (Supported Platforms: Ascend); MindSpore has no CPU "
                              "implementation to match" for n in (
         "lightning_indexer", "moe_distribute_combine", "moe_distribute_dispatch", "moe_init_routing_v2",
@@ -122,8 +124,6 @@ EXCLUDED: dict[str, str] = {
     **{f"mindspore.{n}": "a helper of MindSpore's jit parser (which modules/methods its graph mode refuses); Spore's "
                          "compiler has its own rules" for n in (
         "get_obj_module_and_name_info", "is_invalid_or_jit_forbidden_method", "is_jit_forbidden_module")},
-    "mindspore.ops.sparse_flash_attention": "an Ascend-only fused kernel (float16/bfloat16, head dim fixed at 512, "
-                                            "paged KV layouts); MindSpore has no CPU implementation",
 }
 
 

@@ -21,7 +21,7 @@ CLASS_MODULES = tuple(_importlib.import_module(f"{__name__}.{n}")
                                 "classes_scatter_linalg", "classes_sort_array", "classes_random",
                                 "classes_linalg_decomp", "classes_spatial_unique",
                                 "segment_select_extra", "device_io_helpers",
-                                "classes_extra", "classes_apply_optimizers",
+                                "classes_extra", "classes_apply_optimizers", "classes_conv_nd",
                                 "classes_sparse", "vision_box_ops",
                                 "vision_nms_ops", "p2p_comm_ops", "comm_collective_ops", "box_coder_ops",
                                 "fused_norm_color_ops", "gamma_sampling_ops", "im2col_ops",

@@ -1693,6 +1693,6 @@ from . import cases_api  # noqa: E402,F401  (the API-breadth sections register t
 from . import cases_api_b  # noqa: E402,F401  (slice B of the API-breadth ops)
 from . import cases_api_a  # noqa: E402,F401  (slice A of the API-breadth ops)
 from . import cases_api_nn  # noqa: E402,F401  (the nn slice's ops: 3-D/transposed convs, pools, fold)
+from . import cases_api_sparse  # noqa: E402,F401  (the sparse slice: coo_*/csr_*, Sparse* classes)
 from . import cases_api_b2  # noqa: E402,F401  (slice B2: iou, rotary_position_embedding, Mod, RGBToHSV, ...)
 from . import cases_api_a2  # noqa: E402,F401  (slice A2: bounding_box_encode/decode; collectives exempt)
-from . import cases_api_sparse  # noqa: E402,F401  (the sparse slice: coo_*/csr_*, Sparse* classes)
