@@ -20,14 +20,19 @@ from __future__ import annotations
 
 import dis
 import functools
+import importlib
+import importlib.util
 import inspect
+import sys
 import types
 from typing import Any
 
 from ..errors import is_engine_code
 
 _DEPTH = 4
-_LOADS = frozenset({"LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF"})
+_LOADS = frozenset({"LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_CLASSDEREF"})
+_LOCAL_LOADS = frozenset({"LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_CLOSURE", "LOAD_DEREF", "LOAD_CLASSDEREF"})
+_LOCAL_STORES = frozenset({"STORE_FAST", "STORE_DEREF", "STORE_NAME"})
 _ATTRS = frozenset({"LOAD_ATTR", "LOAD_METHOD"})
 
 
@@ -70,35 +75,131 @@ def _nested(code: types.CodeType) -> list[types.CodeType]:
     return out
 
 
+def _imported_module(name: str, level: Any, globals_: dict[str, Any]) -> types.ModuleType | None:
+    """The module an ``IMPORT_NAME`` in a function of `globals_` binds (relative names resolved
+    against its package); Spore's own modules are imported if not loaded yet, others only read
+    from `sys.modules` (the catalogue never loads a third-party library)."""
+    try:
+        absolute = importlib.util.resolve_name("." * level + name, globals_.get("__package__")) \
+            if isinstance(level, int) and level > 0 else name
+    except (ImportError, ValueError):
+        return None
+    module = sys.modules.get(absolute)
+    if module is None and (absolute == "spore" or absolute.startswith("spore.")):
+        try:
+            module = importlib.import_module(absolute)
+        except ImportError:
+            return None
+    return module
+
+
+def _imported_name(module: types.ModuleType | None, name: str) -> Any:
+    """``from module import name``: the attribute, or the submodule of that name."""
+    if module is None:
+        return None
+    value = getattr(module, name, None)
+    return value if value is not None else sys.modules.get(f"{module.__name__}.{name}")
+
+
 def _referenced(obj: Any) -> list[Any]:
-    """What `obj`'s code calls by name: the globals and closure values it loads, and attributes of
-    those that are modules or classes."""
+    """What `obj`'s code calls by name: the globals and closure values it loads, the names it
+    imports inside the function (``from .linalg import BatchMatMul`` in a body, common in the ops
+    modules to avoid import cycles), the module a lazy accessor returns (``_ops().gather``), and
+    attributes of those that are modules or classes."""
     found: list[Any] = []
     for fn in _functions(obj):
-        g = fn.__globals__
-        closure = {}
-        for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
-            try:
-                closure[name] = cell.cell_contents
-            except ValueError:
+        found.extend(_scan(fn)[0])
+    return found
+
+
+def _scan(fn: types.FunctionType) -> tuple[list[Any], dict[str, Any]]:
+    """(what `fn`'s code loads by name, the local names its imports bind), nested code included."""
+    found: list[Any] = []
+    g = fn.__globals__
+    closure = {}
+    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+        try:
+            closure[name] = cell.cell_contents
+        except ValueError:
+            continue
+    local: dict[str, Any] = {}  # names bound by imports in the body (shared with nested code)
+    for code in _nested(fn.__code__):
+        last: Any = None
+        consts: list[Any] = []  # the last two constants: an import's level and fromlist
+        module: types.ModuleType | None = None  # the module an import left on the stack
+        pending: Any = None  # what the next store binds, if it is an import's (or accessor's) result
+        accessor: types.ModuleType | None = None  # the module `last()` would return
+        for ins in dis.get_instructions(code):
+            op = ins.opname
+            if op == "IMPORT_NAME":
+                level, fromlist = consts if len(consts) == 2 else (0, None)
+                module = _imported_module(ins.argval, level, g)
+                if fromlist is None and module is not None and "." in ins.argval:
+                    module = sys.modules.get(ins.argval.split(".", 1)[0])  # `import a.b` pushes a
+                pending, last, accessor = module, None, None
                 continue
-        for code in _nested(fn.__code__):
-            last: Any = None
-            for ins in dis.get_instructions(code):
-                op = ins.opname
-                if op in _LOADS:
-                    last = closure[ins.argval] if ins.argval in closure else g.get(ins.argval)
+            if op == "IMPORT_FROM":
+                pending, last, accessor = _imported_name(module, ins.argval), None, None
+                continue
+            if op in ("PRECALL", "CALL") and ins.arg == 0 and accessor is not None:
+                if op == "CALL":
+                    pending = last = accessor
+                    accessor = None
+                continue
+            accessor = None
+            if op in _LOCAL_STORES and pending is not None:
+                local[ins.argval] = pending
+                pending = last = None
+                continue
+            pending = None
+            if op == "LOAD_CONST":
+                consts = [*consts, ins.argval][-2:]
+                last = None
+                continue
+            consts = []
+            if op in _LOCAL_LOADS and ins.argval in local:
+                last = local[ins.argval]
+                found.append(last)
+                accessor = _accessor_module(last)
+                continue
+            if op in _LOADS:
+                last = closure[ins.argval] if ins.argval in closure else g.get(ins.argval)
+                if last is not None:
+                    found.append(last)
+                    accessor = _accessor_module(last)
+                continue
+            if op in _ATTRS:
+                if isinstance(last, types.ModuleType) or inspect.isclass(last):
+                    last = getattr(last, ins.argval, None)
                     if last is not None:
                         found.append(last)
                     continue
-                if op in _ATTRS:
-                    if isinstance(last, types.ModuleType) or inspect.isclass(last):
-                        last = getattr(last, ins.argval, None)
-                        if last is not None:
-                            found.append(last)
-                        continue
-                last = None
-    return found
+            last = None
+    return found, local
+
+
+_ACCESSORS: dict[int, tuple[Any, types.ModuleType | None]] = {}
+
+
+def _accessor_module(obj: Any) -> types.ModuleType | None:
+    """The module a lazy accessor returns: a Spore function of no arguments whose body imports a
+    module and returns it (``def _ops(): from . import ops; return ops``, used where a module-level
+    import would be a cycle). None for anything else."""
+    if not inspect.isfunction(obj) or not _is_spore(obj):
+        return None
+    hit = _ACCESSORS.get(id(obj))
+    if hit is not None and hit[0] is obj:
+        return hit[1]
+    code, out = obj.__code__, None
+    takes_arguments = code.co_argcount or code.co_kwonlyargcount or code.co_flags & (inspect.CO_VARARGS
+                                                                                    | inspect.CO_VARKEYWORDS)
+    if not takes_arguments:
+        body = [i for i in dis.get_instructions(code) if i.opname not in ("RESUME", "NOP", "COPY_FREE_VARS")]
+        if len(body) >= 2 and body[-1].opname == "RETURN_VALUE" and body[-2].opname in _LOCAL_LOADS:
+            value = _scan(obj)[1].get(body[-2].argval)
+            out = value if isinstance(value, types.ModuleType) else None
+    _ACCESSORS[id(obj)] = (obj, out)
+    return out
 
 
 _MEMO: dict[tuple[int, int], tuple[Any, list[Any]]] = {}
@@ -254,10 +355,17 @@ def lookup(name: str) -> Any:
 
     from ..ops.primitive import REGISTRY
 
-    last = name.rsplit(".", 1)[-1]
+    head, _, last = name.rpartition(".")
     if not last.isidentifier():
         return None
-    for space in (ops, nn, spore):
+    spaces: list[Any] = [ops, nn, spore]
+    # A qualified name is looked up in the namespace it names first: `nn.Dense` is the layer even
+    # though `ops.Dense` (MindSpore's primitive class) also exists; `Tensor.x` is the method.
+    qualifier = {"ops": ops, "nn": nn, "spore": spore, "ms": spore, "mindspore": spore,
+                 "Tensor": spore.Tensor}.get(head.rsplit(".", 1)[-1])
+    if qualifier is not None:
+        spaces.insert(0, qualifier)
+    for space in spaces:
         obj = getattr(space, last, None)
         if obj is not None and not isinstance(obj, types.ModuleType):
             return obj

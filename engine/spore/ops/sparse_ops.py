@@ -16,7 +16,8 @@ import numpy as np
 
 from .. import sparse as _sp  # a module reference: spore.sparse may still be loading (it imports Tensor)
 from ..tensor import Tensor
-from . import elementwise as _E  # noqa: F401  (load order: the registry's elementwise ops first)
+from . import activation, activation_shrink_margin, comparison, math_extra, math_ops
+from . import elementwise as _E  # (load order: the registry's elementwise ops first)
 
 if TYPE_CHECKING:
     from ..sparse import COOTensor, CSRTensor
@@ -35,10 +36,23 @@ def _need(x: Any, cls: type, op: str, arg: str) -> None:
         raise TypeError(f"{op}: `{arg}` must be a {cls.__name__}, got {type(x).__name__}")
 
 
+def _unary(fn_name: str) -> Any:
+    """The public elementwise function `fn_name` (``ops.<fn_name>``), taken from the declaration
+    module that defines it. Bound when the ``coo_*``/``csr_*`` functions are made, so their code
+    names the function it applies (the IDE's op catalogue reads that) instead of looking it up."""
+    for module in (_E, math_ops, math_extra, comparison, activation, activation_shrink_margin):
+        fn = vars(module).get(fn_name)
+        if getattr(fn, "__module__", None) == module.__name__:
+            return fn
+    raise ImportError(f"sparse_ops: no declaration module defines ops.{fn_name}")
+
+
 def _coo_map(op: str, fn_name: str):
+    fn = _unary(fn_name)
+
     def f(x: COOTensor) -> COOTensor:
         _need(x, _sp.COOTensor, op, "x")
-        return _sp.COOTensor(x.indices, getattr(_F(), fn_name)(x.values), x.shape)
+        return _sp.COOTensor(x.indices, fn(x.values), x.shape)
 
     f.__name__ = f.__qualname__ = op
     f.__doc__ = f"``{op}(x)``: ``ops.{fn_name}`` of a COOTensor's values; the same indices and shape."
@@ -46,9 +60,11 @@ def _coo_map(op: str, fn_name: str):
 
 
 def _csr_map(op: str, fn_name: str):
+    fn = _unary(fn_name)
+
     def f(x: CSRTensor) -> CSRTensor:
         _need(x, _sp.CSRTensor, op, "x")
-        return _sp.CSRTensor(x.indptr, x.indices, getattr(_F(), fn_name)(x.values), x.shape)
+        return _sp.CSRTensor(x.indptr, x.indices, fn(x.values), x.shape)
 
     f.__name__ = f.__qualname__ = op
     f.__doc__ = f"``{op}(x)``: ``ops.{fn_name}`` of a CSRTensor's values; the same structure."
@@ -247,13 +263,13 @@ def csr_softmax(logits: CSRTensor, dtype: Any) -> CSRTensor:
 def csr_to_coo(tensor: CSRTensor) -> COOTensor:
     """``csr_to_coo(tensor)``: the same entries as a COOTensor."""
     _need(tensor, _sp.CSRTensor, "csr_to_coo", "tensor")
-    return tensor.to_coo()
+    return _sp.CSRTensor.to_coo(tensor)  # called through the class: the op catalogue follows it
 
 
 def csr_to_dense(csr_tensor: CSRTensor) -> Tensor:
     """``csr_to_dense(csr_tensor)``: the dense matrix."""
     _need(csr_tensor, _sp.CSRTensor, "csr_to_dense", "csr_tensor")
-    return csr_tensor.to_dense()
+    return _sp.CSRTensor.to_dense(csr_tensor)  # called through the class: the op catalogue follows it
 
 
 def dense_to_sparse_coo(tensor: Tensor) -> COOTensor:

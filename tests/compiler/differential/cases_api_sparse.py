@@ -86,6 +86,11 @@ def csr_conv(v):
     return ops.csr_to_coo(c).values, ops.csr_to_dense(c)
 
 
+def csr_coo(v):
+    c = ops.csr_to_coo(ms.CSRTensor(INDPTR, COLS, v, SHAPE))
+    return c.indices, c.values
+
+
 def to_coo_dense(x):
     return ops.dense_to_sparse_coo(x).values
 
@@ -141,7 +146,8 @@ def _sparse_functions() -> list:
         C("ops.csr_mm[0]", csr_prod, vals(), vals()),
         C("ops.csr_reduce_sum[0]", csr_sum, vals(), 1),
         C("ops.csr_softmax[0]", csr_smax, vals()),
-        C("ops.csr_to_coo[0]", csr_conv, vals()),
+        C("ops.csr_to_coo[0]", csr_coo, vals()),
+        C("ops.csr_to_coo[dense]", csr_conv, vals()),
         C("ops.csr_to_dense[0]", csr_conv, vals()),
         C("ops.dense_to_sparse_coo[0]", to_coo_dense, const(np.array([[0, 1.5, 0], [2.0, 0, -1.0]], np.float32))),
         C("ops.dense_to_sparse_csr[0]", to_csr_dense, const(np.array([[0, 1.5, 0], [2.0, 0, -1.0]], np.float32))),
