@@ -31,9 +31,10 @@ _CLASSES = {n: getattr(_m, n) for _m in CLASS_MODULES for n in _m.__all__}
 globals().update(_CLASSES)
 
 from .collective import ReduceOp  # noqa: E402  (ops.AllReduce(ReduceOp.MAX))
+from .p2p_comm_ops import P2POp  # noqa: E402  (batch_isend_irecv's op description: not a class-form op)
 
 __all__ = sorted({n for m in DECLARATION_MODULES for n in _public_functions(m)} | set(_CLASSES)
-                 | {"Operation", "Primitive", "primitive", "REGISTRY", "ReduceOp"})
+                 | {"Operation", "Primitive", "primitive", "REGISTRY", "ReduceOp", "P2POp"})
 
 from .. import _tensor_api  # noqa: E402,F401  (Tensor.from_numpy and the missing-method error)
 

@@ -12,11 +12,8 @@ from .linalg_decompositions import (
     MatrixTriangularSolve,
     NuclearNorm,
     Pdist,
-    Qr_,
-    Svd_,
 )
-
-Svd = Svd_
-Qr = Qr_
+from .linalg_decompositions import Qr_ as Qr  # named with a "_" there: the primitives Svd/Qr hold the name
+from .linalg_decompositions import Svd_ as Svd
 
 __all__ = ["LuSolve", "LuUnpack", "Lstsq", "MatrixExp", "MatrixTriangularSolve", "NuclearNorm", "Pdist", "Qr", "Svd"]

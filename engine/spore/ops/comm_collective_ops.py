@@ -21,6 +21,7 @@ import numpy as np
 from ..communication import _backend as B
 from ..errors import ShapeError
 from ..tensor import Tensor
+from .operation import Operation
 from .p2p_comm_ops import CommHandle, P2POp, _comm, _done, _group, _list, _peer, _tensor
 
 # the class forms (ops/__init__.py CLASS_MODULES); the functions come from functional
@@ -162,7 +163,7 @@ def barrier(group: str | None = None, async_op: bool = False, device_ids: Any = 
     return _done(async_op)
 
 
-class Barrier:
+class Barrier(Operation):
     """``ops.Barrier(group='hccl_world_group')``: calling it blocks until every rank of `group`
     arrives (MindSpore's world-group name is accepted for the world)."""
 
@@ -171,7 +172,7 @@ class Barrier:
             raise TypeError(f"Barrier: group must be a str, got {type(group).__name__}")
         self.group = group
 
-    def __call__(self) -> None:
+    def construct(self) -> None:
         barrier(self.group)
 
 
@@ -292,7 +293,7 @@ def _counts(cls: str, name: str, v: Any) -> list[int]:
     return [int(x) for x in vals]
 
 
-class AlltoAll:
+class AlltoAll(Operation):
     """``ops.AlltoAll(split_count, split_dim, concat_dim, group)(input_x)``: split `input_x` along
     `split_dim` into `split_count` (= the group size) blocks, send block i to rank i, and
     concatenate the blocks received from ranks 0..n-1 along `concat_dim`."""
@@ -304,7 +305,7 @@ class AlltoAll:
         self.split_count, self.split_dim, self.concat_dim = split_count, split_dim, concat_dim
         self.group = _cls_group("AlltoAll", group)
 
-    def __call__(self, input_x: Tensor) -> Tensor:
+    def construct(self, input_x: Tensor) -> Tensor:
         name = "AlltoAll"
         comm = _comm(name, self.group)
         x = _arr(_tensor(name, input_x))
@@ -319,7 +320,7 @@ class AlltoAll:
         return Tensor(np.concatenate(got, axis=cd))
 
 
-class AlltoAllV:
+class AlltoAllV(Operation):
     """``ops.AlltoAllV(group, block_size=1)(input_x, send_numel_list, recv_numel_list)``: the
     uneven all-to-all of flat tensors: ``send_numel_list[j] * block_size`` elements go to rank j,
     ``recv_numel_list[j] * block_size`` arrive from it; returns them concatenated (1-D)."""
@@ -329,7 +330,7 @@ class AlltoAllV:
             raise ValueError(f"AlltoAllV: block_size must be a positive int, got {block_size!r}")
         self.group, self.block_size = _cls_group("AlltoAllV", group), block_size
 
-    def __call__(self, input_x: Tensor, send_numel_list: Any, recv_numel_list: Any) -> Tensor:
+    def construct(self, input_x: Tensor, send_numel_list: Any, recv_numel_list: Any) -> Tensor:
         name = "AlltoAllV"
         x = _arr(_tensor(name, input_x)).reshape(-1)
         bs = self.block_size
@@ -342,14 +343,14 @@ class AlltoAllV:
         return out
 
 
-class AllGatherV:
+class AllGatherV(Operation):
     """``ops.AllGatherV(group)(input_x, output_split_sizes)``: concatenate every rank's flat
     `input_x` (rank i contributes ``output_split_sizes[i]`` elements) into one 1-D tensor."""
 
     def __init__(self, group: str = "hccl_world_group") -> None:
         self.group = _cls_group("AllGatherV", group)
 
-    def __call__(self, input_x: Tensor, output_split_sizes: Any) -> Tensor:
+    def construct(self, input_x: Tensor, output_split_sizes: Any) -> Tensor:
         name = "AllGatherV"
         x = _arr(_tensor(name, input_x)).reshape(-1)
         sizes = _counts(name, "output_split_sizes", output_split_sizes)
@@ -358,7 +359,7 @@ class AllGatherV:
         return out
 
 
-class CollectiveGather:
+class CollectiveGather(Operation):
     """``ops.CollectiveGather(dest_rank, group)(input_x)``: rank `dest_rank` gets every rank's
     `input_x` concatenated along axis 0; the other ranks get zeros of that shape (MindSpore leaves
     their output unspecified)."""
@@ -368,7 +369,7 @@ class CollectiveGather:
             raise TypeError(f"CollectiveGather: dest_rank must be an int, got {type(dest_rank).__name__}")
         self.dest_rank, self.group = dest_rank, _cls_group("CollectiveGather", group)
 
-    def __call__(self, input_x: Tensor) -> Tensor:
+    def construct(self, input_x: Tensor) -> Tensor:
         name = "CollectiveGather"
         x = _arr(_tensor(name, input_x))
         x = x.reshape(1) if x.ndim == 0 else x
@@ -378,7 +379,7 @@ class CollectiveGather:
         return out
 
 
-class CollectiveScatter:
+class CollectiveScatter(Operation):
     """``ops.CollectiveScatter(src_rank=0, group)(input_x)``: rank `src_rank` splits its
     `input_x` along axis 0 into group-size equal parts and rank i gets part i (the other ranks'
     `input_x` only gives the shape)."""
@@ -388,7 +389,7 @@ class CollectiveScatter:
             raise TypeError(f"CollectiveScatter: src_rank must be an int, got {type(src_rank).__name__}")
         self.src_rank, self.group = src_rank, _cls_group("CollectiveScatter", group)
 
-    def __call__(self, input_x: Tensor) -> Tensor:
+    def construct(self, input_x: Tensor) -> Tensor:
         from .p2p_comm_ops import scatter_tensor
 
         name = "CollectiveScatter"

@@ -22,7 +22,8 @@ from ..errors import ShapeError
 from ..tensor import Tensor
 from .operation import Operation
 
-__all__ = ["P2POp", "Reduce"]  # the class form (ops/__init__.py CLASS_MODULES); the functions come from functional
+__all__ = ["Reduce"]  # the class form (ops/__init__.py CLASS_MODULES); the functions come from functional;
+# P2POp (a plain description of one send/recv, not an op) is exported by ops/__init__.py itself
 
 
 def _group(group: Any) -> str:
