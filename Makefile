@@ -24,6 +24,8 @@ demo: $(SO) vsix
 test: $(SO) vsix
 	$(PY) -m ruff check .
 	$(THREADS1) $(PY) -m pytest -n 2 tests
+	@# the end-to-end suite in a real VS Code (code-server + headless Chromium; installed once from npm)
+	$(MAKE) -C vscode-extension e2e
 
 bench: $(SO)
 	$(PIP) install -q 'torch==2.13.0' || echo "torch not installable here: the bench runs without PyTorch"
