@@ -115,15 +115,30 @@ def unfold_method_stride(x):
     return x.unfold((2, 3), 1, 1, 2)
 
 
+def unfold_method_dilation(x):
+    return x.unfold(2, 2, 1)
+
+
 def fold_method(x):
     return x.fold((5, 6), 2)
+
+
+def fold_method_stride(x):
+    return x.fold((6, 6), 2, 1, 1, 2)
+
+
+def fold_method_dilation(x):
+    return x.fold((5, 5), 2, 2)
 
 
 def api_nn_tensor_cases() -> list:
     return [
         C("Tensor.unfold[default]", unfold_method, fl(2, 3, 5, 6)),
         C("Tensor.unfold[stride]", unfold_method_stride, fl(1, 2, 6, 6)),
-        C("Tensor.fold[default]", fold_method, fl(2, 12, 20)),
+        C("Tensor.unfold[dilation padding]", unfold_method_dilation, fl(1, 2, 5, 5)),
+        C("Tensor.fold[default]", fold_method, fl(1, 12, 20)),
+        C("Tensor.fold[stride padding]", fold_method_stride, fl(1, 8, 16)),
+        C("Tensor.fold[dilation]", fold_method_dilation, fl(1, 4, 9)),
     ]
 
 
