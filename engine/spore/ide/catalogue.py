@@ -29,7 +29,7 @@ from typing import Any
 
 from ..errors import is_engine_code
 
-_DEPTH = 4
+_DEPTH = 5
 _LOADS = frozenset({"LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_CLASSDEREF"})
 _LOCAL_LOADS = frozenset({"LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_CLOSURE", "LOAD_DEREF", "LOAD_CLASSDEREF"})
 _LOCAL_STORES = frozenset({"STORE_FAST", "STORE_DEREF", "STORE_NAME"})

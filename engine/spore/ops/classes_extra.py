@@ -372,7 +372,7 @@ class Cauchy(Operation):
 
     def construct(self) -> Tensor:
         out = F.zeros(self.size, mstype.float32)
-        return out.cauchy(self.median, self.sigma)
+        return RS._cauchy(out, self.median, self.sigma)  # Tensor.cauchy, called by name (the op catalogue follows it)
 
 
 class Bincount(Operation):

@@ -238,7 +238,9 @@ class LogNormalReverse(Operation):
         self.mean, self.std = mean, std
 
     def construct(self, input: Tensor) -> Tensor:
-        return input.log_normal(self.mean, self.std)
+        from .tensor_inplace_fill_ops import _log_normal_method  # Tensor.log_normal, by name for the op catalogue
+
+        return _log_normal_method(input, self.mean, self.std)
 
 
 class ListDiff(Operation):

@@ -23,6 +23,7 @@ from ..tensor import Tensor, tensor_method
 from . import functional as F
 from .math_extra import addmm
 from .reduction import ArgMaxWithValue, ArgMinWithValue
+from .shape_ops import _expand, _expand_as  # Tensor.expand / Tensor.expand_as
 
 
 def _t(x: Any, like: Tensor | None = None) -> Tensor:
@@ -94,12 +95,13 @@ def expand(input_x: Tensor, size: Any) -> Tensor:
     """`input_x` broadcast to `size` (a tuple or a 1-D int tensor; -1 keeps that axis)."""
     if isinstance(size, Tensor):
         size = tuple(int(v) for v in size.asnumpy().reshape(-1))
-    return input_x.expand(*size) if isinstance(size, (tuple, list)) else input_x.expand(size)
+    # Tensor.expand's function called by name (not as a method), so the op catalogue sees BroadcastTo
+    return _expand(input_x, *size) if isinstance(size, (tuple, list)) else _expand(input_x, size)
 
 
 def expand_as(input: Tensor, other: Tensor) -> Tensor:
     """`input` broadcast to the shape of `other`."""
-    return input.expand_as(other)
+    return _expand_as(input, other)
 
 
 def fills(x: Tensor, value: Any) -> Tensor:
