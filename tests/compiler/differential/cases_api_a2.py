@@ -83,7 +83,7 @@ def _api_a2_gamma_classes() -> list:
 
 @_functions
 def _api_a2_col2im_functions() -> list:
-    return [C("ops.col2im[0]", ops.col2im, fl(2, 3, 4, 12), (4, 5), 2, 1, 0, 1),
+    return [C("ops.col2im[0]", ops.col2im, fl(1, 2, 4, 12), (4, 5), 2, 1, 0, 1),
             C("ops.col2im[pad stride]", ops.col2im, fl(1, 2, 6, 9), (5, 5), (2, 3), 1, 1, 2)]
 
 
@@ -91,7 +91,7 @@ def _api_a2_col2im_functions() -> list:
 def _api_a2_im2col_classes() -> list:
     return [K("Im2Col[0]", ops.Im2Col(ksizes=2), fl(2, 3, 4, 5)),
             K("Im2Col[pad dil]", ops.Im2Col(ksizes=(2, 3), strides=2, dilations=(1, 2), pads=1), fl(1, 2, 6, 7)),
-            K("Col2Im[0]", ops.Col2Im(2), fl(2, 3, 4, 12), G(lambda r: np.array([4, 5], np.int32)))]
+            K("Col2Im[0]", ops.Col2Im(2), fl(1, 2, 4, 12), G(lambda r: np.array([4, 5], np.int32)))]
 
 
 def _col2im_method(x):
