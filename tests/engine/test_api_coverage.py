@@ -34,16 +34,16 @@ API: dict[str, dict[str, Any]] = json.loads(DATA.read_text(encoding="utf-8"))["a
 # names Spore has, per namespace, when this was last raised (the target is 90% of each: issue 14).
 # Raise a floor when you add names; the test fails when coverage drops below it.
 FLOORS = {
-    "mindspore": 79,
-    "mindspore.Tensor": 242,
+    "mindspore": 117,
+    "mindspore.Tensor": 387,
     "mindspore.amp": 18,
-    "mindspore.dataset": 37,
-    "mindspore.dataset.text": 21,
+    "mindspore.dataset": 109,
+    "mindspore.dataset.text": 28,
     "mindspore.dataset.transforms": 15,
-    "mindspore.dataset.vision": 31,
-    "mindspore.nn": 140,
-    "mindspore.ops": 417,
-    "mindspore.train": 40,
+    "mindspore.dataset.vision": 95,
+    "mindspore.nn": 227,
+    "mindspore.ops": 1115,
+    "mindspore.train": 59,
 }
 
 # present names whose signature differs from MindSpore's on purpose, and why
