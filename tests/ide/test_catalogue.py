@@ -76,10 +76,16 @@ def _observed(case) -> set[str] | None:
     return seen.ops
 
 
+# Names whose case necessarily runs a user-defined function or subclass, whose ops are the user's, not
+# the name's: the Operation base class, and the transforms and decorators that call the function given.
+USER_CODE = frozenset({"ops.Operation", "ops.grad", "ops.value_and_grad", "ops.vjp", "ops.GradOperation",
+                       "ops.constexpr", "ops.add_flags"})
+
+
 def _cases():
     out = {}
     for case in ops_function_cases() + ops_class_cases():
-        if _qualname(case.name) != "ops.Operation":  # the base class: its case runs a user-defined subclass
+        if _qualname(case.name) not in USER_CODE:
             out.setdefault(_qualname(case.name), case)  # one case per public name keeps this quick
     return sorted(out.items())
 

@@ -645,7 +645,7 @@ def _api_a_functions_4() -> list:
         C("ops.affine_grid[2d]", ops.affine_grid, p(2, 2, 3), (2, 1, 3, 4)),
         C("ops.affine_grid[align]", ops.affine_grid, p(1, 2, 3), (1, 3, 2, 2), True),
         C("ops.affine_grid[3d]", ops.affine_grid, p(1, 3, 4), (1, 1, 2, 2, 3)),
-        C("ops.get_world_size[0]", world_size_plus, p(3)),
+        C("ops.get_world_size[alone]", ops.get_world_size), C("ops.get_world_size[0]", world_size_plus, p(3)),
         C("ops.cond[0]", ops.cond, spd(3)), C("ops.cond[fro]", ops.cond, spd(3, 2), "fro"),
         C("ops.cond[1]", ops.cond, spd(2), 1),
         C("ops.eps[0]", ops.eps, p(3, 4)), C("ops.eps[f64]", ops.eps, p(2, dt=np.float64)),

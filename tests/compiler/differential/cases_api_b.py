@@ -207,6 +207,13 @@ def _api_b_functions2() -> list:
     out += [C("ops.value_and_grad[sin]", _vg, fl(3)), C("ops.vjp[sin]", _vjp, fl(3), fl(3)),
             C("ops.jvp[sin]", _jvp, fl(3), fl(3)), C("ops.jacrev[sin]", _jacrev, fl(3)),
             C("ops.jacfwd[sin]", _jacfwd, fl(3)), C("ops.vmap[sumsq]", _vmap, fl(4, 3))]
+    # each alone first: they convert host values and run no op of their own (what the op catalogue's
+    # oracle, tests/ide/test_catalogue.py, reads from a name's first case); then all together, used
+    out += [C("ops.scalar_to_tensor[alone]", ops.scalar_to_tensor, 2.0),
+            C("ops.scalar_to_array[alone]", ops.scalar_to_array, 1.5),
+            C("ops.tuple_to_array[alone]", ops.tuple_to_array, (1.0, 2.0, 3.0)),
+            C("ops.scalar_cast[alone]", ops.scalar_cast, 2, ms.float32),
+            C("ops.is_tensor[alone]", ops.is_tensor, fl(3)), C("ops.is_nonzero[alone]", ops.is_nonzero, fl(1))]
     out += [C(f"ops.{n}[scalars]", _scalar_fns, fl(3)) for n in
             ("scalar_to_tensor", "scalar_to_array", "tuple_to_array", "scalar_cast", "is_tensor", "is_nonzero")]
     return out
@@ -232,12 +239,16 @@ def _api_b_classes2() -> list:
             K("LinSpace[0]", ops.LinSpace(), const(np.float32(1)), const(np.float32(4)), 5),
             K("LogSpace[0]", ops.LogSpace(4, 2), const(np.float32(0)), const(np.float32(2))),
             K("Invert[0]", ops.Invert(), it(-4, 4, 5)),
+            K("ScalarToTensor[alone]", ops.ScalarToTensor(), 2.0), K("ScalarToArray[alone]", ops.ScalarToArray(), 2.0),
+            K("TupleToArray[alone]", ops.TupleToArray(), (1.0, 2.0, 3.0)),
+            K("ScalarCast[alone]", ops.ScalarCast(), 3, ms.float32),
             K("ScalarToTensor[0]", lambda x: ops.add(x, ops.ScalarToTensor()(2.0)), fl(3)),
             K("ScalarToArray[0]", lambda x: ops.add(x, ops.ScalarToArray()(2.0)), fl(3)),
             K("TupleToArray[0]", lambda x: ops.add(x, ops.TupleToArray()((1.0, 2.0, 3.0))), fl(3)),
             K("ScalarCast[0]", lambda x: ops.mul(x, ops.ScalarCast()(3, ms.float32)), fl(3)),
             K("SearchSorted[0]", ops.SearchSorted(), sorted_fl(6), fl(4)),
             K("SplitV[0]", ops.SplitV([1, -1], 1, 2), fl(3, 4)), K("TensorShape[0]", ops.TensorShape(), fl(3, 4)),
+            K("InvertPermutation[alone]", ops.InvertPermutation(), (2, 0, 1)),
             K("InvertPermutation[0]", lambda x: ops.mul(x, ops.InvertPermutation()((2, 0, 1))[0]), fl(3))]
 
 
@@ -571,6 +582,22 @@ def _dump_then_double(x):
     return ops.mul(x, 2)
 
 
+def _dump_only(x):
+    import os
+    import tempfile
+
+    ops.tensordump(os.path.join(tempfile.gettempdir(), "spore_api_b_dump3"), x)
+    return x
+
+
+def _dump_class_only(x):
+    import os
+    import tempfile
+
+    ops.TensorDump()(os.path.join(tempfile.gettempdir(), "spore_api_b_dump4"), x)
+    return x
+
+
 def _dump_class(x):
     import os
     import tempfile
@@ -582,13 +609,14 @@ def _dump_class(x):
 @_functions
 def _api_b_device_functions() -> list:
     return [C("ops.move_to[0]", ops.move_to, fl(3, 4)), C("ops.move_to[cpu]", ops.move_to, fl(2), "CPU"),
-            C("ops.real[0]", ops.real, fl(3, 4)), C("ops.tensordump[0]", _dump_then_double, fl(3))]
+            C("ops.real[0]", ops.real, fl(3, 4)), C("ops.tensordump[alone]", _dump_only, fl(3)),
+            C("ops.tensordump[0]", _dump_then_double, fl(3))]
 
 
 @_classes
 def _api_b_device_classes() -> list:
     return [K("MoveTo[0]", ops.MoveTo(), fl(3, 4)), K("Real[0]", ops.Real(), fl(3)),
-            K("TensorDump[0]", _dump_class, fl(3))]
+            K("TensorDump[alone]", _dump_class_only, fl(3)), K("TensorDump[0]", _dump_class, fl(3))]
 
 
 def api_b_device_tensor_cases() -> list:
