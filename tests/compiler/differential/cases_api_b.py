@@ -4,6 +4,9 @@ gets Graph-vs-PyNative cases here (registered into cases_ops' sections)."""
 
 from __future__ import annotations
 
+import os
+import tempfile
+
 import numpy as np
 
 import spore as ms
@@ -575,33 +578,21 @@ def api_b_segment_tensor_cases() -> list:
 
 # --- device_io_helpers -----------------------------------------------------------------------------------
 def _dump_then_double(x):
-    import os
-    import tempfile
-
     ops.tensordump(os.path.join(tempfile.gettempdir(), "spore_api_b_dump"), x)
     return ops.mul(x, 2)
 
 
 def _dump_only(x):
-    import os
-    import tempfile
-
     ops.tensordump(os.path.join(tempfile.gettempdir(), "spore_api_b_dump3"), x)
     return x
 
 
 def _dump_class_only(x):
-    import os
-    import tempfile
-
     ops.TensorDump()(os.path.join(tempfile.gettempdir(), "spore_api_b_dump4"), x)
     return x
 
 
 def _dump_class(x):
-    import os
-    import tempfile
-
     ops.TensorDump()(os.path.join(tempfile.gettempdir(), "spore_api_b_dump2"), x)
     return ops.mul(x, 2)
 
