@@ -30,8 +30,10 @@ async function openQuickInput(page, key) {
  * label is exactly it (not merely the first row: fuzzy matching may rank another command first).
  * The palette lists what applies when it opens (a command whose `when` context turns true later is
  * not added), so it is reopened every 10 s until the overall time-out.
+ * A command that opens a quick pick of its own (`opensPicker`: the kernel picker) returns right after
+ * the click; the caller waits for that picker's rows. Otherwise the palette must close first.
  */
-export async function runCommand(page, title, { timeout = UI_TIMEOUT } = {}) {
+export async function runCommand(page, title, { timeout = UI_TIMEOUT, opensPicker = false } = {}) {
   const row = page.locator(QUICK_ROWS).filter({ has: page.locator(".label-name", { hasText: new RegExp(`^${reEscape(title)}$`) }) }).first();
   const end = Date.now() + timeout;
   for (;;) {
@@ -52,6 +54,7 @@ export async function runCommand(page, title, { timeout = UI_TIMEOUT } = {}) {
     }
   }
   await row.click();
+  if (opensPicker) return;
   await page.locator(`${QUICK_INPUT}:visible`).waitFor({ state: "hidden", timeout }).catch(() => undefined);
 }
 

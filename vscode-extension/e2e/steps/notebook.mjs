@@ -13,11 +13,14 @@ const ROWS = ".quick-input-widget .quick-input-list .monaco-list-row";
  * cover the row itself, so a click is not reliable there).
  */
 async function pickSporeKernel(page) {
-  await runCommand(page, "Notebook: Select Notebook Kernel");
+  // the kernel picker replaces the palette (which therefore never closes): wait for the picker's own rows
+  await runCommand(page, "Notebook: Select Notebook Kernel", { opensPicker: true });
   const focusedSpore = page.locator(`${ROWS}.focused`).filter({ has: page.locator(".label-name", { hasText: /^Spore$/ }) }).first();
   const another = page.locator(ROWS).filter({ hasText: "Select Another Kernel" }).first();
+  const spore = page.locator(ROWS).filter({ has: page.locator(".label-name", { hasText: /^Spore$/ }) }).first();
   // type only once the picker is up: in a notebook's command mode, letters are cell commands
-  await page.locator(ROWS).first().waitFor({ state: "visible", timeout: UI_TIMEOUT });
+  await until("the kernel picker's rows (Spore, or Select Another Kernel...)", async () =>
+    (await spore.isVisible().catch(() => false)) || (await another.isVisible().catch(() => false)), UI_TIMEOUT);
   await page.keyboard.type("Spore");
   await until("the kernel picker to offer Spore", async () => {
     if (await focusedSpore.isVisible().catch(() => false)) return true;
