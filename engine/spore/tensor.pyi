@@ -9,6 +9,7 @@ from typing import Any
 import numpy
 
 from spore.common.dtype import DType
+from spore.sparse import COOTensor, CSRTensor
 
 def _infer_np(data: Any, dtype: DType | None) -> numpy.ndarray:
     """Turn user input into an ndarray with MindSpore's default dtypes: Python floats become float32, Python ints int64,
@@ -51,6 +52,9 @@ class Tensor:
         device: Any = None,
     ) -> None: ...
     @property
+    def H(self) -> Tensor:
+        """The conjugate transpose of a 2-D tensor (Spore's tensors are real: the transpose)."""
+    @property
     def T(self) -> Tensor: ...
     @property
     def dtype(self) -> DType: ...
@@ -58,6 +62,9 @@ class Tensor:
     def has_init(self) -> builtins.bool: ...
     @property
     def itemsize(self) -> builtins.int: ...
+    @property
+    def mH(self) -> Tensor:
+        """The conjugate transpose of the last two axes (real tensors: the transpose)."""
     @property
     def mT(self) -> Tensor: ...
     @property
@@ -133,6 +140,8 @@ class Tensor:
         """Inverse hyperbolic cosine of each element; NaN below 1."""
     def add(self, other: Any) -> Tensor:
         """Adds `other` to `input` element-wise."""
+    def add_(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        """self += alpha * other, in place."""
     def addbmm(self, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
         """beta * input + alpha * (the sum over the batch of batch1 @ batch2)."""
     def addcdiv(self, tensor1: Any, tensor2: Any, value: Any = 1) -> Tensor:
@@ -141,10 +150,14 @@ class Tensor:
         """input + value * tensor1 * tensor2, element-wise with broadcasting."""
     def addmm(self, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
         """beta * self + alpha * (mat1 @ mat2)."""
+    def addmm_(self, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        """self = beta * self + alpha * (mat1 @ mat2), in place."""
     def addmv(self, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
         """beta * input + alpha * (mat @ vec)."""
     def addr(self, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
         """beta * x + alpha * outer(vec1, vec2)."""
+    def adjoint(self) -> Tensor:
+        """The conjugate transpose of the last two axes (the transpose: Spore's tensors are real)."""
     def all(self, axis: Any = None, keep_dims: builtins.bool = False) -> Tensor:
         """Whether all elements over `axis` are true (non-zero); all axes when None."""
     def allclose(
@@ -177,6 +190,8 @@ class Tensor:
         """(minimum, maximum) along `axis`."""
     def any(self, axis: Any = None, keep_dims: builtins.bool = False) -> Tensor:
         """Whether any element over `axis` is true (non-zero); all axes when None."""
+    def approximate_equal(self, other: Any, tolerance: builtins.float = 1e-05) -> Tensor:
+        """|self - other| < tolerance element-wise (bool)."""
     def arccos(self) -> Tensor:
         """Arccosine of each element (radians, in [0, pi]); NaN outside [-1, 1]."""
     def arccosh(self) -> Tensor:
@@ -193,8 +208,12 @@ class Tensor:
         """Inverse hyperbolic tangent of each element; +-inf at +-1, NaN outside [-1, 1]."""
     def argmax(self, axis: Any = None, keepdims: builtins.bool = False) -> Tensor:
         """Index (int64) of the maximum along `axis`, of the flattened tensor when None."""
+    def argmax_with_value(self, axis: builtins.int = 0, keep_dims: builtins.bool = False) -> tuple[Tensor, Tensor]:
+        """(index, value) of the maximum along `axis`."""
     def argmin(self, axis: Any = None, keepdims: builtins.bool = False) -> Tensor:
         """Index (int32) of the minimum along `axis`, of the flattened input when None; first on ties."""
+    def argmin_with_value(self, axis: builtins.int = 0, keep_dims: builtins.bool = False) -> tuple[Tensor, Tensor]:
+        """(index, value) of the minimum along `axis`."""
     def argsort(self, axis: builtins.int = -1, descending: builtins.bool = False) -> Tensor:
         """Indices (int32) that sort `input` along `axis`."""
     def argwhere(self) -> Tensor:
@@ -220,32 +239,108 @@ class Tensor:
         """Inverse hyperbolic tangent of each element; +-inf at +-1, NaN outside [-1, 1]."""
     def baddbmm(self, batch1: Tensor, batch2: Tensor, beta: Any = 1, alpha: Any = 1) -> Tensor:
         """beta * input + alpha * (batch1 @ batch2), batch by batch."""
+    def bernoulli(self, *, generator: Any = None) -> Tensor:
+        """0/1 samples, each 1 with the probability given by the matching element of `input`."""
+    def bernoulli_(self, p: Any = 0.5, *, generator: Any = None) -> Tensor:
+        """Fills `input` in place with 0/1 samples that are 1 with probability `p`."""
+    def bessel_i0(self) -> Tensor:
+        """Modified Bessel function of the first kind, order 0, of each element."""
+    def bessel_i0e(self) -> Tensor:
+        """Exponentially scaled modified Bessel function of the first kind, order 0: exp(-|x|) * I0(x)."""
+    def bessel_i1(self) -> Tensor:
+        """Modified Bessel function of the first kind, order 1, of each element."""
+    def bessel_i1e(self) -> Tensor:
+        """Exponentially scaled modified Bessel function of the first kind, order 1: exp(-|x|) * I1(x)."""
+    def bessel_j0(self) -> Tensor:
+        """Bessel function of the first kind, order 0, of each element."""
+    def bessel_j1(self) -> Tensor:
+        """Bessel function of the first kind, order 1, of each element."""
+    def bessel_k0(self) -> Tensor:
+        """Modified Bessel function of the second kind, order 0 (inf at 0, NaN below 0)."""
+    def bessel_k0e(self) -> Tensor:
+        """Exponentially scaled modified Bessel function of the second kind, order 0: exp(x) * K0(x)."""
+    def bessel_k1(self) -> Tensor:
+        """Modified Bessel function of the second kind, order 1 (inf at 0, NaN below 0)."""
+    def bessel_k1e(self) -> Tensor:
+        """Exponentially scaled modified Bessel function of the second kind, order 1: exp(x) * K1(x)."""
+    def bessel_y0(self) -> Tensor:
+        """Bessel function of the second kind, order 0 (-inf at 0, NaN below 0)."""
+    def bessel_y1(self) -> Tensor:
+        """Bessel function of the second kind, order 1 (-inf at 0, NaN below 0)."""
     def bfloat16(self) -> Tensor:
         """`self` as bfloat16."""
+    def bincount(self, weights: Tensor | None = None, minlength: builtins.int = 0) -> Tensor:
+        """Counts of each value 0..max(input) of a 1-D non-negative integer tensor (summed `weights` instead when
+        given), at least `minlength` long."""
+    def bitwise_and(self, other: Any) -> Tensor:
+        """Bitwise AND of two integer (or bool) tensors, element-wise with broadcasting."""
+    def bitwise_left_shift(self, other: Any) -> Tensor:
+        """`input` shifted left by `other` bits, element-wise with broadcasting (integers)."""
+    def bitwise_not(self) -> Tensor:
+        """Bitwise NOT of each element (``~x``; logical NOT for bool)."""
+    def bitwise_or(self, other: Any) -> Tensor:
+        """Bitwise OR of two integer (or bool) tensors, element-wise with broadcasting."""
+    def bitwise_right_shift(self, other: Any) -> Tensor:
+        """`input` shifted right by `other` bits (arithmetic for signed integers), with broadcasting."""
+    def bitwise_xor(self, other: Any) -> Tensor:
+        """Bitwise XOR of two integer (or bool) tensors, element-wise with broadcasting."""
     def bmm(self, mat2: Tensor) -> Tensor:
         """The batched matrix product self @ mat2 of two 3-D tensors."""
     def bool(self) -> Tensor: ...
     def broadcast_to(self, shape: Sequence[builtins.int]) -> Tensor: ...
     def byte(self) -> Tensor:
         """`self` as uint8."""
+    def cauchy(self, median: builtins.float = 0.0, sigma: builtins.float = 1.0) -> Tensor:
+        """Fills this tensor in place with Cauchy samples (location `median`, scale `sigma`)."""
     def ceil(self) -> Tensor:
         """Rounds each element up to the nearest integer (integer tensors are returned as they are)."""
+    def cholesky(self, upper: builtins.bool = False) -> Tensor:
+        """The Cholesky factor of `input_x` (*, N, N): lower triangular unless `upper`."""
+    def cholesky_inverse(self, upper: builtins.bool = False) -> Tensor:
+        """A^-1 from A's Cholesky factor `input_x` (2-D, lower unless `upper`)."""
+    def cholesky_solve(self, input2: Tensor, upper: builtins.bool = False) -> Tensor:
+        """x with A x = `input`, where `input2` is A's Cholesky factor (lower unless `upper`)."""
+    def choose(self, choices: Sequence[Any], mode: str = 'clip') -> Tensor:
+        """NumPy's choose: each element i of the result is choices[self[i]][i] (choices broadcast together with self);
+        out-of-range indices are clipped ('clip'), wrapped ('wrap') or refused ('raise')."""
     def chunk(self, chunks: builtins.int, axis: builtins.int = 0) -> tuple[Tensor, ...]:
         """Splits into `chunks` pieces of ceil(n / chunks) along `axis` (fewer if n runs out)."""
     def clamp(self, min: Any = None, max: Any = None) -> Tensor:
         """Clamps each element into [min, max]; bounds are numbers, tensors (broadcast) or None."""
+    def clamp_(self, min: Any = None, max: Any = None) -> Tensor:
+        """Clamps `input` into [min, max] in place (returned)."""
     def clip(self, min: Any = None, max: Any = None) -> Tensor:
         """Clamps each element into [min, max]; bounds are numbers, tensors (broadcast) or None."""
     def clone(self) -> Tensor: ...
+    def col2im(self, output_size: Any, kernel_size: Any, dilation: Any, padding_value: Any, stride: Any) -> Tensor:
+        """Sum the sliding blocks of `input_x` (N, C, kH * kW, L) back into an (N, C, H, W) image of ``output_size`` =
+        (H, W) (overlaps add up): the adjoint of `Im2Col`."""
+    def conj(self) -> Tensor:
+        """The complex conjugate; Spore's tensors are real, so the tensor itself (as MindSpore for reals)."""
     def contiguous(self) -> Tensor:
         """A C-contiguous tensor with the same values (`self` when it already is one)."""
     def copy(self) -> Tensor: ...
+    def copy_(self, src: Tensor, non_blocking: builtins.bool = False) -> Tensor:
+        """Copies `src` (broadcast, cast to this dtype) into this tensor, in place."""
     def copysign(self, other: Any) -> Tensor:
         """|x| with the sign of `other` (-0.0 counts as negative)."""
     def cos(self) -> Tensor:
         """Cosine of each element (radians)."""
     def cosh(self) -> Tensor:
         """Hyperbolic cosine of each element."""
+    def count_nonzero(self, axis: Any = (), keep_dims: builtins.bool = False, dtype: Any = ...) -> Tensor:
+        """How many elements are not zero, over `axis` (every axis when empty)."""
+    def cov(
+        self,
+        *,
+        correction: builtins.int = 1,
+        fweights: Tensor | None = None,
+        aweights: Tensor | None = None,
+    ) -> Tensor:
+        """Covariance of the variables in the rows of `input` (observations in the columns), with integer frequency
+        weights `fweights` and observation weights `aweights` (NumPy's/PyTorch's rule)."""
+    def cross(self, other: Tensor, dim: builtins.int | None = None) -> Tensor:
+        """The cross product of 3-vectors along `dim` (the first axis of size 3 when None)."""
     def cummax(self, axis: builtins.int) -> tuple[Tensor, Tensor]:
         """(running maximum along `axis`, int64 indices)."""
     def cummin(self, axis: builtins.int) -> tuple[Tensor, Tensor]:
@@ -256,15 +351,33 @@ class Tensor:
         """Cumulative sum along `axis` (of the flattened input when None); `dtype` casts first."""
     def deg2rad(self) -> Tensor:
         """Degrees to radians."""
+    def det(self) -> Tensor:
+        """The determinant of each square matrix in the last two axes of `input`."""
     def detach(self) -> Tensor: ...
     def diag(self) -> Tensor:
         """MindSpore's diag: a tensor of shape ``input.shape + input.shape`` with `input`'s values on its diagonal (a
         1-D input gives the square diagonal matrix)."""
+    def diagflat(self, offset: builtins.int = 0) -> Tensor:
+        """A 2-D matrix with the flattened `input` on its `offset` diagonal and zeros elsewhere."""
+    def diagonal(self, offset: builtins.int = 0, axis1: builtins.int = 0, axis2: builtins.int = 1) -> Tensor:
+        """The diagonal over axes (axis1, axis2), offset from the main one (MindSpore's Tensor names)."""
+    def diagonal_scatter(
+        self,
+        src: Tensor,
+        offset: builtins.int = 0,
+        dim1: builtins.int = 0,
+        dim2: builtins.int = 1,
+    ) -> Tensor:
+        """`input` with its (offset, dim1, dim2) diagonal replaced by `src` (shaped as `diagonal` returns)."""
     def diff(self, n: builtins.int = 1, axis: builtins.int = -1, prepend: Any = None, append: Any = None) -> Tensor:
         """The n-th forward difference along `axis`, after joining `prepend` and `append` to `x`."""
+    def digamma(self) -> Tensor:
+        """The digamma function psi(x) = d/dx log Gamma(x) of each element (poles at 0, -1, -2, ...)."""
     def dim(self) -> builtins.int: ...
     def div(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
         """Divides `input` by `other` element-wise."""
+    def div_(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+        """self /= other in place (`rounding_mode` as in `div`)."""
     def divide(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
         """Divides `input` by `other` element-wise."""
     def dot(self, other: Tensor) -> Tensor:
@@ -280,8 +393,14 @@ class Tensor:
         """Gauss error function of each element: erf(x) = 2/sqrt(pi) * integral_0^x exp(-t^2) dt."""
     def erfc(self) -> Tensor:
         """Complementary error function of each element: 1 - erf(x), accurate where erf(x) is near 1."""
+    def erfinv(self) -> Tensor:
+        """The inverse error function of each element: y with erf(y) = x, +-inf at +-1, NaN outside."""
+    def erfinv_(self) -> Tensor:
+        """In-place erfinv: `input` becomes erfinv(input) (returned)."""
     def exp(self) -> Tensor:
         """Computes exponential of the input tensor element-wise."""
+    def exp_(self) -> Tensor:
+        """self = exp(self), in place."""
     def expand(self, *size: Any) -> Tensor:
         """Broadcasts to `size` (-1 keeps a dimension)."""
     def expand_as(self, other: Tensor) -> Tensor:
@@ -290,8 +409,18 @@ class Tensor:
         """Inserts a dimension of size 1 at `axis` (in [-ndim-1, ndim])."""
     def expm1(self) -> Tensor:
         """Returns exponential then minus 1 of a tensor element-wise."""
+    def exponential_(self, lambd: builtins.float = 1, *, generator: Any = None) -> Tensor:
+        """Fills `input` in place with samples of the exponential distribution of rate `lambd`."""
+    def fill(self, value: Any) -> Tensor:
+        """A tensor of this one's shape and dtype filled with `value` (not in place; see fill_)."""
     def fill_(self, value: Any) -> Tensor:
         """Fills the tensor with `value` in place."""
+    def fill_diagonal(self, fill_value: builtins.float, wrap: builtins.bool = False) -> Tensor:
+        """A copy with the main diagonal set to `fill_value` (see ops.FillDiagonal)."""
+    def fill_diagonal_(self, fill_value: builtins.float, wrap: builtins.bool = False) -> Tensor:
+        """In place: the main diagonal set to `fill_value`."""
+    def fills(self, value: Any) -> Tensor:
+        """A tensor of `x`'s shape and dtype filled with `value` (a number or a 0-D tensor)."""
     def flatten(self, order: str = 'C', *, start_dim: builtins.int = 0, end_dim: builtins.int = -1) -> Tensor:
         """`x.flatten()`: as `ops.flatten` but from dimension 0 by default."""
     def flip(self, dims: Any) -> Tensor:
@@ -305,10 +434,20 @@ class Tensor:
         """self ** other computed in float64 (MindSpore's ``Tensor.float_power(other)``)."""
     def floor(self) -> Tensor:
         """Rounds each element down to the nearest integer (integer tensors are returned as they are)."""
+    def floor_(self) -> Tensor:
+        """self = floor(self), in place."""
     def floor_divide(self, other: Any) -> Tensor:
         """Divides `input` by `other` element-wise and rounds the quotient down."""
+    def floor_divide_(self, other: Any) -> Tensor:
+        """self = floor(self / other), in place."""
+    def fmax(self, other: Any) -> Tensor:
+        """Element-wise maximum that ignores NaN: where one operand is NaN the other is returned."""
+    def fmin(self, other: Any) -> Tensor:
+        """Element-wise minimum that ignores NaN: where one operand is NaN the other is returned."""
     def fmod(self, other: Any) -> Tensor:
         """The remainder of input / other with the sign of `input` (C's fmod; `remainder` is NumPy's %)."""
+    def fold(self, output_size: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> Tensor:
+        """col2im, the adjoint of `unfold`: (N, C * kH * kW, L) -> (N, C, H, W), overlapping values summed."""
     def frac(self) -> Tensor:
         """The fractional part x - trunc(x), with x's sign."""
     @staticmethod
@@ -320,8 +459,13 @@ class Tensor:
         """Values of `input` along `dim` at `index` (index has input's rank): torch.gather semantics."""
     def gather_nd(self, indices: Any) -> Tensor:
         """Slices of `input_x` at N-d `indices` (shape (..., k) indexing the first k dims)."""
+    def gcd(self, other: Any) -> Tensor:
+        """Greatest common divisor of two integer tensors, element-wise with broadcasting (non-negative; gcd(0, 0) = 0).
+        """
     def ge(self, other: Any) -> Tensor:
         """Computes the boolean value of input >= other element-wise."""
+    def geqrf(self) -> tuple[Tensor, Tensor]:
+        """(y, tau): the Householder QR factorisation of `input` in LAPACK's compact geqrf form."""
     def ger(self, vec2: Tensor) -> Tensor:
         """The outer product of two 1-D tensors (the same as `outer`)."""
     def greater(self, other: Any) -> Tensor:
@@ -331,24 +475,63 @@ class Tensor:
     def gt(self, other: Any) -> Tensor:
         """Computes the boolean value of input > other element-wise."""
     def half(self) -> Tensor: ...
+    def hardshrink(self, lambd: builtins.float = 0.5) -> Tensor:
+        """Hard shrinkage: x where |x| > lambd, 0 elsewhere."""
     def heaviside(self, values: Any) -> Tensor:
         """0 where input < 0, 1 where input > 0, `values` where input == 0."""
+    def histc(self, bins: builtins.int = 100, min: builtins.float = 0.0, max: builtins.float = 0.0) -> Tensor:
+        """Histogram of `input` in `bins` equal bins over [min, max] (the data's range when both are 0); values outside
+        are ignored, the last bin includes `max`."""
     def hsplit(self, indices_or_sections: Any) -> tuple[Tensor, ...]:
         """Split along axis 1 (axis 0 for a 1-D tensor)."""
     def hypot(self, other: Any) -> Tensor:
         """sqrt(input**2 + other**2), without overflow for large values."""
+    def i0(self) -> Tensor:
+        """Modified Bessel function of the first kind, order 0, of each element."""
+    def igamma(self, other: Any) -> Tensor:
+        """Regularized lower incomplete gamma function P(a, x) = gamma(a, x) / Gamma(a), element-wise with broadcasting
+        (`input` is a, `other` is x)."""
+    def igammac(self, other: Any) -> Tensor:
+        """Regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x), element-wise with broadcasting (`input` is
+        a, `other` is x)."""
+    def index_add(self, dim: builtins.int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+        """This tensor with alpha * `source` added at positions `index` along `dim`."""
+    def index_add_(self, dim: builtins.int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+        """In place: alpha * `source` added at positions `index` along `dim`."""
+    def index_copy_(self, dim: builtins.int, index: Tensor, tensor: Tensor) -> Tensor:
+        """In place: the slices at positions `index` along `dim` replaced by those of `tensor`."""
+    def index_fill(self, axis: builtins.int, index: Tensor, value: Any) -> Tensor:
+        """`x` with the slices at positions `index` along `axis` set to `value` (a number or 0-D tensor)."""
+    def index_fill_(self, dim: builtins.int, index: Tensor, value: Any) -> Tensor:
+        """In place: the slices at positions `index` along `dim` set to `value`."""
+    def index_put(self, indices: Sequence[Tensor], values: Tensor, accumulate: builtins.bool = False) -> Tensor:
+        """A copy with the entries at `indices` (a tuple of index tensors, one per leading axis) set to `values`, or
+        incremented by them (repeats summed) when `accumulate`."""
+    def index_put_(self, indices: Sequence[Tensor], values: Tensor, accumulate: builtins.bool = False) -> Tensor:
+        """In place: the entries at `indices` set to (or incremented by) `values`."""
     def index_select(self, axis: builtins.int, index: Any) -> Tensor:
         """Entries of `input` along `axis` at the 1-D `index`."""
     def init_data(self) -> Tensor: ...
     def inner(self, other: Tensor) -> Tensor:
         """Sum of products over the last axes (a 0-D operand multiplies): shape a.shape[:-1] + b.shape[:-1]."""
+    def inplace_update(self, v: Tensor, indices: Any) -> Tensor:
+        """Sets rows `indices` of `x` (axis 0) to the rows of `v`, in place; returns `x` (with repeated indices the last
+        row wins)."""
     def int(self) -> Tensor: ...
+    def inv(self) -> Tensor:
+        """1 / x element-wise (integer tensors in float32)."""
+    def inverse(self) -> Tensor:
+        """The inverse of a square matrix (or of each in a batch)."""
+    def invert(self) -> Tensor:
+        """Bitwise NOT of an integer tensor (~x = -x - 1), logical NOT of a bool one."""
     def is_complex(self) -> builtins.bool:
         """Whether the dtype is complex (never, in Spore: it has no complex dtypes)."""
     def is_contiguous(self) -> builtins.bool:
         """Whether the memory is C-contiguous (a traced tensor in Graph mode always is)."""
     def is_floating_point(self) -> builtins.bool:
         """Whether the dtype is a floating-point one."""
+    def is_pinned(self) -> Any: ...
+    def is_shared(self) -> Any: ...
     def is_signed(self) -> builtins.bool:
         """Whether the dtype holds negative numbers (floats and signed integers)."""
     def isclose(
@@ -372,6 +555,19 @@ class Tensor:
     def isreal(self) -> Tensor:
         """Which elements are real: all of them (Spore has no complex dtypes)."""
     def item(self, *index: builtins.int) -> Any: ...
+    def itemset(self, *args: Any) -> None:
+        """itemset(value) for a one-element tensor, or itemset(index, value) (flat int or a tuple), in place."""
+    def kthvalue(
+        self,
+        k: builtins.int,
+        dim: builtins.int = -1,
+        keepdim: builtins.bool = False,
+    ) -> tuple[Tensor, Tensor]:
+        """(values, indices) of the k-th smallest element (1-based) along `dim`."""
+    def lcm(self, other: Tensor) -> Tensor:
+        """The least common multiple of integer tensors, element-wise (0 where either is 0)."""
+    def ldexp(self, other: Any) -> Tensor:
+        """self * 2 ** other."""
     def le(self, other: Any) -> Tensor:
         """Computes the boolean value of input <= other element-wise."""
     def lerp(self, end: Any, weight: Any) -> Tensor:
@@ -380,6 +576,8 @@ class Tensor:
         """Computes the boolean value of input < other element-wise."""
     def less_equal(self, other: Any) -> Tensor:
         """Computes the boolean value of input <= other element-wise."""
+    def lgamma(self) -> Tensor:
+        """log|Gamma(x)| element-wise (integers are computed in float32)."""
     def log(self) -> Tensor:
         """Computes the natural logarithm of the input tensor element-wise."""
     def log10(self) -> Tensor:
@@ -388,6 +586,12 @@ class Tensor:
         """Returns the natural logarithm of one plus the input element-wise."""
     def log2(self) -> Tensor:
         """Returns the logarithm to the base 2 of a tensor element-wise."""
+    def log_(self) -> Tensor:
+        """self = log(self), in place (a float tensor)."""
+    def log_matrix_determinant(self) -> tuple[Tensor, Tensor]:
+        """(sign, log|det|): the same as `slogdet`."""
+    def log_normal(self, mean: builtins.float = 1.0, std: builtins.float = 2.0) -> Tensor:
+        """A new tensor of this shape with exp(N(mean, std)) samples."""
     def log_softmax(self, axis: builtins.int = -1) -> Tensor:
         """Log of softmax along `axis`, computed stably."""
     def logaddexp(self, other: Any) -> Tensor:
@@ -396,6 +600,8 @@ class Tensor:
         """log2(2**input + 2**other), computed stably."""
     def logcumsumexp(self, axis: builtins.int) -> Tensor:
         """log(cumsum(exp(input))) along `axis`, computed stably."""
+    def logdet(self) -> Tensor:
+        """log(det(input)): NaN where the determinant is negative, -inf where it is 0."""
     def logical_and(self, other: Any) -> Tensor:
         """Computes the logical AND of two tensors element-wise (inputs read as truth values)."""
     def logical_not(self) -> Tensor:
@@ -409,14 +615,27 @@ class Tensor:
     def logsumexp(self, axis: Any, keepdims: builtins.bool = False) -> Tensor:
         """log(sum(exp(self))) over `axis`, computed stably."""
     def long(self) -> Tensor: ...
+    def lstsq(self, A: Tensor) -> Tensor:
+        """The least-squares (minimum-norm) solution X of input @ X = A: input (m, n), A (m, k) or (m,)."""
     def lt(self, other: Any) -> Tensor:
         """Computes the boolean value of input < other element-wise."""
+    def lu_solve(self, LU_data: Any, LU_pivots: Any) -> Any: ...
     def masked_fill(self, mask: Any, value: Any) -> Tensor:
         """`input_x` with `value` where `mask` is True (mask broadcasts; value keeps input's dtype)."""
+    def masked_fill_(self, mask: Any, value: Any) -> Tensor:
+        """self[mask] = value (mask broadcasting to self), in place."""
+    def masked_scatter(self, mask: Tensor, source: Tensor) -> Tensor:
+        """self with the True positions of `mask` filled from `source` in order."""
+    def masked_scatter_(self, mask: Tensor, source: Tensor) -> Tensor:
+        """`masked_scatter`, in place."""
     def masked_select(self, mask: Any) -> Tensor:
         """1-D tensor of the elements of `input` where the (broadcast) `mask` is True."""
     def matmul(self, other: Tensor) -> Tensor:
         """Matrix product of two tensors, with NumPy's rules for 1-D and batched inputs."""
+    def matrix_determinant(self) -> Tensor:
+        """det of a square matrix (or of each in a batch): sign * exp(log|det|)."""
+    def matrix_power(self, n: builtins.int) -> Tensor:
+        """input ** n by repeated squaring (n < 0 uses the inverse; n = 0 gives the identity)."""
     def max(
         self,
         axis: Any = None,
@@ -431,6 +650,9 @@ class Tensor:
         """Computes the maximum of two inputs element-wise (ties share the gradient equally)."""
     def mean(self, axis: Any = None, keep_dims: builtins.bool = False) -> Tensor:
         """Mean of the elements over `axis` (all when None); integer inputs average in float32."""
+    def median(self, axis: builtins.int = -1, keepdims: builtins.bool = False) -> tuple[Tensor, Tensor]:
+        """(values, indices) of the median along `axis`: the lower middle value for an even count; a NaN in the slice
+        makes the median NaN."""
     def min(
         self,
         axis: Any = None,
@@ -445,6 +667,7 @@ class Tensor:
         """Computes the minimum of two inputs element-wise (ties share the gradient equally)."""
     def mm(self, mat2: Tensor) -> Tensor:
         """The product of two 2-D matrices."""
+    def move_to(self, to: Any, blocking: Any = True) -> Any: ...
     def moveaxis(self, source: Any, destination: Any) -> Tensor:
         """Moves dimensions `source` to positions `destination`, keeping the others in order."""
     def movedim(self, source: Any, destination: Any) -> Tensor:
@@ -453,8 +676,21 @@ class Tensor:
         """`input` sorted along its first axis."""
     def mul(self, other: Any) -> Tensor:
         """Multiplies `input` by `other` element-wise."""
+    def mul_(self, other: Any) -> Tensor:
+        """self *= other, in place."""
+    def multinomial(
+        self,
+        num_samples: builtins.int,
+        replacement: builtins.bool = True,
+        seed: builtins.int | None = None,
+    ) -> Tensor:
+        """int64 indices drawn with probabilities proportional to each row of `input` (1-D or 2-D, non-negative): with
+        replacement independent draws, without it distinct indices (Gumbel-top-k)."""
     def multiply(self, value: Any) -> Tensor:
         """`self` times `value` element-wise (MindSpore's ``Tensor.multiply(value)``)."""
+    def mvlgamma(self, p: builtins.int) -> Tensor:
+        """The multivariate log-gamma of dimension p: p(p-1)/4 log(pi) + sum_{i<p} lgamma(x - i/2); every element must
+        be > (p - 1) / 2."""
     def nan_to_num(
         self,
         nan: builtins.float | None = None,
@@ -464,6 +700,10 @@ class Tensor:
         """NaN -> `nan` (0.0), +inf -> `posinf` (the dtype's max), -inf -> `neginf` (its lowest)."""
     def nanmean(self, axis: Any = None, keepdims: builtins.bool = False, *, dtype: Any = None) -> Tensor:
         """The mean over `axis` of the elements that are not NaN (NaN where all are)."""
+    def nanmedian(self, axis: builtins.int = -1, keepdims: builtins.bool = False) -> tuple[Tensor, Tensor]:
+        """(values, indices) of the median along `axis` ignoring NaNs (NaN where a slice is all NaN)."""
+    def nanquantile(self, q: Any, axis: Any = None, keepdims: builtins.bool = False) -> Tensor:
+        """`quantile` ignoring NaNs (NaN where a slice is all NaN)."""
     def nansum(self, axis: Any = None, keepdims: builtins.bool = False, *, dtype: Any = None) -> Tensor:
         """The sum over `axis` with NaNs counted as zero."""
     def narrow(self, axis: builtins.int, start: builtins.int, length: builtins.int) -> Tensor:
@@ -477,17 +717,22 @@ class Tensor:
     def negative(self) -> Tensor:
         """Returns -input element-wise."""
     def nelement(self) -> builtins.int: ...
+    def new_empty(self, size: Any, *, dtype: Any = None) -> Tensor:
+        """A new tensor of `size` (this dtype unless given); Spore fills it with zeros."""
     def new_full(self, size: Any, fill_value: Any, *, dtype: Any = None) -> Tensor:
         """`fill_value` in shape `size`, in this tensor's dtype (unless given)."""
     def new_ones(self, size: Any, *, dtype: Any = None) -> Tensor:
         """Ones of shape `size` in this tensor's dtype (unless given)."""
     def new_zeros(self, size: Any, *, dtype: Any = None) -> Tensor:
         """Zeros of shape `size` in this tensor's dtype (unless given)."""
+    def nextafter(self, other: Any) -> Tensor:
+        """The next representable float after each element of input towards other."""
     def nonzero(self, as_tuple: builtins.bool = False) -> Any:
         """Coordinates of nonzero elements: a (count, ndim) int64 tensor, or a tuple of 1-D tensors."""
     def norm(self, ord: Any = None, dim: Any = None, keepdim: builtins.bool = False, *, dtype: Any = None) -> Tensor:
         """Vector or matrix norm of `A` (MindSpore's table; the matrix norms 2, -2 and 'nuc' come from the singular
         values, `SingularValues`)."""
+    def normal_(self, mean: Any = 0, std: Any = 1, *, generator: Any = None) -> Any: ...
     def not_equal(self, other: Any) -> Tensor:
         """Computes the non-equivalence of two tensors element-wise (bool result)."""
     def numel(self) -> builtins.int: ...
@@ -497,6 +742,7 @@ class Tensor:
         """The outer product of two 1-D tensors: (n, m)."""
     def permute(self, *axis: Any) -> Tensor:
         """Permutes the dimensions (`ops.permute(x, (1, 0))`, or `x.permute(1, 0)` as a method)."""
+    def pin_memory(self) -> Any: ...
     def positive(self) -> Tensor:
         """`input` itself (unary plus); bool inputs are refused, as in MindSpore."""
     def pow(self, exponent: Any) -> Tensor:
@@ -505,25 +751,48 @@ class Tensor:
         """Product of the elements over `axis` (all when None); `dtype` casts the input first."""
     def ptp(self, axis: Any = None, keepdims: builtins.bool = False) -> Tensor:
         """max - min over `axis` (every axis when None): NumPy's peak-to-peak."""
+    def put_(self, index: Tensor, source: Tensor, accumulate: builtins.bool = False) -> Tensor:
+        """input.flatten()[index] = source (or += with accumulate), in place; negative indices count from the end."""
+    def qr(self, some: builtins.bool = True) -> tuple[Tensor, Tensor]:
+        """(Q, R); `some` = True is the reduced decomposition, False the complete one."""
+    def quantile(self, q: Any, axis: Any = None, keepdims: builtins.bool = False) -> Tensor:
+        """The q-th quantiles along `axis` (of every element when None), linearly interpolated; a 1-D q adds a leading
+        axis of its length. A NaN in a slice makes its quantiles NaN."""
     def rad2deg(self) -> Tensor:
         """Radians to degrees."""
+    def random_(self, from_: Any = 0, to: Any = None, *, generator: Any = None) -> Any: ...
+    def random_categorical(self, num_sample: Any, seed: Any = 0, dtype: Any = ...) -> Any: ...
     def ravel(self) -> Tensor:
         """The elements as a 1-D tensor."""
+    def real(self) -> Tensor:
+        """The real part of `input`: the tensor itself (Spore's dtypes are all real)."""
     def reciprocal(self) -> Tensor:
         """Reciprocal of each element: 1 / x (float input)."""
     def relu(self, inplace: builtins.bool = False) -> Tensor:
         """Computes ReLU (rectified linear unit) of the input element-wise."""
     def remainder(self, other: Any) -> Tensor:
         """Remainder of floor division element-wise (the result has the sign of `other`)."""
+    def remainder_(self, other: Any) -> Tensor:
+        """self = remainder(self, other) (the sign of other), in place."""
+    def renorm(self, p: builtins.float, axis: builtins.int, maxnorm: builtins.float) -> Tensor:
+        """Each sub-tensor along `axis` (input[..., i, ...]) rescaled to p-norm `maxnorm` where its norm exceeds it
+        (scale maxnorm / (norm + 1e-7), as MindSpore/PyTorch)."""
     def repeat(self, repeats: Any, axis: builtins.int | None = None) -> Tensor:
         """`x.repeat(repeats, axis=None)`: NumPy's repeat (each element `repeats` times)."""
     def repeat_interleave(self, repeats: Any, dim: builtins.int | None = None) -> Tensor: ...
+    def requires_grad_(self, requires_grad: builtins.bool = True) -> Tensor:
+        """Sets `requires_grad` on this tensor (a Parameter's flag; plain tensors record it) and returns it."""
     def reshape(self, *shape: Any) -> Tensor:
         """Reshape the input tensor based on the given shape."""
     def reshape_as(self, other: Tensor) -> Tensor:
         """`self` reshaped to `other`'s shape."""
     def resize(self, *new_shape: Any) -> Tensor:
         """NumPy-style resize: a tensor of `new_shape` filled from the flattened values, repeated (or cut) as needed."""
+    def reverse(self, axis: Any) -> Tensor:
+        """x with the order of the elements along each axis in `axis` reversed (the same as `flip`)."""
+    def reverse_sequence(self, seq_lengths: Any, seq_dim: Any = 0, batch_dim: Any = 0) -> Any:
+        """For each batch entry b (along `batch_dim`), the first seq_lengths[b] elements along `seq_dim` reversed, the
+        rest kept in place."""
     def roll(self, shifts: Any, dims: Any = None) -> Tensor:
         """Rotates elements by `shifts` along `dims` (the flattened tensor when None)."""
     def rot90(self, k: builtins.int, dims: Sequence[builtins.int]) -> Tensor:
@@ -534,6 +803,32 @@ class Tensor:
         """Reciprocal of the square root of each element: 1 / sqrt(x) (float input)."""
     def scatter(self, axis: builtins.int, index: Any, src: Any) -> Tensor:
         """A copy of `input` with `src` written along `axis` at `index` (torch.scatter semantics)."""
+    def scatter_(self, dim: builtins.int, index: Tensor, src: Any, *, reduce: str = 'none') -> Tensor:
+        """self[index[i][j]][j] = src[i][j] along `dim` (reduce 'add' accumulates), in place; `src` may be a number."""
+    def scatter_add(self, *args: Any, **kwargs: Any) -> Tensor:
+        """``x.scatter_add(indices, updates)`` (first-axis ScatterAdd) or ``x.scatter_add(dim, index, src)``
+        (element-wise along `dim`, as ``Tensor.scatter_add_``), MindSpore's two overloads."""
+    def scatter_add_(self, dim: builtins.int, index: Any, src: Any) -> Tensor:
+        """self[index[i][j]][j] += src[i][j] along `dim`, in place (returned)."""
+    def scatter_div(self, indices: Any, updates: Any) -> Tensor:
+        """input_x[indices[i]] /= updates[i] along the first axis (float input_x)."""
+    def scatter_max(self, indices: Any, updates: Any) -> Tensor:
+        """input_x[indices[i]] = max(input_x[indices[i]], updates[i]) along the first axis."""
+    def scatter_min(self, indices: Any, updates: Any) -> Tensor:
+        """input_x[indices[i]] = min(input_x[indices[i]], updates[i]) along the first axis."""
+    def scatter_mul(self, indices: Any, updates: Any) -> Tensor:
+        """input_x[indices[i]] *= updates[i] along the first axis."""
+    def scatter_sub(self, indices: Any, updates: Any) -> Tensor:
+        """input_x[indices[i]] -= updates[i] along the first axis."""
+    def searchsorted(self, v: Any, side: str = 'left', sorter: Tensor | None = None) -> Tensor:
+        """Insertion indices of `v` into this sorted tensor (side 'left' or 'right')."""
+    def select(self, *args: Any, **kwargs: Any) -> Tensor:
+        """``x.select(dim, index)`` slices `x` at `index` along `dim`; ``x.select(condition, y)`` picks from `x` where
+        `condition` is True and from `y` elsewhere."""
+    def select_scatter(self, src: Tensor, axis: builtins.int, index: builtins.int) -> Tensor:
+        """input with the slice at `index` along `axis` replaced by `src` (input's shape without that axis)."""
+    def set_const_arg(self, const_arg: builtins.bool = True) -> Tensor:
+        """Marks the tensor as a constant argument for Graph mode's compile cache; returns it."""
     def set_dtype(self, dtype: Any) -> Tensor:
         """Change the dtype in place (a compiled graph rebinds the traced value to the cast)."""
     def sgn(self) -> Tensor:
@@ -542,14 +837,33 @@ class Tensor:
         """`self` as int16."""
     def sigmoid(self) -> Tensor:
         """Computes Sigmoid of input element-wise: 1 / (1 + exp(-x))."""
+    def sigmoid_(self) -> Tensor:
+        """self = sigmoid(self), in place."""
     def sign(self) -> Tensor:
         """Returns -1, 0 or 1 per element according to its sign (bool input is read as 0/1)."""
+    def sign_(self) -> Tensor:
+        """self = sign(self), in place."""
     def signbit(self) -> Tensor:
         """Whether the sign bit is set: True for negatives and for -0.0."""
     def sin(self) -> Tensor:
         """Sine of each element (radians)."""
+    def sinc(self) -> Tensor:
+        """sin(pi x) / (pi x), 1 at x = 0."""
     def sinh(self) -> Tensor:
         """Hyperbolic sine of each element."""
+    def slice_scatter(
+        self,
+        src: Tensor,
+        axis: builtins.int = 0,
+        start: builtins.int | None = None,
+        end: builtins.int | None = None,
+        step: builtins.int = 1,
+    ) -> Tensor:
+        """input with input[start:end:step] along `axis` replaced by `src`."""
+    def slogdet(self) -> tuple[Tensor, Tensor]:
+        """(sign, log|det|) of a square matrix (or of each in a batch)."""
+    def soft_shrink(self, lambd: builtins.float = 0.5) -> Tensor:
+        """x - lambd where x > lambd, x + lambd where x < -lambd, 0 in between (lambd >= 0)."""
     def softmax(self, axis: Any = -1, *, dtype: Any = None) -> Tensor:
         """Softmax along `axis`; `dtype` casts the input first. Integer inputs compute in float32."""
     def sort(self, axis: builtins.int = -1, descending: builtins.bool = False) -> tuple[Tensor, Tensor]:
@@ -565,14 +879,22 @@ class Tensor:
         """Removes dimensions of size 1 (all of them, or those in `axis`, which must have size 1)."""
     def std(self, axis: Any = None, ddof: builtins.int | builtins.bool = 0, keepdims: builtins.bool = False) -> Tensor:
         """Standard deviation over `axis` (all when None) with divisor N - ddof."""
+    def storage_offset(self) -> builtins.int:
+        """0: every Spore tensor starts at the beginning of its own storage."""
+    def stride(self, dim: builtins.int | None = None) -> Any:
+        """Strides in elements (a contiguous row-major layout): a tuple, or one axis' with `dim`."""
     def sub(self, other: Any) -> Tensor:
         """Subtracts `other` from `input` element-wise."""
+    def sub_(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        """self -= alpha * other, in place."""
     def subtract(self, other: Any) -> Tensor:
         """Subtracts `other` from `input` element-wise."""
     def sum(self, axis: Any = None, dtype: Any = None, keepdims: builtins.bool = False, initial: Any = None) -> Tensor:
         """Return sum of tensor elements over a given axis (``Tensor.sum``; `initial` is added)."""
     def sum_to_size(self, *size: Any) -> Tensor:
         """`self` summed down to `size` (which `self` must broadcast from), as a gradient is reduced."""
+    def svd(self, full_matrices: builtins.bool = False, compute_uv: builtins.bool = True) -> Any:
+        """(s, u, v) with input = u @ diag(s) @ v^T (s descending), or s alone with compute_uv=False."""
     def swapaxes(self, axis0: builtins.int, axis1: builtins.int) -> Tensor:
         """Exchanges two dimensions."""
     def swapdims(self, dim0: builtins.int, dim1: builtins.int) -> Tensor:
@@ -586,11 +908,21 @@ class Tensor:
         """Tangent of each element (radians)."""
     def tanh(self) -> Tensor:
         """Hyperbolic tangent of each element."""
+    def tanh_(self) -> Tensor:
+        """input = tanh(input), in place (returned)."""
     def tensor_split(self, indices_or_sections: Any, axis: builtins.int = 0) -> tuple[Tensor, ...]:
         """NumPy's array_split: an int gives that many near-equal pieces, a list gives split points."""
     def tile(self, dims: Sequence[builtins.int]) -> Tensor:
         """Repeats the whole input `dims[i]` times along dimension i."""
     def to(self, dtype: Any) -> Tensor: ...
+    def to_(self, device: Any = None, non_blocking: builtins.bool = False) -> Tensor:
+        """Moves the tensor to `device` in place: only the CPU exists here, so it returns itself."""
+    def to_coo(self) -> COOTensor:
+        """``Tensor.to_coo()``: the nonzero entries as a COOTensor (int64 indices, row-major order)."""
+    def to_csr(self) -> CSRTensor:
+        """``Tensor.to_csr()``: a 2-D tensor's nonzero entries as a CSRTensor (int64 indices)."""
+    def to_dlpack(self) -> Any:
+        """A DLPack capsule of this tensor's (CPU) data, for torch.from_dlpack and friends."""
     def tolist(self) -> Any: ...
     def top_k(self, k: builtins.int, sorted: builtins.bool = True) -> tuple[Tensor, Tensor]:
         """(values, indices) of the `k` largest entries along the last axis."""
@@ -614,6 +946,15 @@ class Tensor:
         ``Tensor.trace``); the other axes remain."""
     def transpose(self, *axes: Any) -> Tensor:
         """`x.transpose(*axes)`: no axes reverses them; also accepts one tuple."""
+    def triangular_solve(
+        self,
+        A: Tensor,
+        upper: builtins.bool = True,
+        transpose: builtins.bool = False,
+        unitriangular: builtins.bool = False,
+    ) -> tuple[Tensor, Tensor]:
+        """(X, A) with op(T) @ X = self, T the upper/lower triangle of A (unit diagonal if `unitriangular`), op the
+        transpose when `transpose`."""
     def tril(self, diagonal: builtins.int = 0) -> Tensor:
         """The lower triangle of the last two axes: entries above `diagonal` set to 0."""
     def triu(self, diagonal: builtins.int = 0) -> Tensor:
@@ -622,16 +963,45 @@ class Tensor:
         """Divides `dividend` by `divisor` element-wise (true division)."""
     def trunc(self) -> Tensor:
         """Rounds each element toward zero (integer tensors are returned as they are)."""
+    def type(self, dtype: Any = None) -> Any:
+        """With no dtype, the dtype's name ('Float32', ...); with one, this tensor cast to it."""
     def type_as(self, other: Tensor) -> Tensor:
         """`input` cast to `other`'s dtype."""
     def unbind(self, dim: builtins.int = 0) -> tuple[Tensor, ...]:
         """Same as `unstack`."""
+    def unfold(self, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> Tensor:
+        """im2col: (N, C, H, W) -> (N, C * kH * kW, L), every sliding block's values as a column (channel-major, then
+        kernel row, then column), L blocks in row-major order."""
+    def uniform(self, from_: builtins.float = 0.0, to: builtins.float = 1.0, generator: Any = None) -> Tensor:
+        """A new tensor of this shape and dtype with samples uniform in [from_, to)."""
+    def uniform_(self, from_: Any = 0, to: Any = 1, *, generator: Any = None) -> Any: ...
     def unique(self) -> tuple[Tensor, Tensor]:
         """(unique values in order of first appearance, index of each input element in them)."""
+    def unique_consecutive(
+        self,
+        return_inverse: builtins.bool = False,
+        return_counts: builtins.bool = False,
+        dim: builtins.int | None = None,
+    ) -> Any:
+        """Each run of equal consecutive elements (or slices along `dim`) collapsed to one; with return_inverse the run
+        each input element belongs to, with return_counts each run's length."""
+    def unique_with_pad(self, pad_num: Any) -> tuple[Tensor, Tensor]:
+        """(y, idx): the unique elements of 1-D x in order of first appearance, padded to x's length with pad_num, and
+        idx with x == y[idx]."""
+    def unsorted_segment_max(self, segment_ids: Any, num_segments: Any) -> Tensor:
+        """out[j] = max of x[i] with segment_ids[i] == j (the dtype's lowest value where empty)."""
+    def unsorted_segment_min(self, segment_ids: Any, num_segments: Any) -> Tensor:
+        """out[j] = min of x[i] with segment_ids[i] == j (the dtype's highest value where empty)."""
+    def unsorted_segment_prod(self, segment_ids: Any, num_segments: Any) -> Tensor:
+        """out[j] = product of x[i] with segment_ids[i] == j (1 where empty)."""
+    def unsorted_segment_sum(self, segment_ids: Any, num_segments: Any) -> Tensor:
+        """out[j] = sum of input_x[i] with segment_ids[i] == j, for j < num_segments (0 where empty)."""
     def unsqueeze(self, dim: builtins.int) -> Tensor:
         """Same as `expand_dims`."""
     def unstack(self, axis: builtins.int = 0) -> tuple[Tensor, ...]:
         """The slices of `input_x` along `axis`, as a tuple."""
+    def value(self) -> Tensor:
+        """The tensor itself (MindSpore's Parameter.value(): the current data)."""
     def var(self, axis: Any = None, ddof: builtins.int | builtins.bool = 0, keepdims: builtins.bool = False) -> Tensor:
         """Variance over `axis` (all when None) with divisor N - ddof (``ddof=True`` means 1)."""
     def view(self, *shape: Any) -> Tensor:
@@ -640,12 +1010,14 @@ class Tensor:
         """`x.view_as(other)`: reshaped to `other`'s shape."""
     def vsplit(self, indices_or_sections: Any) -> tuple[Tensor, ...]:
         """Split along axis 0 (rank >= 2)."""
+    def where(self, condition: Tensor, y: Any) -> Tensor:
+        """self where condition, y elsewhere."""
     def xdivy(self, y: Any) -> Tensor:
         """x / y, and 0 where x is 0 (whatever y is)."""
     def xlogy(self, other: Any) -> Tensor:
         """Computes input * log(other) element-wise, 0 where input is 0."""
     def zero_(self) -> Tensor:
-        """Fills the tensor with zeros in place."""
+        """Fills `input` with zeros, in place."""
 
 
 class Parameter(Tensor):

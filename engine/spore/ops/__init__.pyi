@@ -2,7 +2,7 @@
 # tests/engine/test_stubs.py fails when this file is stale or disagrees with the runtime.
 """`spore.ops`: MindSpore's functional ops (`ops.matmul`) and op classes (`ops.MatMul()`)."""
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -11,7 +11,10 @@ import numpy
 from spore.common.dtype import DType
 from spore.ops.collective import ReduceOp as ReduceOp
 from spore.ops.operation import Operation as Operation
+from spore.ops.p2p_comm_ops import CommHandle
+from spore.ops.p2p_comm_ops import P2POp as P2POp
 from spore.ops.primitive import Primitive as Primitive
+from spore.sparse import COOTensor, CSRTensor
 from spore.tensor import Tensor
 
 CLASS_MODULES: tuple[ModuleType, ...]
@@ -25,6 +28,10 @@ def abs(input: Tensor) -> Tensor:
 
 def absolute(input: Tensor) -> Tensor:
     """Returns the absolute value of a tensor element-wise."""
+
+
+def accumulate_n(x: Sequence[Tensor]) -> Tensor:
+    """The element-wise sum of a list or tuple of tensors (the same as `addn`)."""
 
 
 def acos(input: Tensor) -> Tensor:
@@ -45,8 +52,53 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     so both stay differentiable."""
 
 
+def adaptive_avg_pool2d_ext(input: Tensor, output_size: Any) -> Tensor:
+    """Adaptive 2-D average pooling (MindSpore's `_ext` form, same semantics as adaptive_avg_pool2d)."""
+
+
+def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
+    """Adaptive 3-D average pooling of an (N, C, D, H, W) or (C, D, H, W) input to `output_size` (an int or (d, h, w);
+    None keeps that size)."""
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: int) -> Tensor:
+    """Adaptive 1-D max pooling of an (N, C, L) or (C, L) input to length `output_size`: bin i covers [floor(i L / out),
+    ceil((i + 1) L / out))."""
+
+
+def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """Adaptive 2-D max pooling of an (N, C, H, W) or (C, H, W) input to `output_size` (an int or (h, w); None keeps
+    that size). With return_indices, also the flat argmax h * W + w (int64)."""
+
+
+def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """Adaptive 3-D max pooling of an (N, C, D, H, W) or (C, D, H, W) input to `output_size`. With return_indices, also
+    the flat argmax d*H*W + h*W + w within each volume (int64)."""
+
+
 def add(input: Any, other: Any) -> Tensor:
     """Adds `other` to `input` element-wise."""
+
+
+def add_flags(fn: Callable | None = None, **flags: Any) -> Any:
+    """Sets `flags` as attributes of `fn` (a function or a Cell) and returns it (or a decorator)."""
+
+
+def add_layer_norm(
+    x1: Tensor,
+    x2: Tensor,
+    gamma: Tensor,
+    beta: Tensor,
+    epsilon: float = 1e-05,
+    additional_output: bool = False,
+) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """Layer norm of the residual sum ``x = x1 + x2`` over the trailing axes `gamma` covers: returns ``(y, mean, rstd,
+    x)`` with ``y = (x - mean) * rstd * gamma + beta`` and ``rstd = 1 / sqrt(var(x) + epsilon)`` (biased variance)."""
+
+
+def add_rms_norm(x1: Tensor, x2: Tensor, gamma: Tensor, epsilon: float = 1e-06) -> tuple[Tensor, Tensor, Tensor]:
+    """RMS norm of the residual sum ``x = x1 + x2``: returns ``(x * rstd * gamma, rstd, x)`` with ``rstd = 1 /
+    sqrt(mean(x**2) + epsilon)`` over the trailing axes `gamma` covers."""
 
 
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
@@ -69,12 +121,96 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any 
     """beta * input + alpha * (mat @ vec)."""
 
 
+def addn(x: Sequence[Tensor]) -> Tensor:
+    """The element-wise sum of a list or tuple of tensors of one shape."""
+
+
 def addr(x: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """beta * x + alpha * outer(vec1, vec2)."""
 
 
+def adjoint(x: Tensor) -> Tensor:
+    """The conjugate transpose of the last two axes (Spore's tensors are real: the transpose)."""
+
+
+def affine_grid(theta: Tensor, size: Sequence[int], align_corners: bool = False) -> Tensor:
+    """The (N, H, W, 2) (or (N, D, H, W, 3)) grid of input coordinates for output `size` (N, C, H, W) (or (N, C, D, H,
+    W)), each output point p mapped to theta @ (p, 1)."""
+
+
 def all(input: Tensor, axis: Any = None, keep_dims: bool = False) -> Tensor:
     """Whether all elements over `axis` are true (non-zero); all axes when None."""
+
+
+def all_gather(
+    tensor_list: list,
+    tensor: Tensor,
+    group: str | None = None,
+    async_op: bool = False,
+) -> CommHandle | None:
+    """Gather every rank's `tensor` into `tensor_list` (one tensor per rank, in place)."""
+
+
+def all_gather_into_tensor(
+    output_tensor: Tensor,
+    input_tensor: Tensor,
+    group: str | None = None,
+    async_op: bool = False,
+) -> CommHandle | None:
+    """Concatenate every rank's `input_tensor` along axis 0 (rank order) into `output_tensor`."""
+
+
+def all_gather_into_tensor_uneven(
+    output: Tensor,
+    input: Tensor,
+    output_split_sizes: list[int] | None = None,
+    group: str | None = None,
+    async_op: bool = False,
+) -> CommHandle | None:
+    """`all_gather_into_tensor` where rank i contributes ``output_split_sizes[i]`` rows (its `input`'s first axis); None
+    means equal parts of `output`'s first axis."""
+
+
+def all_gather_object(object_list: list, obj: Any, group: str | None = None) -> None:
+    """Gather every rank's picklable `obj` into `object_list` (length: the group size), in place."""
+
+
+def all_reduce(tensor: Tensor, op: str = 'sum', group: str | None = None, async_op: bool = False) -> CommHandle | None:
+    """Reduce `tensor` over the ranks of `group` with `op` ('sum', 'max', 'min', 'prod'); every rank gets the result in
+    `tensor`."""
+
+
+def all_to_all(
+    output_tensor_list: list,
+    input_tensor_list: list,
+    group: str | None = None,
+    async_op: bool = False,
+) -> CommHandle | None:
+    """Rank i sends ``input_tensor_list[j]`` to rank j, which stores it in its ``output_tensor_list[i]``; the tensors
+    may differ in shape (each output must match what arrives)."""
+
+
+def all_to_all_single(
+    output: Tensor,
+    input: Tensor,
+    output_split_sizes: list[int] | None = None,
+    input_split_sizes: list[int] | None = None,
+    group: str | None = None,
+    async_op: bool = False,
+) -> CommHandle | None:
+    """Split `input` along axis 0 into group-size parts (``input_split_sizes``; None: equal), send part j to rank j, and
+    concatenate what arrives from ranks 0..n-1 into `output` (``output_split_sizes`` rows from each; None: equal)."""
+
+
+def all_to_all_v_c(
+    output: Tensor,
+    input: Tensor,
+    send_count_matrix: list[int],
+    group: str | None = None,
+    async_op: bool = False,
+) -> CommHandle | None:
+    """`all_to_all_single` with every rank's split sizes in one flat n x n matrix: ``send_count_matrix[i * n + j]`` rows
+    (of `input`'s first axis) go from rank i to rank j."""
 
 
 def allclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
@@ -97,6 +233,10 @@ def any(input: Tensor, axis: Any = None, keep_dims: bool = False) -> Tensor:
     """Whether any element over `axis` is true (non-zero); all axes when None."""
 
 
+def approximate_equal(x: Any, y: Any, tolerance: float = 1e-05) -> Tensor:
+    """|x - y| < tolerance element-wise (bool)."""
+
+
 def arange(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None) -> Tensor:
     """Values from `start` up to (not including) `end` by `step`; `arange(n)` counts 0..n-1. int64 when all arguments
     are integers, else float32, unless `dtype` is given."""
@@ -116,6 +256,10 @@ def arcsin(x: Tensor) -> Tensor:
 
 def arcsinh(input: Tensor) -> Tensor:
     """Inverse hyperbolic sine of each element."""
+
+
+def arctan(input: Tensor) -> Tensor:
+    """Arctangent of each element (the same as `atan`)."""
 
 
 def arctan2(input: Any, other: Any) -> Tensor:
@@ -186,6 +330,17 @@ def atleast_3d(inputs: Any) -> Any:
     """Each tensor with at least 3 dimensions ((n,) becomes (1, n, 1); (m, n) becomes (m, n, 1))."""
 
 
+def avg_pool1d(
+    input_x: Tensor,
+    kernel_size: Any = 1,
+    stride: Any = 1,
+    padding: Any = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+) -> Tensor:
+    """1-D average pooling of an (N, C, L) input; `padding` is an int or (left, right) of zeros."""
+
+
 def avg_pool2d(
     input_x: Tensor,
     kernel_size: Any = 1,
@@ -213,8 +368,44 @@ def avg_pool2d_padmode(
     never counted in the divisor; 'pad' honours count_include_pad."""
 
 
+def avg_pool3d(
+    input_x: Tensor,
+    kernel_size: Any = 1,
+    stride: Any = 1,
+    padding: Any = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+    divisor_override: int = 0,
+) -> Tensor:
+    """3-D average pooling of an (N, C, D, H, W) input; `padding` is an int or (front, back, top, bottom, left, right)
+    of zeros, counted in the divisor when count_include_pad; a non-zero divisor_override replaces the divisor."""
+
+
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """beta * input + alpha * (batch1 @ batch2), batch by batch."""
+
+
+def baddbmm_ext(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """beta * input + alpha * (batch1 @ batch2) (the same as `baddbmm`)."""
+
+
+def barrier(group: str | None = None, async_op: bool = False, device_ids: Any = None) -> CommHandle | None:
+    """Block until every rank of `group` reaches the barrier. `device_ids` is accepted for MindSpore's signature (there
+    are no devices to pick on CPU)."""
+
+
+def bartlett_window(window_length: int, periodic: bool = True, *, dtype: Any = None) -> Tensor:
+    """The Bartlett (triangular) window of `window_length` points (periodic: for spectral analysis)."""
+
+
+def batch_dot(x1: Tensor, x2: Tensor, axes: Any = None) -> Tensor:
+    """Batched dot product: for each batch row (axis 0), contract `axes` of x1 with those of x2 (default: x1's last and
+    x2's second-to-last, or last when x2 is 2-D); 2-D inputs give (N, 1)."""
+
+
+def batch_isend_irecv(p2p_op_list: list) -> list[CommHandle]:
+    """Start every `P2POp` of the list (isend/irecv) and return their handles; `wait()` on each completes the transfers
+    (receives write their tensors then)."""
 
 
 def batch_norm(
@@ -230,8 +421,79 @@ def batch_norm(
     """Batch Normalization for input data and updated parameters."""
 
 
+def batch_to_space_nd(input_x: Tensor, block_shape: Any, crops: Sequence[Sequence[int]]) -> Tensor:
+    """Moves blocks of the batch axis into the spatial axes (N * prod(block), C, *S) -> (N, C, S_i * block_i - crops),
+    the inverse of SpaceToBatchND (NCHW, spatial axes last)."""
+
+
+def bernoulli(input: Tensor, p: Any = 0.5, seed: int | None = None) -> Tensor:
+    """0/1 samples in `input`'s shape and dtype, each 1 with probability `p` (a number or a tensor broadcasting to
+    `input`)."""
+
+
+def bernoulli_(input: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
+    """Fills `input` in place with 0/1 samples that are 1 with probability `p`."""
+
+
+def bernoulli_ext(input: Tensor, *, generator: Any = None) -> Tensor:
+    """0/1 samples, each 1 with the probability given by the matching element of `input`."""
+
+
+def bessel_i0(x: Tensor) -> Tensor:
+    """Modified Bessel function of the first kind, order 0, of each element."""
+
+
+def bessel_i0e(x: Tensor) -> Tensor:
+    """exp(-|x|) * I0(x) element-wise: I0 without its overflow for large |x|."""
+
+
+def bessel_i1(x: Tensor) -> Tensor:
+    """Modified Bessel function of the first kind, order 1, of each element."""
+
+
+def bessel_i1e(x: Tensor) -> Tensor:
+    """exp(-|x|) * I1(x) element-wise: I1 without its overflow for large |x|."""
+
+
+def bessel_j0(x: Tensor) -> Tensor:
+    """Bessel function of the first kind, order 0, of each element."""
+
+
+def bessel_j1(x: Tensor) -> Tensor:
+    """Bessel function of the first kind, order 1, of each element."""
+
+
+def bessel_k0(x: Tensor) -> Tensor:
+    """Modified Bessel function of the second kind, order 0 (defined for x > 0)."""
+
+
+def bessel_k0e(x: Tensor) -> Tensor:
+    """exp(x) * K0(x) element-wise (defined for x > 0)."""
+
+
+def bessel_k1(x: Tensor) -> Tensor:
+    """Modified Bessel function of the second kind, order 1 (defined for x > 0)."""
+
+
+def bessel_k1e(x: Tensor) -> Tensor:
+    """exp(x) * K1(x) element-wise (defined for x > 0)."""
+
+
+def bessel_y0(x: Tensor) -> Tensor:
+    """Bessel function of the second kind, order 0 (defined for x > 0)."""
+
+
+def bessel_y1(x: Tensor) -> Tensor:
+    """Bessel function of the second kind, order 1 (defined for x > 0)."""
+
+
 def bias_add(input_x: Tensor, bias: Tensor, data_format: str = 'NCHW') -> Tensor:
     """Adds a per-channel bias (C,) to an NCHW (channel axis 1) or NHWC (channel last) input."""
+
+
+def bidense(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """The bilinear layer ``y[..., o] = input1[..., :] @ weight[o] @ input2[..., :] + bias[o]`` for `input1` (*, in1),
+    `input2` (*, in2), `weight` (out, in1, in2), `bias` (out,)."""
 
 
 def binary_cross_entropy(
@@ -253,12 +515,85 @@ def binary_cross_entropy_with_logits(
     """Binary cross-entropy between the sigmoid of `input` logits and `target`, computed stably."""
 
 
+def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
+    """Counts of each value 0..max(input) of a 1-D non-negative integer tensor (summed `weights` instead when given), at
+    least `minlength` long."""
+
+
+def bitwise_and(input: Any, other: Any) -> Tensor:
+    """Bitwise AND of two integer (or bool) tensors, element-wise with broadcasting."""
+
+
+def bitwise_left_shift(input: Any, other: Any) -> Tensor:
+    """`input` shifted left by `other` bits, element-wise with broadcasting (integers)."""
+
+
+def bitwise_or(input: Any, other: Any) -> Tensor:
+    """Bitwise OR of two integer (or bool) tensors, element-wise with broadcasting."""
+
+
+def bitwise_right_shift(input: Any, other: Any) -> Tensor:
+    """`input` shifted right by `other` bits (arithmetic for signed integers), with broadcasting."""
+
+
+def bitwise_xor(input: Any, other: Any) -> Tensor:
+    """Bitwise XOR of two integer (or bool) tensors, element-wise with broadcasting."""
+
+
+def blackman_window(window_length: int, periodic: bool = True, *, dtype: Any = None) -> Tensor:
+    """The Blackman window of `window_length` points (periodic: for spectral analysis)."""
+
+
+def block_diag(*inputs: Tensor) -> Tensor:
+    """A block-diagonal matrix of the inputs (each 0-, 1- or 2-D; a 1-D input is one row)."""
+
+
 def bmm(input_x: Tensor, mat2: Tensor) -> Tensor:
     """Batched matrix product of two 3-D tensors."""
 
 
+def bounding_box_decode(
+    anchor_box: Tensor,
+    deltas: Tensor,
+    max_shape: Sequence[int],
+    means: Sequence[float] = (0.0, 0.0, 0.0, 0.0),
+    stds: Sequence[float] = (1.0, 1.0, 1.0, 1.0),
+    wh_ratio_clip: float = 0.016,
+) -> Tensor:
+    """The (n, 4) boxes (x1, y1, x2, y2) that `deltas` (``* stds + means``) make of the anchors, clipped to an image of
+    ``max_shape`` = (height, width)."""
+
+
+def bounding_box_encode(
+    anchor_box: Tensor,
+    groundtruth_box: Tensor,
+    means: Sequence[float] = (0.0, 0.0, 0.0, 0.0),
+    stds: Sequence[float] = (1.0, 1.0, 1.0, 1.0),
+) -> Tensor:
+    """The (n, 4) deltas (dx, dy, dw, dh) that move each anchor box onto its ground-truth box, normalised as ``(delta -
+    means) / stds``."""
+
+
+def broadcast(tensor: Tensor, src: int, group: str | None = None, async_op: bool = False) -> CommHandle | None:
+    """Copy global rank `src`'s `tensor` into `tensor` on every rank of `group`."""
+
+
+def broadcast_object_list(object_list: list, src: int = 0, group: str | None = None, device: Any = None) -> None:
+    """Replace `object_list` on every rank by rank `src`'s (picklable objects; same length on all ranks). `device` is
+    accepted for MindSpore's signature; objects travel through host memory."""
+
+
 def broadcast_to(input: Tensor, shape: Sequence[int]) -> Tensor:
     """Broadcasts input to the given shape."""
+
+
+def bucketize(input: Tensor, boundaries: Sequence[float], *, right: bool = False) -> Tensor:
+    """The index of the bucket of each element among sorted `boundaries` (int32 for a tensor input): boundaries[i-1] < x
+    <= boundaries[i], or boundaries[i-1] <= x < boundaries[i] when `right`."""
+
+
+def cartesian_prod(*inputs: Tensor) -> Tensor:
+    """The Cartesian product of 1-D tensors: one row per combination (a single input is returned)."""
 
 
 def cast(input: Tensor, dtype: Any) -> Tensor:
@@ -278,6 +613,32 @@ def ceil(input: Tensor) -> Tensor:
     """Rounds each element up to the nearest integer (integer tensors are returned as they are)."""
 
 
+def celu(x: Tensor, alpha: float = 1.0) -> Tensor:
+    """CELU: max(0, x) + min(0, alpha * (exp(x / alpha) - 1)) element-wise (alpha must not be 0)."""
+
+
+def channel_shuffle(x: Tensor, groups: int) -> Tensor:
+    """Shuffles the channels (axis 1) of an (N, C, *) tensor: C = groups * k channels read as a (groups, k) grid are
+    written out transposed, as in ShuffleNet."""
+
+
+def check_valid(bboxes: Tensor, img_metas: Tensor) -> Tensor:
+    """Which boxes (x1, y1, x2, y2) lie inside the image (height, width, ratio) of `img_metas`: x1, y1 >= 0, x2 <= width
+    * ratio - 1 and y2 <= height * ratio - 1."""
+
+
+def cholesky(input_x: Tensor, upper: bool = False) -> Tensor:
+    """The Cholesky factor of `input_x` (*, N, N): lower triangular unless `upper`."""
+
+
+def cholesky_inverse(input_x: Tensor, upper: bool = False) -> Tensor:
+    """A^-1 from A's Cholesky factor `input_x` (2-D, lower unless `upper`)."""
+
+
+def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor:
+    """x with A x = `input`, where `input2` is A's Cholesky factor (lower unless `upper`)."""
+
+
 def chunk(input: Tensor, chunks: int, axis: int = 0) -> tuple[Tensor, ...]:
     """Splits into `chunks` pieces of ceil(n / chunks) along `axis` (fewer if n runs out)."""
 
@@ -286,16 +647,71 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     """Clamps each element into [min, max]; bounds are numbers, tensors (broadcast) or None."""
 
 
+def clamp_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    """Clamps `input` into [min, max] in place (returned)."""
+
+
 def clip(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     """Clamps each element into [min, max]; bounds are numbers, tensors (broadcast) or None."""
+
+
+def clip_by_global_norm(x: Sequence[Tensor], clip_norm: float = 1.0, use_norm: Any = None) -> tuple[Tensor, ...]:
+    """Scales the tensors of `x` by clip_norm / max(global_norm, clip_norm), global_norm being the L2 norm of all of
+    them together (or `use_norm` when given)."""
+
+
+def clip_by_norm(x: Any, max_norm: float, norm_type: float = 2.0, error_if_nonfinite: bool = False) -> Any:
+    """Scales `x` (a tensor or a list/tuple of them) so that their total `norm_type` norm is at most `max_norm` (factor
+    max_norm / (norm + 1e-6), capped at 1), as MindSpore's clip_by_norm."""
+
+
+def clip_by_value(x: Any, clip_value_min: Any = None, clip_value_max: Any = None) -> Any:
+    """Clamps `x` (a tensor, or a list/tuple of them) into [clip_value_min, clip_value_max]."""
+
+
+def col2im(
+    input_x: Tensor,
+    output_size: Any,
+    kernel_size: Any,
+    dilation: Any,
+    padding_value: Any,
+    stride: Any,
+) -> Tensor:
+    """Sum the sliding blocks of `input_x` (N, C, kH * kW, L) back into an (N, C, H, W) image of ``output_size`` = (H,
+    W) (overlaps add up): the adjoint of `Im2Col`."""
 
 
 def column_stack(tensors: Sequence[Tensor]) -> Tensor:
     """1-D tensors as the columns of a 2-D one (2-D tensors joined along axis 1)."""
 
 
+def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
+    """The length-`r` combinations of a 1-D tensor's elements (itertools' order), one per row."""
+
+
 def concat(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
     """Joins tensors along `axis` (mixed dtypes are promoted)."""
+
+
+def cond(A: Tensor, p: Any = None) -> Tensor:
+    """The condition number of the square matrices in the last two axes of `A` for the norm `p`: sigma_max / sigma_min
+    for None or 2 (sigma_min / sigma_max for -2), else norm(A, p) * norm(inv(A), p) for 'fro', 'nuc', inf, -inf, 1,
+    -1."""
+
+
+def conj(input: Tensor) -> Tensor:
+    """The complex conjugate; Spore's tensors are real, so the tensor itself (as MindSpore for reals)."""
+
+
+def constexpr(
+    fn: Callable | None = None,
+    get_instance: bool = True,
+    name: str | None = None,
+    reuse_result: bool = True,
+    check: bool = True,
+) -> Any:
+    """Marks `fn` as computed from constants at compile time (usable bare or as ``@constexpr(...)``); Spore runs it as
+    plain Python, which Graph mode does on constants already."""
 
 
 def conv1d(
@@ -325,6 +741,181 @@ def conv2d(
     """2-D convolution over an NCHW input with a (C_out, C_in/groups, kH, kW) weight."""
 
 
+def conv3d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    pad_mode: str = 'valid',
+    padding: Any = 0,
+    dilation: Any = 1,
+    groups: int = 1,
+) -> Tensor:
+    """3-D convolution of an (N, C, D, H, W) input with a (C_out, C_in/groups, kD, kH, kW) weight."""
+
+
+def conv3d_transpose(
+    inputs: Tensor,
+    weight: Tensor,
+    pad_mode: str = 'valid',
+    padding: Any = 0,
+    stride: Any = 1,
+    dilation: Any = 1,
+    group: int = 1,
+    output_padding: Any = 0,
+) -> Tensor:
+    """3-D transposed convolution of (N, C_in, D, H, W) with a (C_in, C_out/group, kD, kH, kW) weight; pad_mode as in
+    MindSpore's Conv3DTranspose ('valid', 'same' or 'pad' with `padding`)."""
+
+
+def conv_transpose2d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    output_padding: Any = 0,
+    groups: int = 1,
+    dilation: Any = 1,
+) -> Tensor:
+    """2-D transposed convolution of (N, C_in, H, W) with a (C_in, C_out/groups, kH, kW) weight: output (H - 1) * stride
+    - 2 * padding + dilation * (k - 1) + 1 + output_padding per axis."""
+
+
+def coo_abs(x: COOTensor) -> COOTensor:
+    """``coo_abs(x)``: ``ops.abs`` of a COOTensor's values; the same indices and shape."""
+
+
+def coo_acos(x: COOTensor) -> COOTensor:
+    """``coo_acos(x)``: ``ops.acos`` of a COOTensor's values; the same indices and shape."""
+
+
+def coo_acosh(x: COOTensor) -> COOTensor:
+    """``coo_acosh(x)``: ``ops.acosh`` of a COOTensor's values; the same indices and shape."""
+
+
+def coo_add(x1: COOTensor, x2: COOTensor, thresh: Tensor) -> COOTensor:
+    """``coo_add(x1, x2, thresh)``: the sum of two COOTensors of one shape; result entries whose magnitude is below
+    `thresh` are dropped (MindSpore's SparseAdd). Coordinates come out sorted."""
+
+
+def coo_asin(x: COOTensor) -> COOTensor:
+    """``coo_asin(x)``: ``ops.asin`` of a COOTensor's values; the same indices and shape."""
+
+
+def coo_asinh(x: COOTensor) -> COOTensor:
+    """``coo_asinh(x)``: ``ops.asinh`` of a COOTensor's values; the same indices and shape."""
+
+
+def coo_atan(x: COOTensor) -> COOTensor:
+    """``coo_atan(x)``: ``ops.atan`` of a COOTensor's values; the same indices and shape."""
+
+
+def coo_atanh(x: COOTensor) -> COOTensor:
+    """``coo_atanh(x)``: ``ops.atanh`` of a COOTensor's values; the same indices and shape."""
+
+
+def coo_ceil(x: COOTensor) -> COOTensor:
+    """``coo_ceil(x)``: ``ops.ceil`` of a COOTensor's values; the same indices and shape."""
+
+
+def coo_concat(sp_input: Any, concat_dim: int = 0) -> COOTensor:
+    """``coo_concat(sp_input, concat_dim=0)``: COOTensors joined along `concat_dim` (the others' sizes must match);
+    indices of later inputs are offset along that axis."""
+
+
+def coo_cos(x: COOTensor) -> COOTensor:
+    """``coo_cos(x)``: ``ops.cos`` of a COOTensor's values; the same indices and shape."""
+
+
+def coo_cosh(x: COOTensor) -> COOTensor:
+    """``coo_cosh(x)``: ``ops.cosh`` of a COOTensor's values; the same indices and shape."""
+
+
+def coo_exp(x: COOTensor) -> COOTensor:
+    """``coo_exp(x)``: ``ops.exp`` of a COOTensor's values; the same indices and shape."""
+
+
+def coo_expm1(x: COOTensor) -> COOTensor:
+    """``coo_expm1(x)``: ``ops.expm1`` of a COOTensor's values; the same indices and shape."""
+
+
+def coo_floor(x: COOTensor) -> COOTensor:
+    """``coo_floor(x)``: ``ops.floor`` of a COOTensor's values; the same indices and shape."""
+
+
+def coo_inv(x: COOTensor) -> COOTensor:
+    """``coo_inv(x)``: ``ops.reciprocal`` of a COOTensor's values; the same indices and shape."""
+
+
+def coo_isfinite(x: COOTensor) -> COOTensor:
+    """``coo_isfinite(x)``: ``ops.isfinite`` of a COOTensor's values; the same indices and shape."""
+
+
+def coo_isinf(x: COOTensor) -> COOTensor:
+    """``coo_isinf(x)``: ``ops.isinf`` of a COOTensor's values; the same indices and shape."""
+
+
+def coo_isnan(x: COOTensor) -> COOTensor:
+    """``coo_isnan(x)``: ``ops.isnan`` of a COOTensor's values; the same indices and shape."""
+
+
+def coo_log(x: COOTensor) -> COOTensor:
+    """``coo_log(x)``: ``ops.log`` of a COOTensor's values; the same indices and shape."""
+
+
+def coo_log1p(x: COOTensor) -> COOTensor:
+    """``coo_log1p(x)``: ``ops.log1p`` of a COOTensor's values; the same indices and shape."""
+
+
+def coo_neg(x: COOTensor) -> COOTensor:
+    """``coo_neg(x)``: ``ops.neg`` of a COOTensor's values; the same indices and shape."""
+
+
+def coo_relu(x: COOTensor) -> COOTensor:
+    """``coo_relu(x)``: ``ops.relu`` of a COOTensor's values; the same indices and shape."""
+
+
+def coo_relu6(x: COOTensor) -> COOTensor:
+    """``coo_relu6(x)``: ``ops.relu6`` of a COOTensor's values; the same indices and shape."""
+
+
+def coo_round(x: COOTensor) -> COOTensor:
+    """``coo_round(x)``: ``ops.round`` of a COOTensor's values; the same indices and shape."""
+
+
+def coo_sigmoid(x: COOTensor) -> COOTensor:
+    """``coo_sigmoid(x)``: ``ops.sigmoid`` of a COOTensor's values; the same indices and shape."""
+
+
+def coo_sin(x: COOTensor) -> COOTensor:
+    """``coo_sin(x)``: ``ops.sin`` of a COOTensor's values; the same indices and shape."""
+
+
+def coo_sinh(x: COOTensor) -> COOTensor:
+    """``coo_sinh(x)``: ``ops.sinh`` of a COOTensor's values; the same indices and shape."""
+
+
+def coo_softsign(x: COOTensor) -> COOTensor:
+    """``coo_softsign(x)``: ``ops.softsign`` of a COOTensor's values; the same indices and shape."""
+
+
+def coo_sqrt(x: COOTensor) -> COOTensor:
+    """``coo_sqrt(x)``: ``ops.sqrt`` of a COOTensor's values; the same indices and shape."""
+
+
+def coo_square(x: COOTensor) -> COOTensor:
+    """``coo_square(x)``: ``ops.square`` of a COOTensor's values; the same indices and shape."""
+
+
+def coo_tan(x: COOTensor) -> COOTensor:
+    """``coo_tan(x)``: ``ops.tan`` of a COOTensor's values; the same indices and shape."""
+
+
+def coo_tanh(x: COOTensor) -> COOTensor:
+    """``coo_tanh(x)``: ``ops.tanh`` of a COOTensor's values; the same indices and shape."""
+
+
 def copysign(x: Tensor, other: Any) -> Tensor:
     """|x| with the sign of `other` (-0.0 counts as negative)."""
 
@@ -337,12 +928,37 @@ def cosh(input: Tensor) -> Tensor:
     """Hyperbolic cosine of each element."""
 
 
+def cosine_embedding_loss(
+    input1: Tensor,
+    input2: Tensor,
+    target: Tensor,
+    margin: float = 0.0,
+    reduction: str = 'mean',
+) -> Tensor:
+    """1 - cos(x1, x2) where the target is 1, max(0, cos(x1, x2) - margin) where it is -1 (cosine along axis 1)."""
+
+
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-08) -> Tensor:
     """x1 . x2 / max(|x1| |x2|, eps) along `dim` (broadcasting)."""
 
 
 def count_nonzero(x: Tensor, axis: Any = (), keep_dims: bool = False, dtype: Any = ...) -> Tensor:
     """How many elements are nonzero, over `axis` (every axis when it is ())."""
+
+
+def cov(
+    input: Tensor,
+    *,
+    correction: int = 1,
+    fweights: Tensor | None = None,
+    aweights: Tensor | None = None,
+) -> Tensor:
+    """Covariance of the variables in the rows of `input` (observations in the columns), with integer frequency weights
+    `fweights` and observation weights `aweights` (NumPy's/PyTorch's rule)."""
+
+
+def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
+    """The cross product of 3-vectors along `dim` (the first axis of size 3 when None)."""
 
 
 def cross_entropy(
@@ -354,6 +970,188 @@ def cross_entropy(
     label_smoothing: float = 0.0,
 ) -> Tensor:
     """The cross entropy loss between input logits and target."""
+
+
+def csr_abs(x: CSRTensor) -> CSRTensor:
+    """``csr_abs(x)``: ``ops.abs`` of a CSRTensor's values; the same structure."""
+
+
+def csr_acos(x: CSRTensor) -> CSRTensor:
+    """``csr_acos(x)``: ``ops.acos`` of a CSRTensor's values; the same structure."""
+
+
+def csr_acosh(x: CSRTensor) -> CSRTensor:
+    """``csr_acosh(x)``: ``ops.acosh`` of a CSRTensor's values; the same structure."""
+
+
+def csr_add(a: CSRTensor, b: CSRTensor, alpha: Tensor, beta: Tensor) -> CSRTensor:
+    """``csr_add(a, b, alpha, beta)``: alpha * a + beta * b as a CSRTensor (the union of the two structures, columns
+    sorted within each row)."""
+
+
+def csr_asin(x: CSRTensor) -> CSRTensor:
+    """``csr_asin(x)``: ``ops.asin`` of a CSRTensor's values; the same structure."""
+
+
+def csr_asinh(x: CSRTensor) -> CSRTensor:
+    """``csr_asinh(x)``: ``ops.asinh`` of a CSRTensor's values; the same structure."""
+
+
+def csr_atan(x: CSRTensor) -> CSRTensor:
+    """``csr_atan(x)``: ``ops.atan`` of a CSRTensor's values; the same structure."""
+
+
+def csr_atanh(x: CSRTensor) -> CSRTensor:
+    """``csr_atanh(x)``: ``ops.atanh`` of a CSRTensor's values; the same structure."""
+
+
+def csr_ceil(x: CSRTensor) -> CSRTensor:
+    """``csr_ceil(x)``: ``ops.ceil`` of a CSRTensor's values; the same structure."""
+
+
+def csr_cos(x: CSRTensor) -> CSRTensor:
+    """``csr_cos(x)``: ``ops.cos`` of a CSRTensor's values; the same structure."""
+
+
+def csr_cosh(x: CSRTensor) -> CSRTensor:
+    """``csr_cosh(x)``: ``ops.cosh`` of a CSRTensor's values; the same structure."""
+
+
+def csr_div(x: CSRTensor, y: Tensor) -> CSRTensor:
+    """``csr_div(x, y)``: x / y (y dense, broadcast to x's shape) at x's nonzeros; a CSRTensor (MindSpore's annotation
+    says Tensor, its implementation returns a CSRTensor)."""
+
+
+def csr_exp(x: CSRTensor) -> CSRTensor:
+    """``csr_exp(x)``: ``ops.exp`` of a CSRTensor's values; the same structure."""
+
+
+def csr_expm1(x: CSRTensor) -> CSRTensor:
+    """``csr_expm1(x)``: ``ops.expm1`` of a CSRTensor's values; the same structure."""
+
+
+def csr_floor(x: CSRTensor) -> CSRTensor:
+    """``csr_floor(x)``: ``ops.floor`` of a CSRTensor's values; the same structure."""
+
+
+def csr_inv(x: CSRTensor) -> CSRTensor:
+    """``csr_inv(x)``: ``ops.reciprocal`` of a CSRTensor's values; the same structure."""
+
+
+def csr_isfinite(x: CSRTensor) -> CSRTensor:
+    """``csr_isfinite(x)``: ``ops.isfinite`` of a CSRTensor's values; the same structure."""
+
+
+def csr_isinf(x: CSRTensor) -> CSRTensor:
+    """``csr_isinf(x)``: ``ops.isinf`` of a CSRTensor's values; the same structure."""
+
+
+def csr_isnan(x: CSRTensor) -> CSRTensor:
+    """``csr_isnan(x)``: ``ops.isnan`` of a CSRTensor's values; the same structure."""
+
+
+def csr_log(x: CSRTensor) -> CSRTensor:
+    """``csr_log(x)``: ``ops.log`` of a CSRTensor's values; the same structure."""
+
+
+def csr_log1p(x: CSRTensor) -> CSRTensor:
+    """``csr_log1p(x)``: ``ops.log1p`` of a CSRTensor's values; the same structure."""
+
+
+def csr_mm(
+    a: CSRTensor,
+    b: CSRTensor,
+    trans_a: bool = False,
+    trans_b: bool = False,
+    adjoint_a: bool = False,
+    adjoint_b: bool = False,
+) -> CSRTensor:
+    """``csr_mm(a, b, trans_a=False, trans_b=False, adjoint_a=False, adjoint_b=False)``: the CSR product of two
+    CSRTensors (transposes on request; real dtypes, so adjoint = transpose), with the structure of the product's
+    nonzeros (explicit zeros from cancellation are dropped)."""
+
+
+def csr_mul(x: CSRTensor, y: Tensor) -> CSRTensor:
+    """``csr_mul(x, y)``: x * y (y dense, broadcast to x's shape) at x's nonzeros; a CSRTensor."""
+
+
+def csr_mv(csr_tensor: CSRTensor, dense: Tensor) -> Tensor:
+    """``csr_mv(csr_tensor, dense)``: the [M, 1] product of an [M, K] CSRTensor and a [K, 1] (or [K]) dense vector."""
+
+
+def csr_neg(x: CSRTensor) -> CSRTensor:
+    """``csr_neg(x)``: ``ops.neg`` of a CSRTensor's values; the same structure."""
+
+
+def csr_reduce_sum(csr_tensor: CSRTensor, axis: int) -> Tensor:
+    """``csr_reduce_sum(csr_tensor, axis)``: the sum along `axis` as a dense tensor with that axis kept (size 1), as
+    MindSpore's CSRReduceSum."""
+
+
+def csr_relu(x: CSRTensor) -> CSRTensor:
+    """``csr_relu(x)``: ``ops.relu`` of a CSRTensor's values; the same structure."""
+
+
+def csr_relu6(x: CSRTensor) -> CSRTensor:
+    """``csr_relu6(x)``: ``ops.relu6`` of a CSRTensor's values; the same structure."""
+
+
+def csr_round(x: CSRTensor) -> CSRTensor:
+    """``csr_round(x)``: ``ops.round`` of a CSRTensor's values; the same structure."""
+
+
+def csr_sigmoid(x: CSRTensor) -> CSRTensor:
+    """``csr_sigmoid(x)``: ``ops.sigmoid`` of a CSRTensor's values; the same structure."""
+
+
+def csr_sin(x: CSRTensor) -> CSRTensor:
+    """``csr_sin(x)``: ``ops.sin`` of a CSRTensor's values; the same structure."""
+
+
+def csr_sinh(x: CSRTensor) -> CSRTensor:
+    """``csr_sinh(x)``: ``ops.sinh`` of a CSRTensor's values; the same structure."""
+
+
+def csr_softmax(logits: CSRTensor, dtype: Any) -> CSRTensor:
+    """``csr_softmax(logits, dtype)``: the softmax of each row over its stored entries (absent entries are -inf, not 0),
+    as a CSRTensor of `dtype` values with the same structure."""
+
+
+def csr_softsign(x: CSRTensor) -> CSRTensor:
+    """``csr_softsign(x)``: ``ops.softsign`` of a CSRTensor's values; the same structure."""
+
+
+def csr_sqrt(x: CSRTensor) -> CSRTensor:
+    """``csr_sqrt(x)``: ``ops.sqrt`` of a CSRTensor's values; the same structure."""
+
+
+def csr_square(x: CSRTensor) -> CSRTensor:
+    """``csr_square(x)``: ``ops.square`` of a CSRTensor's values; the same structure."""
+
+
+def csr_tan(x: CSRTensor) -> CSRTensor:
+    """``csr_tan(x)``: ``ops.tan`` of a CSRTensor's values; the same structure."""
+
+
+def csr_tanh(x: CSRTensor) -> CSRTensor:
+    """``csr_tanh(x)``: ``ops.tanh`` of a CSRTensor's values; the same structure."""
+
+
+def csr_to_coo(tensor: CSRTensor) -> COOTensor:
+    """``csr_to_coo(tensor)``: the same entries as a COOTensor."""
+
+
+def csr_to_dense(csr_tensor: CSRTensor) -> Tensor:
+    """``csr_to_dense(csr_tensor)``: the dense matrix."""
+
+
+def ctc_greedy_decoder(
+    inputs: Tensor,
+    sequence_length: Tensor,
+    merge_repeated: bool = True,
+) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """Greedy CTC decoding of `inputs` (max_time, batch, num_classes) logits with per-entry `sequence_length` (batch,):
+    (decoded_indices, decoded_values, decoded_shape, log_probability)."""
 
 
 def cummax(input: Tensor, axis: int) -> tuple[Tensor, Tensor]:
@@ -372,6 +1170,10 @@ def cumsum(x: Tensor, axis: Any = None, dtype: Any = None) -> Tensor:
     """Cumulative sum along `axis` (of the flattened input when None); `dtype` casts first."""
 
 
+def deepcopy(input_x: Tensor) -> Tensor:
+    """A new tensor with the values of `input_x` (not sharing its memory)."""
+
+
 def deg2rad(x: Tensor) -> Tensor:
     """Degrees to radians."""
 
@@ -380,17 +1182,63 @@ def dense(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """input @ weight.T + bias, as MindSpore's `ops.dense` (weight is (out, in))."""
 
 
+def dense_to_sparse_coo(tensor: Tensor) -> COOTensor:
+    """``dense_to_sparse_coo(tensor)``: the nonzero entries (row-major order, int64 indices) as a COOTensor;
+    differentiable w.r.t. `tensor` at those entries."""
+
+
+def dense_to_sparse_csr(tensor: Tensor) -> CSRTensor:
+    """``dense_to_sparse_csr(tensor)``: a 2-D tensor's nonzero entries as a CSRTensor (int64)."""
+
+
+def det(input: Tensor) -> Tensor:
+    """The determinant of each square matrix in the last two axes of `input`."""
+
+
 def diag(input: Tensor) -> Tensor:
     """MindSpore's diag: a tensor of shape ``input.shape + input.shape`` with `input`'s values on its diagonal (a 1-D
     input gives the square diagonal matrix)."""
+
+
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """A tensor whose diagonals over (dim1, dim2) hold the last axis of `input` (zeros elsewhere)."""
+
+
+def diagflat(input: Tensor, offset: int = 0) -> Tensor:
+    """A 2-D matrix with the flattened `input` on its `offset` diagonal and zeros elsewhere."""
+
+
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """The diagonal of `input` over axes (dim1, dim2), offset above (> 0) or below (< 0) the main one, as the last axis
+    of the result."""
+
+
+def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """`input` with its (offset, dim1, dim2) diagonal replaced by `src` (shaped as `diagonal` returns)."""
 
 
 def diff(x: Tensor, n: int = 1, axis: int = -1, prepend: Any = None, append: Any = None) -> Tensor:
     """The n-th forward difference along `axis`, after joining `prepend` and `append` to `x`."""
 
 
+def diff_ext(input: Tensor, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None) -> Tensor:
+    """The n-th forward difference along `dim` (the same as `diff`)."""
+
+
+def digamma(input: Tensor) -> Tensor:
+    """The digamma function psi(x) = d/dx log Gamma(x) of each element (poles at 0, -1, -2, ...)."""
+
+
+def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
+    """The p-norm of input - other (broadcast), over every element (a 0-D tensor)."""
+
+
 def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     """Divides `input` by `other` element-wise."""
+
+
+def divide(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+    """input / other; `rounding_mode` 'floor' or 'trunc' rounds the quotient (the same as `div`)."""
 
 
 def dot(input: Tensor, other: Tensor) -> Tensor:
@@ -402,12 +1250,40 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, seed: int | No
     returns the input unchanged when not training (or p = 0)."""
 
 
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
+    """Zeroes whole channels of an (N, C, L) or (C, L) input with probability `p` (kept ones scaled by 1/(1 - p)); the
+    input itself when not training."""
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
+    """Zeroes whole channels of an (N, C, H, W) input with probability `p` (kept ones scaled by 1/(1 - p)); the input
+    itself when not training."""
+
+
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
+    """Zeroes whole channels of an (N, C, D, H, W) input with probability `p` (kept ones scaled by 1/(1 - p)); the input
+    itself when not training."""
+
+
 def dsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
     """Split along axis 2 (rank >= 3)."""
 
 
 def dstack(tensors: Sequence[Tensor]) -> Tensor:
     """The tensors, made at least 3-D, joined along axis 2."""
+
+
+def dyn_shape(input_x: Tensor) -> Tensor:
+    """The shape of `input_x` as a 1-D int64 tensor."""
+
+
+def einsum(equation: str, *operands: Tensor) -> Tensor:
+    """Einstein summation over `operands` as `equation` says (e.g. ``"bij,bjk->bik"``); '...' broadcasts. The operands
+    may also be given as one list or tuple."""
+
+
+def einsum_ext(equation: str, *operands: Tensor) -> Tensor:
+    """The same as `einsum` (MindSpore's extended-API name)."""
 
 
 def elu(input_x: Tensor, alpha: float = 1.0) -> Tensor:
@@ -433,6 +1309,15 @@ def empty_like(input: Tensor, *, dtype: Any = None) -> Tensor:
     """Same as `zeros_like` (Spore zero-fills 'empty' tensors)."""
 
 
+def eps(x: Tensor) -> Tensor:
+    """A tensor of `x`'s shape and float dtype filled with that dtype's machine epsilon (the gap between 1 and the next
+    representable number: 1.1920929e-07 for float32, as MindSpore prints)."""
+
+
+def eq(input: Any, other: Any) -> Tensor:
+    """input == other element-wise (bool; the same as `equal`)."""
+
+
 def equal(input: Any, other: Any) -> Tensor:
     """Computes the equivalence between two tensors element-wise (bool result)."""
 
@@ -445,8 +1330,28 @@ def erfc(input: Tensor) -> Tensor:
     """Complementary error function of each element: 1 - erf(x), accurate where erf(x) is near 1."""
 
 
+def erfinv(input: Tensor) -> Tensor:
+    """The inverse error function of each element: y with erf(y) = x, +-inf at +-1, NaN outside."""
+
+
+def erfinv_(input: Tensor) -> Tensor:
+    """In-place erfinv: `input` becomes erfinv(input) (returned)."""
+
+
 def exp(input: Tensor) -> Tensor:
     """Computes exponential of the input tensor element-wise."""
+
+
+def exp2(input: Tensor) -> Tensor:
+    """2 ** x element-wise (integer inputs in float32)."""
+
+
+def expand(input_x: Tensor, size: Any) -> Tensor:
+    """`input_x` broadcast to `size` (a tuple or a 1-D int tensor; -1 keeps that axis)."""
+
+
+def expand_as(input: Tensor, other: Tensor) -> Tensor:
+    """`input` broadcast to the shape of `other`."""
 
 
 def expand_dims(input_x: Tensor, axis: int) -> Tensor:
@@ -457,12 +1362,32 @@ def expm1(input: Tensor) -> Tensor:
     """Returns exponential then minus 1 of a tensor element-wise."""
 
 
+def exponential_(input: Tensor, lambd: float = 1, *, generator: Any = None) -> Tensor:
+    """Fills `input` in place with samples of the exponential distribution of rate `lambd`."""
+
+
 def eye(n: int, m: int | None = None, dtype: Any = None) -> Tensor:
     """An n x m matrix with ones on the diagonal (float32 unless `dtype`)."""
 
 
+def fast_gelu(x: Tensor) -> Tensor:
+    """FastGeLU: x / (1 + exp(-1.702 |x|)) * exp(0.851 (x - |x|)), i.e. x * sigmoid(1.702 x)."""
+
+
+def fftfreq(n: int, d: float = 1.0, dtype: Any = None) -> Tensor:
+    """The sample frequencies of an n-point DFT with sample spacing `d`: [0, 1, ..., -1] / (d n)."""
+
+
+def fftshift(input: Tensor, dim: Any = None) -> Tensor:
+    """Moves the zero-frequency entry to the centre: a roll by n // 2 along each of `dim` (every axis when None)."""
+
+
 def fill(type: Any, shape: Any, value: Any) -> Tensor:
     """A tensor of `shape` and dtype `type` filled with `value`."""
+
+
+def fills(x: Tensor, value: Any) -> Tensor:
+    """A tensor of `x`'s shape and dtype filled with `value` (a number or a 0-D tensor)."""
 
 
 def flatten(input: Tensor, order: str = 'C', *, start_dim: int = 1, end_dim: int = -1) -> Tensor:
@@ -486,8 +1411,16 @@ def float_power(input: Any, exponent: Any) -> Tensor:
     """input ** exponent computed in float64 (MindSpore's float_power)."""
 
 
+def float_power_ext(input: Any, exponent: Any) -> Tensor:
+    """input ** exponent computed in float64 (the same as `float_power`)."""
+
+
 def floor(input: Tensor) -> Tensor:
     """Rounds each element down to the nearest integer (integer tensors are returned as they are)."""
+
+
+def floor_div(x: Any, y: Any) -> Tensor:
+    """x / y rounded down element-wise (the same as `floor_divide`)."""
 
 
 def floor_divide(input: Any, other: Any) -> Tensor:
@@ -498,8 +1431,27 @@ def floor_mod(x: Any, y: Any) -> Tensor:
     """Remainder of floor division element-wise (the result has the sign of `y`)."""
 
 
+def fmax(input: Any, other: Any) -> Tensor:
+    """Element-wise maximum that ignores NaN: where one operand is NaN the other is returned."""
+
+
+def fmin(input: Any, other: Any) -> Tensor:
+    """Element-wise minimum that ignores NaN: where one operand is NaN the other is returned."""
+
+
 def fmod(input: Tensor, other: Any) -> Tensor:
     """The remainder of input / other with the sign of `input` (C's fmod; `remainder` is NumPy's %)."""
+
+
+def fold(
+    input: Tensor,
+    output_size: Any,
+    kernel_size: Any,
+    dilation: Any = 1,
+    padding: Any = 0,
+    stride: Any = 1,
+) -> Tensor:
+    """col2im, the adjoint of `unfold`: (N, C * kH * kW, L) -> (N, C, H, W), overlapping values summed."""
 
 
 def frac(x: Tensor) -> Tensor:
@@ -514,6 +1466,10 @@ def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None) -> Tensor:
     """A tensor of `input`'s shape (and dtype unless given) filled with `fill_value`."""
 
 
+def gamma(shape: tuple[int, ...], alpha: Tensor, beta: Tensor, seed: int | None = None) -> Tensor:
+    """Gamma(alpha, rate=beta) float32 samples of the broadcast shape of `shape`, `alpha`, `beta`."""
+
+
 def gather(input_params: Tensor, input_indices: Any, axis: int, batch_dims: int = 0) -> Tensor:
     """Slices of `input_params` along `axis` at `input_indices`; out-of-range indices raise."""
 
@@ -526,8 +1482,40 @@ def gather_elements(input: Tensor, dim: int, index: Any) -> Tensor:
     """Values of `input` along `dim` at `index` (index has input's rank): torch.gather semantics."""
 
 
+def gather_into_tensor(
+    output_tensor: Tensor,
+    input_tensor: Tensor,
+    dst: int = 0,
+    group: str | None = None,
+    async_op: bool = False,
+) -> CommHandle | None:
+    """Concatenate every rank's `input_tensor` along axis 0 into `output_tensor` on rank `dst` (the other ranks'
+    `output_tensor` is left alone)."""
+
+
 def gather_nd(input_x: Tensor, indices: Any) -> Tensor:
     """Slices of `input_x` at N-d `indices` (shape (..., k) indexing the first k dims)."""
+
+
+def gather_object(obj: Any, object_gather_list: list | None = None, dst: int = 0, group: str | None = None) -> None:
+    """Gather every rank's picklable `obj` into `object_gather_list` on rank `dst` (which must give a list of the group
+    size; the other ranks may pass None)."""
+
+
+def gaussian_nll_loss(
+    x: Tensor,
+    target: Tensor,
+    var: Tensor,
+    full: bool = False,
+    eps: float = 1e-06,
+    reduction: str = 'mean',
+) -> Tensor:
+    """Gaussian negative log likelihood: 0.5 (log(var) + (x - target)^2 / var) (+ 0.5 log(2 pi) when `full`), with `var`
+    clamped below at `eps`; `var` may have one dimension fewer or a last size of 1 (one variance per row)."""
+
+
+def gcd(input: Any, other: Any) -> Tensor:
+    """Greatest common divisor of two integer tensors, element-wise with broadcasting (non-negative; gcd(0, 0) = 0)."""
 
 
 def ge(input: Any, other: Any) -> Tensor:
@@ -538,13 +1526,41 @@ def gelu(input: Tensor, approximate: str = 'none') -> Tensor:
     """Gaussian error linear unit; `approximate` is 'none' (erf) or 'tanh'."""
 
 
+def geqrf(input: Tensor) -> tuple[Tensor, Tensor]:
+    """(y, tau): the Householder QR factorisation of `input` in LAPACK's compact geqrf form."""
+
+
 def ger(input: Tensor, vec2: Tensor) -> Tensor:
     """The outer product of two 1-D tensors (the same as `outer`)."""
+
+
+def get_backend(group: str | None = None) -> str:
+    """The name of the communication backend `group` runs on: always ``"mpi"`` in Spore (MindSpore answers
+    "hccl"/"nccl"/"mccl" for its device backends)."""
+
+
+def get_world_size(group: str | None = None) -> int:
+    """How many processes `group` (the world when None) has: 1 unless launched with mpirun."""
 
 
 def getitem(tensor: Tensor, index: Any) -> Tensor:
     """`tensor[index]`: ints (negative too), slices with any step, None, Ellipsis, boolean masks and integer
     arrays/lists/Tensors, mixed as NumPy allows. Differentiable."""
+
+
+def glu(x: Tensor, axis: int = -1) -> Tensor:
+    """Gated linear unit: the first half of `x` along `axis` times the sigmoid of the second half."""
+
+
+def grad(
+    fn: Callable,
+    grad_position: Any = 0,
+    weights: Any = None,
+    has_aux: bool = False,
+    return_ids: bool = False,
+    sens_param: bool = False,
+) -> Callable:
+    """A function computing the gradient of `fn` (MindSpore's ``ops.grad``, the same as ``ms.grad``)."""
 
 
 def greater(input: Any, other: Any) -> Tensor:
@@ -555,8 +1571,43 @@ def greater_equal(input: Any, other: Any) -> Tensor:
     """Computes the boolean value of input >= other element-wise."""
 
 
+def group_norm(
+    input: Tensor,
+    num_groups: int,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-05,
+) -> Tensor:
+    """Group normalization of an (N, C, *) input: mean and (biased) variance over each group of C / num_groups channels
+    and the spatial axes, then the per-channel affine `weight`, `bias`."""
+
+
 def gt(input: Any, other: Any) -> Tensor:
     """Computes the boolean value of input > other element-wise."""
+
+
+def gumbel_softmax(logits: Tensor, tau: float = 1.0, hard: bool = False, dim: int = -1) -> Tensor:
+    """A sample of the Gumbel-softmax distribution: softmax((logits + Gumbel noise) / tau) along `dim`; with `hard`, the
+    one-hot of its argmax in the forward pass and the soft sample's gradient in the backward one."""
+
+
+def hamming_window(
+    window_length: int,
+    periodic: bool = True,
+    alpha: float = 0.54,
+    beta: float = 0.46,
+    *,
+    dtype: Any = None,
+) -> Tensor:
+    """The generalized Hamming window alpha - beta cos(2 pi k / (N - 1)) of `window_length` points."""
+
+
+def hann_window(window_length: int, periodic: bool = True, *, dtype: Any = None) -> Tensor:
+    """The Hann window 0.5 - 0.5 cos(2 pi k / (N - 1)) of `window_length` points."""
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """Hard shrinkage: x where |x| > lambd, 0 elsewhere."""
 
 
 def hardsigmoid(input: Tensor) -> Tensor:
@@ -567,8 +1618,21 @@ def hardswish(input: Tensor) -> Tensor:
     """Hard swish: x * relu6(x + 3) / 6."""
 
 
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """Clamps each element into [min_val, max_val] (zero gradient outside)."""
+
+
 def heaviside(input: Tensor, values: Any) -> Tensor:
     """0 where input < 0, 1 where input > 0, `values` where input == 0."""
+
+
+def hinge_embedding_loss(inputs: Tensor, targets: Tensor, margin: float = 1.0, reduction: str = 'mean') -> Tensor:
+    """Hinge embedding loss: x where the target is 1, max(0, margin - x) where it is -1."""
+
+
+def histc(input: Tensor, bins: int = 100, min: float = 0.0, max: float = 0.0) -> Tensor:
+    """Histogram of `input` in `bins` equal bins over [min, max] (the data's range when both are 0); values outside are
+    ignored, the last bin includes `max`."""
 
 
 def hsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
@@ -579,11 +1643,48 @@ def hstack(tensors: Sequence[Tensor]) -> Tensor:
     """Joins horizontally: along axis 0 for 1-D tensors, else axis 1."""
 
 
+def huber_loss(input: Tensor, target: Tensor, reduction: str = 'mean', delta: float = 1.0) -> Tensor:
+    """Huber loss: 0.5 z^2 where |z| < delta, delta (|z| - 0.5 delta) elsewhere (z = input - target)."""
+
+
 def hypot(input: Tensor, other: Any) -> Tensor:
     """sqrt(input**2 + other**2), without overflow for large values."""
 
 
+def i0(input: Tensor) -> Tensor:
+    """Modified Bessel function of the first kind, order 0, of each element."""
+
+
 def identity(input: Tensor) -> Tensor: ...
+
+
+def ifftshift(input: Tensor, dim: Any = None) -> Tensor:
+    """The inverse of `fftshift`: a roll by -(n // 2) along each of `dim` (every axis when None)."""
+
+
+def igamma(input: Any, other: Any) -> Tensor:
+    """Regularized lower incomplete gamma function P(a, x) = gamma(a, x) / Gamma(a), element-wise with broadcasting
+    (`input` is a, `other` is x)."""
+
+
+def igammac(input: Any, other: Any) -> Tensor:
+    """Regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x), element-wise with broadcasting (`input` is a,
+    `other` is x)."""
+
+
+def index_add(
+    x: Tensor,
+    indices: Tensor,
+    y: Tensor,
+    axis: int,
+    use_lock: bool = True,
+    check_index_bound: bool = True,
+) -> Tensor:
+    """`x` with the slices of `y` added at positions `indices` along `axis` (repeats accumulate)."""
+
+
+def index_fill(x: Tensor, axis: int, index: Tensor, value: Any) -> Tensor:
+    """`x` with the slices at positions `index` along `axis` set to `value` (a number or 0-D tensor)."""
 
 
 def index_select(input: Tensor, axis: int, index: Any) -> Tensor:
@@ -597,6 +1698,27 @@ def index_shape(op: str, shape: Sequence[int], index: tuple) -> tuple[int, ...]:
 
 def inner(input: Tensor, other: Tensor) -> Tensor:
     """Sum of products over the last axes (a 0-D operand multiplies): shape a.shape[:-1] + b.shape[:-1]."""
+
+
+def inplace_add(x: Tensor, v: Tensor, indices: Any) -> Tensor:
+    """Adds the rows of `v` to rows `indices` of `x` (axis 0), in place; returns `x`."""
+
+
+def inplace_index_add(var: Tensor, indices: Tensor, updates: Tensor, axis: int) -> Tensor:
+    """Adds the slices of `updates` to positions `indices` of `var` along `axis`, in place."""
+
+
+def inplace_sigmoid(input: Tensor) -> Tensor:
+    """Sigmoid written over `input` in place (returned)."""
+
+
+def inplace_sub(x: Tensor, v: Tensor, indices: Any) -> Tensor:
+    """Subtracts the rows of `v` from rows `indices` of `x` (axis 0), in place; returns `x`."""
+
+
+def inplace_update(x: Tensor, v: Tensor, indices: Any) -> Tensor:
+    """Sets rows `indices` of `x` (axis 0) to the rows of `v`, in place; returns `x` (with repeated indices the last row
+    wins)."""
 
 
 def interpolate(
@@ -613,6 +1735,38 @@ def interpolate(
     the exact coordinates. Differentiable."""
 
 
+def intopk(x1: Tensor, x2: Tensor, k: int) -> Tensor:
+    """Whether each row's target class `x2[i]` is among the `k` largest predictions of `x1[i]` (ties count as in: fewer
+    than `k` entries are strictly larger)."""
+
+
+def inv(x: Tensor) -> Tensor:
+    """1 / x element-wise (integer inputs in float32)."""
+
+
+def inverse(input: Tensor) -> Tensor:
+    """The inverse of a square matrix (or of each in a batch)."""
+
+
+def invert(x: Tensor) -> Tensor:
+    """Bitwise NOT of an integer tensor (~x = -x - 1), logical NOT of a bool one."""
+
+
+def iou(anchor_boxes: Tensor, gt_boxes: Tensor, mode: str = 'iou') -> Tensor:
+    """Intersection over union (``mode='iou'``) or over the ground-truth area (``'iof'``) of every ground-truth box (M,
+    4) against every anchor box (N, 4), boxes as (x0, y0, x1, y1): an (M, N) tensor of `anchor_boxes`' dtype. A bad
+    `mode` raises KeyError, as MindSpore's does."""
+
+
+def irecv(tensor: Tensor, src: int = 0, group: str | None = None, tag: int = 0) -> CommHandle:
+    """Start receiving into `tensor` from global rank `src`; the data is there after `wait()`."""
+
+
+def is_available() -> bool:
+    """Whether distributed communication can run here: True when mpi4py (Spore's MPI backend, see `spore.communication`)
+    imports."""
+
+
 def is_complex(input: Tensor) -> bool:
     """Whether the dtype is complex (never, in Spore: it has no complex dtypes)."""
 
@@ -621,8 +1775,24 @@ def is_floating_point(input: Tensor) -> bool:
     """Whether the dtype is a floating-point one."""
 
 
+def is_initialized() -> bool:
+    """Whether `spore.communication.init()` has been called (and not `release()`d) in this process."""
+
+
+def is_nonzero(input: Tensor) -> bool:
+    """Whether the single element of `input` is nonzero (an error for any other size)."""
+
+
+def is_tensor(obj: Any) -> bool:
+    """Whether `obj` is a Tensor (a Parameter is one)."""
+
+
 def isclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
     """Whether each pair of elements is close: |input - other| <= atol + rtol * |other|."""
+
+
+def isend(tensor: Tensor, dst: int = 0, group: str | None = None, tag: int = 0) -> CommHandle:
+    """Start sending `tensor` to global rank `dst`; the returned handle's `wait()` completes it."""
 
 
 def isfinite(input: Tensor) -> Tensor:
@@ -637,6 +1807,10 @@ def isnan(input: Tensor) -> Tensor:
     """Determines which elements are NaN."""
 
 
+def isnan_ext(tensor: Tensor) -> Tensor:
+    """Which elements are NaN (the same as `isnan`)."""
+
+
 def isneginf(input: Tensor) -> Tensor:
     """Which elements are -inf."""
 
@@ -649,12 +1823,38 @@ def isreal(input: Tensor) -> Tensor:
     """Which elements are real: all of them (Spore has no complex dtypes)."""
 
 
+def jacfwd(fn: Callable, grad_position: Any = 0, has_aux: bool = False) -> Callable:
+    """fn's Jacobian by forward mode; see `spore.jacfwd`."""
+
+
+def jacrev(fn: Callable, grad_position: Any = 0, has_aux: bool = False) -> Callable:
+    """fn's Jacobian by reverse mode; see `spore.jacrev`."""
+
+
+def jvp(fn: Callable, inputs: Any, v: Any, has_aux: bool = False) -> Any:
+    """(fn(inputs), the Jacobian-vector product with `v`); see `spore.jvp`."""
+
+
+def kaiser_window(window_length: int, periodic: bool = True, beta: float = 12.0, *, dtype: Any = None) -> Tensor:
+    """The Kaiser window I0(beta sqrt(1 - (2n/N - 1)^2)) / I0(beta); `periodic` drops the last point of a window one
+    longer (for spectral analysis)."""
+
+
+def kl_div(logits: Tensor, labels: Tensor, reduction: str = 'mean') -> Tensor:
+    """labels * (log(labels) - logits) (0 where labels == 0), reduced: 'mean' over every element, 'batchmean' over the
+    first axis, 'sum' or 'none'."""
+
+
 def kron(input: Tensor, other: Tensor) -> Tensor:
     """The Kronecker product: every entry of `input` times the whole of `other`."""
 
 
 def l1_loss(input: Tensor, target: Tensor, reduction: str = 'mean') -> Tensor:
     """Mean absolute error between `input` and `target` (broadcast together)."""
+
+
+def laplace(shape: Any, mean: Any, lambda_param: Any, seed: int | None = None) -> Tensor:
+    """Laplace samples with location `mean` and scale `lambda_param` (broadcast with `shape`)."""
 
 
 def layer_norm(
@@ -665,6 +1865,10 @@ def layer_norm(
     eps: float = 1e-05,
 ) -> Tensor:
     """Applies the Layer Normalization to the mini-batch input over its trailing `normalized_shape`."""
+
+
+def lcm(input: Tensor, other: Tensor) -> Tensor:
+    """The least common multiple of integer tensors, element-wise (0 where either is 0)."""
 
 
 def ldexp(x: Tensor, other: Any) -> Tensor:
@@ -691,6 +1895,10 @@ def less_equal(input: Any, other: Any) -> Tensor:
     """Computes the boolean value of input <= other element-wise."""
 
 
+def lgamma(input: Tensor) -> Tensor:
+    """log|Gamma(x)| element-wise (integers are computed in float32)."""
+
+
 def linspace(start: Any, end: Any, steps: int) -> Tensor:
     """`steps` evenly spaced float32 values from `start` to `end`, both included."""
 
@@ -711,6 +1919,10 @@ def log2(input: Tensor) -> Tensor:
     """Returns the logarithm to the base 2 of a tensor element-wise."""
 
 
+def log_matrix_determinant(input: Tensor) -> tuple[Tensor, Tensor]:
+    """(sign, log|det|): the same as `slogdet`."""
+
+
 def log_softmax(logits: Tensor, axis: int = -1) -> Tensor:
     """Log of softmax along `axis`, computed stably."""
 
@@ -725,6 +1937,10 @@ def logaddexp2(input: Tensor, other: Any) -> Tensor:
 
 def logcumsumexp(input: Tensor, axis: int) -> Tensor:
     """log(cumsum(exp(input))) along `axis`, computed stably."""
+
+
+def logdet(input: Tensor) -> Tensor:
+    """log(det(input)): NaN where the determinant is negative, -inf where it is 0."""
 
 
 def logical_and(input: Any, other: Any) -> Tensor:
@@ -747,6 +1963,10 @@ def logit(input: Tensor, eps: float | None = None) -> Tensor:
     """log(p / (1 - p)), with p clamped to [eps, 1 - eps] when `eps` is given."""
 
 
+def logsigmoid(x: Tensor) -> Tensor:
+    """log(sigmoid(x)) = -softplus(-x), computed without overflow."""
+
+
 def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any = None) -> Tensor:
     """`steps` values base**t for t evenly spaced from `start` to `end` (float32 unless `dtype`)."""
 
@@ -755,8 +1975,55 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     """log(sum(exp(input))) over `dim`, computed stably by subtracting the maximum first."""
 
 
+def lp_pool1d(x: Tensor, norm_type: Any, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> Tensor:
+    """1-D power-average pooling of an (N, C, L) or (C, L) input: (sum over the window of x^p)^(1/p)."""
+
+
+def lp_pool2d(x: Tensor, norm_type: Any, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> Tensor:
+    """2-D power-average pooling of an (N, C, H, W) input: (sum over the window of x^p)^(1/p)."""
+
+
+def lrn(
+    x: Tensor,
+    depth_radius: int = 5,
+    bias: float = 1.0,
+    alpha: float = 1.0,
+    beta: float = 0.5,
+    norm_region: str = 'ACROSS_CHANNELS',
+) -> Tensor:
+    """Local response normalisation across channels (axis 1 of NCHW): x / (bias + alpha * sum of x^2 over channels c -
+    r..c + r) ** beta."""
+
+
+def lstsq(input: Tensor, A: Tensor) -> Tensor:
+    """The least-squares (minimum-norm) solution X of input @ X = A: input (m, n), A (m, k) or (m,)."""
+
+
 def lt(input: Any, other: Any) -> Tensor:
     """Computes the boolean value of input < other element-wise."""
+
+
+def lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
+    """X with A @ X = b, A = P @ L @ U given packed (LU_data, LU_pivots) as from an LU factorisation."""
+
+
+def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpack_pivots: bool = True) -> Any:
+    """(P, L, U) from a packed LU factorisation: L unit lower (m, k), U upper (k, n), P from the 1-based pivots; A = P @
+    L @ U. Parts not unpacked are returned empty."""
+
+
+def make_sparse_tensor(indices: Tensor, values: Tensor, dense_shape: Any) -> COOTensor:
+    """``make_sparse_tensor(indices, values, dense_shape)``: a COOTensor (MindSpore's older name)."""
+
+
+def margin_ranking_loss(
+    input1: Tensor,
+    input2: Tensor,
+    target: Tensor,
+    margin: float = 0.0,
+    reduction: str = 'mean',
+) -> Tensor:
+    """max(0, -target * (input1 - input2) + margin), reduced."""
 
 
 def masked_fill(input_x: Tensor, mask: Any, value: Any) -> Tensor:
@@ -769,6 +2036,60 @@ def masked_select(input: Tensor, mask: Any) -> Tensor:
 
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """Matrix product of two tensors, with NumPy's rules for 1-D and batched inputs."""
+
+
+def matrix_band_part(x: Tensor, lower: Any, upper: Any) -> Tensor:
+    """x with every entry outside the band zeroed: keep (i, j) where (lower < 0 or i - j <= lower) and (upper < 0 or j -
+    i <= upper)."""
+
+
+def matrix_determinant(input: Tensor) -> Tensor:
+    """det of a square matrix (or of each in a batch): sign * exp(log|det|)."""
+
+
+def matrix_diag(
+    x: Tensor,
+    k: Any = 0,
+    num_rows: Any = -1,
+    num_cols: Any = -1,
+    padding_value: Any = 0,
+    align: str = 'RIGHT_LEFT',
+) -> Tensor:
+    """A batch of matrices with `x` (..., L) on diagonal k and `padding_value` elsewhere; the matrix is square, L + |k|
+    on a side, unless num_rows/num_cols say otherwise. Only a single diagonal k is supported (align only matters for
+    several)."""
+
+
+def matrix_diag_part(x: Tensor, k: Any, padding_value: Any, align: str = 'RIGHT_LEFT') -> Tensor:
+    """Diagonal k of each matrix of `x` (a single k; padding_value and align matter only for several)."""
+
+
+def matrix_exp(input: Tensor) -> Tensor:
+    """exp of each square matrix, by scaling and squaring a degree-18 Taylor polynomial (the scale from the matrix
+    1-norm so the scaled norm is <= 1/2)."""
+
+
+def matrix_norm(
+    A: Tensor,
+    ord: Any = 'fro',
+    axis: Sequence[int] = (-2, -1),
+    keepdims: bool = False,
+    *,
+    dtype: Any = None,
+) -> Tensor:
+    """The matrix norm over the two axes `axis`: 'fro', 'nuc', inf, -inf, 1, -1, 2 or -2."""
+
+
+def matrix_power(input: Tensor, n: int) -> Tensor:
+    """input ** n by repeated squaring (n < 0 uses the inverse; n = 0 gives the identity)."""
+
+
+def matrix_set_diag(x: Tensor, diagonal: Tensor, k: Any = 0, align: str = 'RIGHT_LEFT') -> Tensor:
+    """x with its diagonal k replaced by `diagonal` (a single k)."""
+
+
+def matrix_solve(matrix: Tensor, rhs: Tensor, adjoint: bool = False) -> Tensor:
+    """X with matrix @ X = rhs (adjoint: matrix^H @ X = rhs), for each matrix of a batch."""
 
 
 def max(
@@ -809,12 +2130,66 @@ def max_pool2d_padmode(
     or 'pad' (`padding`: an int, (h, w) or (top, bottom, left, right))."""
 
 
+def max_pool3d(
+    x: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> Any:
+    """3-D max pooling of an (N, C, D, H, W) or (C, D, H, W) input; `padding` (an int or (d, h, w)) pads both sides with
+    -inf. With return_indices, also the argmax: the flat index d*H*W + h*W + w within each input volume (int64)."""
+
+
+def max_unpool1d(
+    x: Tensor,
+    indices: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    output_size: Any = None,
+) -> Tensor:
+    """Partial inverse of max_pool1d: each value goes to the position its index names in a zero output of length (L - 1)
+    * stride - 2 * padding + kernel_size (or output_size)."""
+
+
+def max_unpool2d(
+    x: Tensor,
+    indices: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    output_size: Any = None,
+) -> Tensor:
+    """Partial inverse of max_pool2d (with return_indices): values scattered to their flat positions h * W_out + w in a
+    zero output."""
+
+
+def max_unpool3d(
+    x: Tensor,
+    indices: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    output_size: Any = None,
+) -> Tensor:
+    """Partial inverse of max_pool3d (with return_indices): values scattered to their flat positions in a zero output
+    volume."""
+
+
 def maximum(input: Any, other: Any) -> Tensor:
     """Computes the maximum of two inputs element-wise (ties share the gradient equally)."""
 
 
 def mean(x: Tensor, axis: Any = None, keep_dims: bool = False) -> Tensor:
     """Mean of the elements over `axis` (all when None); integer inputs average in float32."""
+
+
+def median(input: Tensor, axis: int = -1, keepdims: bool = False) -> tuple[Tensor, Tensor]:
+    """(values, indices) of the median along `axis`: the lower middle value for an even count; a NaN in the slice makes
+    the median NaN."""
 
 
 def meshgrid(*inputs: Tensor, indexing: str = 'xy') -> tuple[Tensor, ...]:
@@ -836,12 +2211,21 @@ def minimum(input: Any, other: Any) -> Tensor:
     """Computes the minimum of two inputs element-wise (ties share the gradient equally)."""
 
 
+def mirror_pad(input_x: Tensor, paddings: Any, mode: str) -> Tensor:
+    """input_x padded by mirroring: 'REFLECT' excludes the edge (as np.pad 'reflect'), 'SYMMETRIC' repeats it; paddings
+    (ndim, 2) gives (before, after) per axis."""
+
+
 def mish(x: Tensor) -> Tensor:
     """Mish: x * tanh(softplus(x))."""
 
 
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """The product of two 2-D matrices."""
+
+
+def move_to(input: Tensor, to: str = 'CPU', blocking: bool = True) -> Tensor:
+    """`input` on device `to`: Spore runs on the CPU only, so 'CPU' returns it and anything else is refused."""
 
 
 def moveaxis(x: Tensor, source: Any, destination: Any) -> Tensor:
@@ -856,6 +2240,10 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = 'mean') -> Tensor:
     """Mean squared error between `input` and `target` (broadcast together)."""
 
 
+def mse_loss_ext(input: Tensor, target: Tensor, reduction: str = 'mean') -> Tensor:
+    """(input - target) ** 2 (broadcast), reduced."""
+
+
 def msort(input: Tensor) -> Tensor:
     """`input` sorted along its first axis."""
 
@@ -864,8 +2252,57 @@ def mul(input: Any, other: Any) -> Tensor:
     """Multiplies `input` by `other` element-wise."""
 
 
+def multi_margin_loss(
+    input: Tensor,
+    target: Tensor,
+    p: int = 1,
+    margin: float = 1,
+    weight: Tensor | None = None,
+    reduction: str = 'mean',
+) -> Tensor:
+    """Per sample: sum over i != y of max(0, margin - x[y] + x[i]) ** p / C (times weight[y])."""
+
+
+def multilabel_margin_loss(input: Tensor, target: Tensor, reduction: str = 'mean') -> Tensor:
+    """Per sample: sum over target classes j (target's entries before its first -1) and non-target classes i of max(0, 1
+    - (x[j] - x[i])) / C."""
+
+
+def multilabel_soft_margin_loss(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    reduction: str = 'mean',
+) -> Tensor:
+    """-mean over classes of (y log sigmoid(x) + (1 - y) log sigmoid(-x)) (times `weight`), reduced over the batch."""
+
+
+def multinomial(input: Tensor, num_samples: int, replacement: bool = True, seed: int | None = None) -> Tensor:
+    """int64 indices drawn with probabilities proportional to each row of `input` (1-D or 2-D, non-negative): with
+    replacement independent draws, without it distinct indices (Gumbel-top-k)."""
+
+
+def multinomial_with_replacement(
+    x: Tensor,
+    seed: Any,
+    offset: Any,
+    numsamples: int,
+    replacement: bool = False,
+) -> Tensor:
+    """int64 draws from the rows of x (weights), `numsamples` per row (seed 0 with offset 0: the global generator)."""
+
+
 def multiply(input: Any, other: Any) -> Tensor:
     """Multiplies `input` by `other` element-wise (same as `mul`)."""
+
+
+def mv(mat: Tensor, vec: Tensor) -> Tensor:
+    """The matrix-vector product of a 2-D `mat` (n, m) and a 1-D `vec` (m,)."""
+
+
+def mvlgamma(input: Tensor, p: int) -> Tensor:
+    """The multivariate log-gamma of dimension p: p(p-1)/4 log(pi) + sum_{i<p} lgamma(x - i/2); every element must be >
+    (p - 1) / 2."""
 
 
 def nan_to_num(
@@ -879,6 +2316,14 @@ def nan_to_num(
 
 def nanmean(input: Tensor, axis: Any = None, keepdims: bool = False, *, dtype: Any = None) -> Tensor:
     """The mean over `axis` of the elements that are not NaN (NaN where all are)."""
+
+
+def nanmedian(input: Tensor, axis: int = -1, keepdims: bool = False) -> tuple[Tensor, Tensor]:
+    """(values, indices) of the median along `axis` ignoring NaNs (NaN where a slice is all NaN)."""
+
+
+def nanquantile(input: Tensor, q: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
+    """`quantile` ignoring NaNs (NaN where a slice is all NaN)."""
 
 
 def nansum(input: Tensor, axis: Any = None, keepdims: bool = False, *, dtype: Any = None) -> Tensor:
@@ -895,6 +2340,14 @@ def ne(input: Any, other: Any) -> Tensor:
 
 def neg(input: Tensor) -> Tensor:
     """Returns -input element-wise."""
+
+
+def negative(input: Tensor) -> Tensor:
+    """-input (the same as `neg`)."""
+
+
+def nextafter(input: Tensor, other: Any) -> Tensor:
+    """The next representable float after each element of input towards other."""
 
 
 def nll_loss(
@@ -920,6 +2373,10 @@ def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *, 
 
 def normal(shape: Any, mean: Any, stddev: Any, seed: Any = None) -> Tensor:
     """Normal samples with `mean` and `stddev` (broadcast with `shape`), float32."""
+
+
+def normal_(input: Tensor, mean: Any = 0, std: Any = 1, *, generator: Any = None) -> Tensor:
+    """Fills `input` with normal samples of `mean` and `std`, in place."""
 
 
 def normalize_index(op: str, shape: Sequence[int], index: Any, traced: list | None = None) -> tuple:
@@ -962,13 +2419,45 @@ def pad(input_x: Tensor, padding: Any, mode: str = 'constant', value: Any = None
     'replicate', 'circular'."""
 
 
+def padding(x: Tensor, pad_dim_size: int = 8) -> Tensor:
+    """x (..., 1) zero-padded on its last axis to pad_dim_size."""
+
+
+def pdist(input: Tensor, p: float = 2.0) -> Tensor:
+    """The p-norm distances between all pairs of rows i < j of each (..., N, M) input: (..., N(N-1)/2)."""
+
+
 def permute(input: Tensor, *axis: Any) -> Tensor:
     """Permutes the dimensions (`ops.permute(x, (1, 0))`, or `x.permute(1, 0)` as a method)."""
+
+
+def pinv(x: Tensor, *, atol: float | None = None, rtol: float | None = None, hermitian: bool = False) -> Tensor:
+    """The pseudo-inverse of each matrix (singular values below max(atol, rtol * largest) dropped)."""
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    """(..., C r^2, H, W) -> (..., C, H r, W r): depth to space (sub-pixel convolution)."""
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    """(..., C, H r, W r) -> (..., C r^2, H, W): space to depth, the inverse of pixel_shuffle."""
+
+
+def poisson(shape: Any, mean: Tensor, seed: int | None = None) -> Tensor:
+    """Poisson(mean) samples of `shape` broadcast with mean.shape, float32."""
+
+
+def polygamma(n: Any, input: Tensor) -> Tensor:
+    """The n-th derivative of digamma at each element of `input` (`n` an int or a 0-d int tensor)."""
 
 
 def pool2d(x: Tensor, mode: str, kernel_size: Any = 1, stride: Any = 1, pad_mode: str = 'valid') -> Tensor:
     """Max (`mode='max'`) or average (`mode='avg'`) pooling with TF-style pad_mode 'valid' / 'same', as nn.MaxPool2d /
     nn.AvgPool2d and ops.MaxPool / ops.AvgPool do it (for 'same', average pooling does not count the padding)."""
+
+
+def population_count(input_x: Tensor) -> Tensor:
+    """The number of 1 bits of each integer element, as uint8."""
 
 
 def positive(input: Tensor) -> Tensor:
@@ -977,6 +2466,10 @@ def positive(input: Tensor) -> Tensor:
 
 def pow(input: Any, exponent: Any) -> Tensor:
     """Raises `input` to the power `exponent` element-wise (either may be a Python number)."""
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """x where x >= 0, weight * x elsewhere; `weight` is one slope or one per channel (axis 1)."""
 
 
 def primitive(cls: type | None = None, *, internal: bool = False) -> Any:
@@ -990,6 +2483,19 @@ def print_(*input_x: Any) -> None:
 
 def prod(input: Tensor, axis: Any = None, keep_dims: bool = False, dtype: Any = None) -> Tensor:
     """Product of the elements over `axis` (all when None); `dtype` casts the input first."""
+
+
+def put_(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """input.flatten()[index] = source (or += with accumulate), in place; negative indices count from the end."""
+
+
+def qr(input: Tensor, mode: str = 'reduced') -> tuple[Tensor, Tensor]:
+    """(Q, R) with input = Q @ R: mode 'reduced' (Q of shape (m, min(m, n))) or 'complete'."""
+
+
+def quantile(input: Tensor, q: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
+    """The q-th quantiles along `axis` (of every element when None), linearly interpolated; a 1-D q adds a leading axis
+    of its length. A NaN in a slice makes its quantiles NaN."""
 
 
 def rad2deg(x: Tensor) -> Tensor:
@@ -1020,6 +2526,23 @@ def randn_like(input: Tensor, seed: Any = None, *, dtype: Any = None) -> Tensor:
     """`randn` in `input`'s shape (and dtype unless given)."""
 
 
+def random_(input: Tensor, from_: int = 0, to: int | None = None, *, generator: Any = None) -> Tensor:
+    """Fills `input` with integers uniform in [from_, to) (to=None: up to the dtype's largest exactly representable
+    value, 2**mantissa for floats), in place."""
+
+
+def random_categorical(logits: Tensor, num_sample: int, seed: int = 0, dtype: Any = ...) -> Tensor:
+    """(batch, num_sample) class indices drawn from softmax(logits) per row (2-D logits)."""
+
+
+def random_gamma(shape: Any, alpha: Tensor, seed: int | None = None) -> Tensor:
+    """Gamma(alpha, 1) samples of shape `shape` + alpha.shape (alpha's dtype)."""
+
+
+def random_poisson(shape: Any, rate: Tensor, seed: int | None = None, dtype: Any = ...) -> Tensor:
+    """Poisson(rate) samples of shape `shape` + rate.shape, as `dtype`."""
+
+
 def randperm(n: int, seed: int = 0, offset: int = 0, dtype: Any = ...) -> Tensor:
     """A random permutation of 0..n-1 (from the global generator when `seed` is 0)."""
 
@@ -1037,8 +2560,31 @@ def ravel(input: Tensor) -> Tensor:
     """The elements as a 1-D tensor."""
 
 
+def real(input: Tensor) -> Tensor:
+    """The real part of `input`: the tensor itself (Spore's dtypes are all real)."""
+
+
 def reciprocal(input: Tensor) -> Tensor:
     """Reciprocal of each element: 1 / x (float input)."""
+
+
+def recv(tensor: Tensor, src: int = 0, group: str | None = None, tag: int = 0) -> int:
+    """Receive into `tensor` (its shape and dtype must match what `src` sends); returns 0."""
+
+
+def recv_object_list(object_list: list, src: int = 0, group: str | None = None, device: Any = None) -> None:
+    """Receive `len(object_list)` objects from global rank `src` into `object_list`, in place."""
+
+
+def reduce(
+    tensor: Tensor,
+    dst: int,
+    op: str = 'sum',
+    group: str | None = None,
+    async_op: bool = False,
+) -> CommHandle | None:
+    """Reduce `tensor` over the ranks of `group` with `op` ('sum', 'max', 'min', 'prod'); rank `dst` gets the result in
+    `tensor`, the others keep theirs."""
 
 
 def reduce_max(x: Tensor, axis: Any = (), keep_dims: bool = False) -> Tensor:
@@ -1055,6 +2601,40 @@ def reduce_min(x: Tensor, axis: Any = (), keep_dims: bool = False) -> Tensor:
 
 def reduce_prod(x: Tensor, axis: Any = (), keep_dims: bool = False) -> Tensor:
     """Reduces a dimension of a tensor by multiplying all elements in the dimension."""
+
+
+def reduce_scatter(
+    output: Tensor,
+    input_list: list,
+    op: str = 'sum',
+    group: str | None = None,
+    async_op: bool = False,
+) -> CommHandle | None:
+    """Reduce the list of group-size tensors element-wise over the ranks; rank i gets the reduced i-th tensor in
+    `output`."""
+
+
+def reduce_scatter_tensor(
+    output: Tensor,
+    input: Tensor,
+    op: str = 'sum',
+    group: str | None = None,
+    async_op: bool = False,
+) -> CommHandle | None:
+    """Reduce `input` over the ranks with `op`, then rank i gets the i-th of the group-size equal slices along axis 0 in
+    `output`."""
+
+
+def reduce_scatter_tensor_uneven(
+    output: Tensor,
+    input: Tensor,
+    input_split_sizes: list[int] | None = None,
+    op: str = 'sum',
+    group: str | None = None,
+    async_op: bool = False,
+) -> CommHandle | None:
+    """`reduce_scatter_tensor` with slices of the given sizes along axis 0 (rank i gets ``input_split_sizes[i]`` rows);
+    None means equal slices."""
 
 
 def reduce_sum(x: Tensor, axis: Any = (), keep_dims: bool = False) -> Tensor:
@@ -1077,12 +2657,35 @@ def remainder(input: Any, other: Any) -> Tensor:
     """Remainder of floor division element-wise (the result has the sign of `other`)."""
 
 
+def renorm(input: Tensor, p: float, axis: int, maxnorm: float) -> Tensor:
+    """Each sub-tensor along `axis` (input[..., i, ...]) rescaled to p-norm `maxnorm` where its norm exceeds it (scale
+    maxnorm / (norm + 1e-7), as MindSpore/PyTorch)."""
+
+
+def repeat_elements(x: Tensor, rep: int, axis: int = 0) -> Tensor:
+    """Each element repeated `rep` times along `axis` (the same as `repeat_interleave`)."""
+
+
 def repeat_interleave(input: Tensor, repeats: Any, axis: int | None = None) -> Tensor:
     """Repeats each element `repeats` times along `axis` (the flattened input when None)."""
 
 
 def reshape(input: Tensor, *shape: Any) -> Tensor:
     """Reshape the input tensor based on the given shape."""
+
+
+def reverse(x: Tensor, axis: Any) -> Tensor:
+    """x with the order of the elements along each axis in `axis` reversed (the same as `flip`)."""
+
+
+def reverse_sequence(x: Tensor, seq_lengths: Tensor, seq_dim: int, batch_dim: int = 0) -> Tensor:
+    """For each batch entry b (along `batch_dim`), the first seq_lengths[b] elements along `seq_dim` reversed, the rest
+    kept in place."""
+
+
+def rms_norm(x: Tensor, gamma: Tensor, epsilon: float = 1e-06) -> tuple[Tensor, Tensor]:
+    """(x / rms(x) * gamma, 1 / rms(x)), the root mean square over gamma's trailing axes (MindSpore returns the
+    reciprocal rms as the second output)."""
 
 
 def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
@@ -1093,24 +2696,167 @@ def rot90(input: Tensor, k: int, dims: Sequence[int]) -> Tensor:
     """`input` rotated by 90 degrees `k` times in the plane of `dims` (from the first towards the second)."""
 
 
+def rotary_position_embedding(x: Tensor, cos: Tensor, sin: Tensor, mode: int = 0) -> Tensor:
+    """Rotary position embedding: ``x * cos + rotate(x) * sin``, where rotate maps the halves (x1, x2) of the last axis
+    to (-x2, x1) for ``mode=0`` (rotate_half, GPT-NeoX style) and each interleaved pair (x[2i], x[2i+1]) to
+    (-x[2i+1], x[2i]) for ``mode=1`` (GPT-J style). `cos` and `sin` broadcast against `x`; the last axis must be
+    even."""
+
+
 def round(input: Tensor, *, decimals: int = 0) -> Tensor:
     """Rounds each element half to even, to `decimals` decimal places."""
+
+
+def row_stack(tensors: Sequence[Tensor]) -> Tensor:
+    """The tensors stacked as rows (the same as `vstack`)."""
+
+
+def rrelu(input: Tensor, lower: float = 0.125, upper: float = 0.3333333333333333) -> Tensor:
+    """x where x >= 0, a * x elsewhere with each a drawn from U[lower, upper) (MindSpore draws on every call)."""
 
 
 def rsqrt(input: Tensor) -> Tensor:
     """Reciprocal of the square root of each element: 1 / sqrt(x) (float input)."""
 
 
+def scalar_cast(input_x: Any, input_y: Any) -> Any:
+    """The Python number `input_x` converted to the type `input_y` (mstype.int64 -> int, float -> float, bool)."""
+
+
+def scalar_to_array(input_x: Any) -> Tensor:
+    """A 0-d tensor holding the Python number `input_x` (ints become int64, floats float32)."""
+
+
+def scalar_to_tensor(input_x: Any, dtype: Any = ...) -> Tensor:
+    """A 0-d tensor holding the Python number `input_x`."""
+
+
 def scatter(input: Tensor, axis: int, index: Any, src: Any) -> Tensor:
     """A copy of `input` with `src` written along `axis` at `index` (torch.scatter semantics)."""
+
+
+def scatter_add(input_x: Tensor, indices: Any, updates: Any) -> Tensor:
+    """input_x[indices[i]] += updates[i] along the first axis (repeats accumulate); updates a Parameter in place and
+    returns the result."""
+
+
+def scatter_div(input_x: Tensor, indices: Any, updates: Any) -> Tensor:
+    """input_x[indices[i]] /= updates[i] along the first axis (float input_x)."""
+
+
+def scatter_max(input_x: Tensor, indices: Any, updates: Any) -> Tensor:
+    """input_x[indices[i]] = max(input_x[indices[i]], updates[i]) along the first axis."""
+
+
+def scatter_min(input_x: Tensor, indices: Any, updates: Any) -> Tensor:
+    """input_x[indices[i]] = min(input_x[indices[i]], updates[i]) along the first axis."""
+
+
+def scatter_mul(input_x: Tensor, indices: Any, updates: Any) -> Tensor:
+    """input_x[indices[i]] *= updates[i] along the first axis."""
 
 
 def scatter_nd(indices: Any, updates: Tensor, shape: Sequence[int]) -> Tensor:
     """A zero tensor of `shape` with `updates` added at N-d `indices`."""
 
 
+def scatter_nd_add(input_x: Tensor, indices: Any, updates: Any, use_locking: bool = False) -> Tensor:
+    """input_x with `updates` combined by add at the N-d `indices`; a Parameter `input_x` is updated in place
+    (use_locking has no effect on CPU)."""
+
+
+def scatter_nd_div(input_x: Tensor, indices: Any, updates: Any, use_locking: bool = False) -> Tensor:
+    """input_x with `updates` combined by div at the N-d `indices`; a Parameter `input_x` is updated in place
+    (use_locking has no effect on CPU)."""
+
+
+def scatter_nd_max(input_x: Tensor, indices: Any, updates: Any, use_locking: bool = False) -> Tensor:
+    """input_x with `updates` combined by max at the N-d `indices`; a Parameter `input_x` is updated in place
+    (use_locking has no effect on CPU)."""
+
+
+def scatter_nd_min(input_x: Tensor, indices: Any, updates: Any, use_locking: bool = False) -> Tensor:
+    """input_x with `updates` combined by min at the N-d `indices`; a Parameter `input_x` is updated in place
+    (use_locking has no effect on CPU)."""
+
+
+def scatter_nd_mul(input_x: Tensor, indices: Any, updates: Any, use_locking: bool = False) -> Tensor:
+    """input_x with `updates` combined by mul at the N-d `indices`; a Parameter `input_x` is updated in place
+    (use_locking has no effect on CPU)."""
+
+
+def scatter_nd_sub(input_x: Tensor, indices: Any, updates: Any, use_locking: bool = False) -> Tensor:
+    """input_x with `updates` combined by sub at the N-d `indices`; a Parameter `input_x` is updated in place
+    (use_locking has no effect on CPU)."""
+
+
+def scatter_object_list(
+    scatter_object_output_list: list,
+    scatter_object_input_list: list,
+    src: int = 0,
+    group: str | None = None,
+) -> None:
+    """Rank `src` sends object i of `scatter_object_input_list` (one per rank) to rank i, which stores it in
+    ``scatter_object_output_list[0]``."""
+
+
+def scatter_sub(input_x: Tensor, indices: Any, updates: Any) -> Tensor:
+    """input_x[indices[i]] -= updates[i] along the first axis."""
+
+
+def scatter_tensor(
+    output_tensor: Tensor,
+    input_tensor: Tensor,
+    src: int = 0,
+    group: str | None = None,
+    async_op: bool = False,
+) -> CommHandle | None:
+    """Rank `src` splits `input_tensor` along axis 0 into group-size equal parts; rank i receives part i into
+    `output_tensor`."""
+
+
+def scatter_update(input_x: Tensor, indices: Any, updates: Any) -> Tensor:
+    """input_x[indices[i]] = updates[i] along the first axis (a repeated index: one of its updates)."""
+
+
+def searchsorted(
+    sorted_sequence: Tensor,
+    values: Any,
+    *,
+    out_int32: bool = False,
+    right: bool = False,
+    side: str | None = None,
+    sorter: Tensor | None = None,
+) -> Tensor:
+    """For each value, the index where it would be inserted into the last axis of `sorted_sequence` to keep it sorted:
+    the first such index, or the last one with right=True or side='right'. A 1-D sequence serves every value;
+    otherwise the leading axes must match."""
+
+
 def select(condition: Any, input: Any, other: Any) -> Tensor:
     """Same as `where(condition, input, other)`."""
+
+
+def select_scatter(input: Tensor, src: Tensor, axis: int, index: int) -> Tensor:
+    """input with the slice at `index` along `axis` replaced by `src` (input's shape without that axis)."""
+
+
+def selu(input_x: Tensor) -> Tensor:
+    """scale * (x if x > 0 else alpha * (exp(x) - 1)) with SELU's fixed alpha and scale."""
+
+
+def send(tensor: Tensor, dst: int = 0, group: str | None = None, tag: int = 0) -> int:
+    """Send `tensor` to global rank `dst` (blocking until it can be reused); returns 0."""
+
+
+def send_object_list(object_list: list, dst: int, group: str | None = None, device: Any = None) -> None:
+    """Send the (picklable) objects of `object_list` to global rank `dst`. `device` is accepted for MindSpore's
+    signature; objects travel through host memory."""
+
+
+def sequence_mask(lengths: Tensor, maxlen: int | None = None) -> Tensor:
+    """mask[..., j] = j < lengths[...]: a bool tensor of shape lengths.shape + (maxlen,), maxlen defaulting to the
+    largest length."""
 
 
 def setitem_(tensor: Tensor, index: Any, value: Any) -> Tensor:
@@ -1123,6 +2869,10 @@ def sgn(input: Tensor) -> Tensor:
 
 def shape(input_x: Tensor) -> tuple[int, ...]:
     """The shape, as a tuple of ints."""
+
+
+def shuffle(x: Tensor, seed: int | None = None) -> Tensor:
+    """x with its first axis randomly permuted."""
 
 
 def sigmoid(input: Tensor) -> Tensor:
@@ -1145,6 +2895,10 @@ def sin(input: Tensor) -> Tensor:
     """Sine of each element (radians)."""
 
 
+def sinc(input: Tensor) -> Tensor:
+    """sin(pi x) / (pi x), 1 at x = 0."""
+
+
 def sinh(input: Tensor) -> Tensor:
     """Hyperbolic sine of each element."""
 
@@ -1157,21 +2911,65 @@ def slice(input_x: Tensor, begin: Sequence[int], size: Sequence[int]) -> Tensor:
     """The block of `input_x` starting at `begin` with extent `size` (-1: to the end)."""
 
 
+def slice_scatter(
+    input: Tensor,
+    src: Tensor,
+    axis: int = 0,
+    start: int | None = None,
+    end: int | None = None,
+    step: int = 1,
+) -> Tensor:
+    """input with input[start:end:step] along `axis` replaced by `src`."""
+
+
+def slogdet(input: Tensor) -> tuple[Tensor, Tensor]:
+    """(sign, log|det|) of a square matrix (or of each in a batch)."""
+
+
 def smooth_l1_loss(input: Tensor, target: Tensor, beta: float = 1.0, reduction: str = 'none') -> Tensor:
     """Smooth L1 loss: quadratic for |input - target| < beta, linear beyond (MindSpore's default reduction here is
     'none')."""
+
+
+def soft_margin_loss(input: Tensor, target: Tensor, reduction: str = 'mean') -> Tensor:
+    """log(1 + exp(-target * input)), reduced (the mean is over every element)."""
+
+
+def soft_shrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """x - lambd where x > lambd, x + lambd where x < -lambd, 0 in between (lambd >= 0)."""
 
 
 def softmax(input: Tensor, axis: Any = -1, *, dtype: Any = None) -> Tensor:
     """Softmax along `axis`; `dtype` casts the input first. Integer inputs compute in float32."""
 
 
+def softmin(x: Tensor, axis: Any = -1, *, dtype: Any = None) -> Tensor:
+    """softmax(-x) along `axis` (cast to `dtype` first when given)."""
+
+
 def softplus(input: Tensor, beta: float = 1, threshold: float = 20) -> Tensor:
     """Softplus log(1 + exp(beta * x)) / beta, linear above `threshold` (of beta * x)."""
 
 
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """The same as `soft_shrink`."""
+
+
+def softsign(x: Tensor) -> Tensor:
+    """x / (1 + |x|)."""
+
+
 def sort(input_x: Tensor, axis: int = -1, descending: bool = False) -> tuple[Tensor, Tensor]:
     """(sorted values, int32 indices) along `axis`; the values are differentiable."""
+
+
+def space_to_batch_nd(input_x: Tensor, block_size: Any, paddings: Any) -> Tensor:
+    """The spatial axes (after N, C) zero-padded, then split into blocks moved into the batch: (N, C, H, W) -> (N * bh *
+    bw, C, (H + pads) / bh, (W + pads) / bw), batch index (i_h * bw + i_w) * N + n."""
+
+
+def sparse_segment_mean(x: Tensor, indices: Tensor, segment_ids: Tensor) -> Tensor:
+    """out[j] = mean of x[indices[i]] over the i with segment_ids[i] == j (sorted ids; 0 when empty)."""
 
 
 def sparse_softmax_ce_value_and_grad(
@@ -1207,6 +3005,15 @@ def stack(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
     """Stacks tensors of one shape along a new `axis`."""
 
 
+def standard_laplace(shape: Any, seed: int | None = None) -> Tensor:
+    """Standard Laplace (location 0, scale 1) float32 samples of `shape`: -sign(u) log(1 - 2|u|) for u uniform in [-1/2,
+    1/2)."""
+
+
+def standard_normal(shape: Any, seed: int | None = None) -> Tensor:
+    """Standard normal float32 samples of `shape`."""
+
+
 def std(input: Tensor, axis: Any = None, ddof: int | bool = 0, keepdims: bool = False) -> Tensor:
     """Standard deviation over `axis` (all when None) with divisor N - ddof."""
 
@@ -1238,6 +3045,10 @@ def sub(input: Any, other: Any) -> Tensor:
     """Subtracts `other` from `input` element-wise."""
 
 
+def subtract(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    """input - alpha * other."""
+
+
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """Sum of the elements over `dim` (all when None); `dtype` casts the input first."""
 
@@ -1246,12 +3057,20 @@ def sum_to(input: Tensor, shape: Sequence[int]) -> Tensor:
     """Sums `input` down to `shape` over broadcast dimensions (used by gradients of broadcasts)."""
 
 
+def svd(input: Tensor, full_matrices: bool = False, compute_uv: bool = True) -> Any:
+    """(s, u, v) with input = u @ diag(s) @ v^T (s descending), or s alone with compute_uv=False."""
+
+
 def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
     """Exchanges two dimensions."""
 
 
 def swapdims(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """Same as `swapaxes`."""
+
+
+def swiglu(input: Tensor, dim: int = -1) -> Tensor:
+    """a * silu(b), `input` split in two halves (a, b) along `dim`."""
 
 
 def t(input: Tensor) -> Tensor:
@@ -1271,8 +3090,37 @@ def tanh(input: Tensor) -> Tensor:
     """Hyperbolic tangent of each element."""
 
 
+def tanh_(input: Tensor) -> Tensor:
+    """input = tanh(input), in place (returned)."""
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """x - tanh(x)."""
+
+
+def tensor_dot(x1: Tensor, x2: Tensor, axes: Any) -> Tensor:
+    """The sum of products over the given axes: `axes` an int (the last n of x1 with the first n of x2) or a pair of
+    axis lists, as NumPy's tensordot."""
+
+
+def tensor_gt(input: Any, other: Any) -> Tensor:
+    """input > other element-wise (the same as `gt`)."""
+
+
+def tensor_lt(input: Any, other: Any) -> Tensor:
+    """input < other element-wise (the same as `lt`)."""
+
+
+def tensor_muls(input: Any, other: Any) -> Tensor:
+    """input * other with a scalar `other` (the same as `mul`)."""
+
+
 def tensor_scatter_add(input_x: Tensor, indices: Any, updates: Any) -> Tensor:
     """A copy of `input_x` with `updates` added at N-d `indices` (duplicates accumulate)."""
+
+
+def tensor_scatter_div(input_x: Tensor, indices: Any, updates: Any) -> Tensor:
+    """A copy of `input_x` divided by `updates` at the N-d `indices` (repeats divide again)."""
 
 
 def tensor_scatter_elements(
@@ -1285,12 +3133,36 @@ def tensor_scatter_elements(
     """A copy of `input_x` with `updates` written (or added, reduction='add') along `axis` at `indices`."""
 
 
+def tensor_scatter_max(input_x: Tensor, indices: Any, updates: Any) -> Tensor:
+    """A copy of `input_x` with the maximum of it and `updates` at the N-d `indices`."""
+
+
+def tensor_scatter_min(input_x: Tensor, indices: Any, updates: Any) -> Tensor:
+    """A copy of `input_x` with the minimum of it and `updates` at the N-d `indices`."""
+
+
+def tensor_scatter_mul(input_x: Tensor, indices: Any, updates: Any) -> Tensor:
+    """A copy of `input_x` multiplied by `updates` at the N-d `indices` (repeats multiply)."""
+
+
+def tensor_scatter_sub(input_x: Tensor, indices: Any, updates: Any) -> Tensor:
+    """A copy of `input_x` with `updates` subtracted at the N-d `indices` (repeats accumulate)."""
+
+
 def tensor_scatter_update(input_x: Tensor, indices: Any, updates: Any) -> Tensor:
     """A copy of `input_x` with the slices at N-d `indices` replaced by `updates`."""
 
 
 def tensor_split(input: Tensor, indices_or_sections: Any, axis: int = 0) -> tuple[Tensor, ...]:
     """NumPy's array_split: an int gives that many near-equal pieces, a list gives split points."""
+
+
+def tensordump(file_name: str, tensor: Tensor, mode: str = 'out') -> None:
+    """Saves `tensor` to `file_name` as NumPy .npy (the suffix added when missing)."""
+
+
+def threshold(input: Tensor, thr: float, value: float) -> Tensor:
+    """x where x > thr, `value` elsewhere."""
 
 
 def tile(input: Tensor, dims: Sequence[int]) -> Tensor:
@@ -1320,12 +3192,38 @@ def transpose(input: Tensor, dims: Sequence[int]) -> Tensor:
     """Permutes the dimensions of `input` by `dims` (negative entries count from the end)."""
 
 
+def trapz(y: Tensor, x: Tensor | None = None, *, dx: float = 1.0, dim: int = -1) -> Tensor:
+    """The trapezoid-rule integral of `y` along `dim`, at sample points `x` or with spacing `dx`."""
+
+
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     """The lower triangle of the last two axes: entries above `diagonal` set to 0."""
 
 
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = ...) -> Tensor:
+    """(2, k) row and column indices of the lower triangle of a row x col matrix (below `offset`)."""
+
+
+def triplet_margin_loss(
+    anchor: Tensor,
+    positive: Tensor,
+    negative: Tensor,
+    margin: float = 1.0,
+    p: int = 2,
+    eps: float = 1e-06,
+    swap: bool = False,
+    reduction: str = 'mean',
+) -> Tensor:
+    """max(d(a, p) - d(a, n) + margin, 0) with d the p-norm distance along the last axis (eps added to the difference,
+    as MindSpore/PyTorch's pairwise_distance); `swap` uses min(d(a, n), d(p, n))."""
+
+
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     """The upper triangle of the last two axes: entries below `diagonal` set to 0."""
+
+
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = ...) -> Tensor:
+    """(2, k) row and column indices of the upper triangle of a row x col matrix (above `offset`)."""
 
 
 def true_divide(dividend: Any, divisor: Any) -> Tensor:
@@ -1336,6 +3234,18 @@ def trunc(input: Tensor) -> Tensor:
     """Rounds each element toward zero (integer tensors are returned as they are)."""
 
 
+def truncate_div(x: Any, y: Any) -> Tensor:
+    """x / y rounded toward zero (integer division that truncates, unlike floor_divide)."""
+
+
+def truncate_mod(x: Any, y: Any) -> Tensor:
+    """The remainder of `truncate_div`, with the sign of x (C's %; `fmod`)."""
+
+
+def tuple_to_array(input_x: Sequence[Any]) -> Tensor:
+    """A 1-D tensor from a tuple of numbers (ints give int64, floats float32)."""
+
+
 def type_as(input: Tensor, other: Tensor) -> Tensor:
     """`input` cast to `other`'s dtype."""
 
@@ -1344,12 +3254,52 @@ def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     """Same as `unstack`."""
 
 
+def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> Tensor:
+    """im2col: (N, C, H, W) -> (N, C * kH * kW, L), every sliding block's values as a column (channel-major, then kernel
+    row, then column), L blocks in row-major order."""
+
+
 def uniform(shape: Any, minval: Any, maxval: Any, seed: Any = None, dtype: Any = ...) -> Tensor:
     """Samples uniform in [minval, maxval) (broadcast with `shape`); integer dtypes draw integers."""
 
 
+def uniform_(input: Tensor, from_: Any = 0, to: Any = 1, *, generator: Any = None) -> Tensor:
+    """Fills `input` with samples uniform in [from_, to), in place."""
+
+
 def unique(input: Tensor) -> tuple[Tensor, Tensor]:
     """(unique values in order of first appearance, index of each input element in them)."""
+
+
+def unique_consecutive(
+    input: Tensor,
+    return_inverse: bool = False,
+    return_counts: bool = False,
+    dim: int | None = None,
+) -> Any:
+    """Each run of equal consecutive elements (or slices along `dim`) collapsed to one; with return_inverse the run each
+    input element belongs to, with return_counts each run's length."""
+
+
+def unique_with_pad(x: Tensor, pad_num: Any) -> tuple[Tensor, Tensor]:
+    """(y, idx): the unique elements of 1-D x in order of first appearance, padded to x's length with pad_num, and idx
+    with x == y[idx]."""
+
+
+def unsorted_segment_max(x: Tensor, segment_ids: Any, num_segments: Any) -> Tensor:
+    """out[j] = max of x[i] with segment_ids[i] == j (the dtype's lowest value where empty)."""
+
+
+def unsorted_segment_min(x: Tensor, segment_ids: Any, num_segments: Any) -> Tensor:
+    """out[j] = min of x[i] with segment_ids[i] == j (the dtype's highest value where empty)."""
+
+
+def unsorted_segment_prod(x: Tensor, segment_ids: Any, num_segments: Any) -> Tensor:
+    """out[j] = product of x[i] with segment_ids[i] == j (1 where empty)."""
+
+
+def unsorted_segment_sum(input_x: Tensor, segment_ids: Any, num_segments: Any) -> Tensor:
+    """out[j] = sum of input_x[i] with segment_ids[i] == j, for j < num_segments (0 where empty)."""
 
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
@@ -1360,12 +3310,59 @@ def unstack(input_x: Tensor, axis: int = 0) -> tuple[Tensor, ...]:
     """The slices of `input_x` along `axis`, as a tuple."""
 
 
+def upsample(
+    input: Tensor,
+    size: Any = None,
+    scale_factor: Any = None,
+    mode: str = 'nearest',
+    align_corners: bool | None = None,
+    recompute_scale_factor: bool | None = None,
+) -> Tensor:
+    """MindSpore's alias of `interpolate` (same arguments and semantics)."""
+
+
+def value_and_grad(
+    fn: Callable,
+    grad_position: Any = 0,
+    weights: Any = None,
+    has_aux: bool = False,
+    return_ids: bool = False,
+    sens_param: bool = False,
+) -> Callable:
+    """A function returning (fn's value, its gradients); see `spore.value_and_grad`."""
+
+
+def vander(x: Tensor, N: int | None = None) -> Tensor:
+    """The Vandermonde matrix of a 1-D `x`: column j is x ** (N - 1 - j) (decreasing powers)."""
+
+
 def var(input: Tensor, axis: Any = None, ddof: int | bool = 0, keepdims: bool = False) -> Tensor:
     """Variance over `axis` (all when None) with divisor N - ddof (``ddof=True`` means 1)."""
 
 
 def var_mean(input: Tensor, axis: Any = None, ddof: int | bool = 0, keepdims: bool = False) -> tuple[Tensor, Tensor]:
     """(variance, mean) over `axis`, see `var`."""
+
+
+def vecdot(x: Tensor, y: Tensor, *, axis: int = -1) -> Tensor:
+    """sum(conj(x) * y) along `axis` (x and y broadcast); real tensors have conj(x) = x."""
+
+
+def vector_norm(x: Tensor, ord: Any = 2, axis: Any = None, keepdims: bool = False, *, dtype: Any = None) -> Tensor:
+    """The vector p-norm over `axis` (every element when None): (sum |x| ** ord) ** (1 / ord); inf/-inf give max/min
+    |x|, 0 the count of nonzeros."""
+
+
+def view_as(input: Tensor, other: Tensor) -> Tensor:
+    """input reshaped to other's shape."""
+
+
+def vjp(fn: Callable, *inputs: Tensor, weights: Any = None, has_aux: bool = False) -> Any:
+    """(fn(*inputs), a function of the cotangent giving the input cotangents); see `spore.vjp`."""
+
+
+def vmap(fn: Callable, in_axes: Any = 0, out_axes: Any = 0) -> Callable:
+    """fn mapped over an axis of its inputs; see `spore.vmap`."""
 
 
 def vsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
@@ -1388,12 +3385,20 @@ def xlogy(input: Any, other: Any) -> Tensor:
     """Computes input * log(other) element-wise, 0 where input is 0."""
 
 
+def zero_(input: Tensor) -> Tensor:
+    """Fills `input` with zeros, in place."""
+
+
 def zeros(size: Any, dtype: Any = None) -> Tensor:
     """A tensor of zeros of shape `size` (float32 unless `dtype`)."""
 
 
 def zeros_like(input: Tensor, *, dtype: Any = None) -> Tensor:
     """A tensor of zeros with the shape (and dtype) of `input`."""
+
+
+def zeta(input: Any, other: Any) -> Tensor:
+    """Hurwitz's zeta(input, other) element-wise (input the exponent x, other the shift q)."""
 
 
 class ACos(Operation):
@@ -1414,12 +3419,131 @@ class Acosh(Operation):
     def construct(self, x: Tensor) -> Tensor: ...
 
 
+class Adam(Operation):
+    """``Adam(use_locking=False, use_nesterov=False)(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon,
+    gradient)``: one Adam step with the bias correction folded into lr; returns (var, m, v)."""
+    use_locking: bool
+    use_nesterov: bool
+    def __init__(self, use_locking: bool = False, use_nesterov: bool = False) -> None: ...
+    def __call__(
+        self,
+        var: Tensor,
+        m: Tensor,
+        v: Tensor,
+        beta1_power: Any,
+        beta2_power: Any,
+        lr: Any,
+        beta1: Any,
+        beta2: Any,
+        epsilon: Any,
+        gradient: Tensor,
+    ) -> tuple[Tensor, Tensor, Tensor]: ...
+    def construct(
+        self,
+        var: Tensor,
+        m: Tensor,
+        v: Tensor,
+        beta1_power: Any,
+        beta2_power: Any,
+        lr: Any,
+        beta1: Any,
+        beta2: Any,
+        epsilon: Any,
+        gradient: Tensor,
+    ) -> tuple[Tensor, Tensor, Tensor]: ...
+
+
+class AdamNoUpdateParam(Operation):
+    """``AdamNoUpdateParam(use_locking=False, use_nesterov=False)(m, v, beta1_power, beta2_power, lr, beta1, beta2,
+    epsilon, gradient)``: updates m and v as Adam does and returns the step -lr_t * m / (sqrt(v) + eps) for the
+    caller to add to the parameter."""
+    use_locking: bool
+    use_nesterov: bool
+    def __init__(self, use_locking: bool = False, use_nesterov: bool = False) -> None: ...
+    def __call__(
+        self,
+        m: Tensor,
+        v: Tensor,
+        beta1_power: Any,
+        beta2_power: Any,
+        lr: Any,
+        beta1: Any,
+        beta2: Any,
+        epsilon: Any,
+        gradient: Tensor,
+    ) -> Tensor: ...
+    def construct(
+        self,
+        m: Tensor,
+        v: Tensor,
+        beta1_power: Any,
+        beta2_power: Any,
+        lr: Any,
+        beta1: Any,
+        beta2: Any,
+        epsilon: Any,
+        gradient: Tensor,
+    ) -> Tensor: ...
+
+
+class AdamWeightDecay(Operation):
+    """``AdamWeightDecay(use_locking=False)(var, m, v, lr, beta1, beta2, epsilon, decay, gradient)``: m, v as Adam (no
+    bias correction), var -= lr * (m / (sqrt(v) + eps) + decay * var); returns (var, m, v)."""
+    use_locking: bool
+    def __init__(self, use_locking: bool = False) -> None: ...
+    def __call__(
+        self,
+        var: Tensor,
+        m: Tensor,
+        v: Tensor,
+        lr: Any,
+        beta1: Any,
+        beta2: Any,
+        epsilon: Any,
+        decay: Any,
+        gradient: Tensor,
+    ) -> tuple[Tensor, Tensor, Tensor]: ...
+    def construct(
+        self,
+        var: Tensor,
+        m: Tensor,
+        v: Tensor,
+        lr: Any,
+        beta1: Any,
+        beta2: Any,
+        epsilon: Any,
+        decay: Any,
+        gradient: Tensor,
+    ) -> tuple[Tensor, Tensor, Tensor]: ...
+
+
 class AdaptiveAvgPool2D(Operation):
     """Adaptive 2-D average pooling to a fixed output size: ``AdaptiveAvgPool2D((h, w))(x)``; an int means (n, n), None
     keeps that input dimension."""
     def __init__(self, output_size: Any) -> None: ...
     def __call__(self, x: Tensor) -> Tensor: ...
     def construct(self, x: Tensor) -> Tensor: ...
+
+
+class AdaptiveAvgPool3D(Operation):
+    """Adaptive 3-D average pooling: ``AdaptiveAvgPool3D(output_size)(x)``."""
+    def __init__(self, output_size: Any) -> None: ...
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class AdaptiveMaxPool2D(Operation):
+    """Adaptive 2-D max pooling: ``AdaptiveMaxPool2D(output_size)(x)`` returns (y, argmax int64)."""
+    def __init__(self, output_size: Any) -> None: ...
+    def __call__(self, x: Tensor) -> tuple[Tensor, Tensor]: ...
+    def construct(self, x: Tensor) -> tuple[Tensor, Tensor]: ...
+
+
+class AdaptiveMaxPool3D(Operation):
+    """Adaptive 3-D max pooling: ``AdaptiveMaxPool3D()(x, output_size)`` returns (y, argmax int32), the output size a
+    3-element int tuple or Tensor."""
+    def __call__(self, x: Tensor, output_size: Any) -> tuple[Tensor, Tensor]: ...
+    def construct(self, x: Tensor, output_size: Any) -> tuple[Tensor, Tensor]: ...
 
 
 class Add(Operation):
@@ -1434,12 +3558,54 @@ class AddN(Operation):
     def construct(self, x: Sequence[Tensor]) -> Tensor: ...
 
 
+class Addcdiv(Operation):
+    """``Addcdiv()(input_data, x1, x2, value)``: input_data + value * x1 / x2 element-wise."""
+    def __call__(self, input_data: Tensor, x1: Tensor, x2: Tensor, value: Any) -> Tensor: ...
+    def construct(self, input_data: Tensor, x1: Tensor, x2: Tensor, value: Any) -> Tensor: ...
+
+
+class Addcmul(Operation):
+    """``Addcmul()(input_data, x1, x2, value)``: input_data + value * x1 * x2 element-wise."""
+    def __call__(self, input_data: Tensor, x1: Tensor, x2: Tensor, value: Any) -> Tensor: ...
+    def construct(self, input_data: Tensor, x1: Tensor, x2: Tensor, value: Any) -> Tensor: ...
+
+
+class AdjustHue(Operation):
+    """``AdjustHue()(image, delta)``: RGB images with their hue shifted by delta (wraps)."""
+    def __call__(self, image: Tensor, delta: Any) -> Tensor: ...
+    def construct(self, image: Tensor, delta: Any) -> Tensor: ...
+
+
+class AdjustSaturation(Operation):
+    """``AdjustSaturation()(image, scale)``: RGB images with their saturation multiplied by scale (clipped to [0, 1]).
+    """
+    def __call__(self, image: Tensor, scale: Any) -> Tensor: ...
+    def construct(self, image: Tensor, scale: Any) -> Tensor: ...
+
+
+class AffineGrid(Operation):
+    """``AffineGrid(align_corners=False)(theta, output_size)``: `ops.affine_grid` as a class."""
+    align_corners: bool
+    def __init__(self, align_corners: bool = False) -> None: ...
+    def __call__(self, theta: Tensor, output_size: Sequence[int]) -> Tensor: ...
+    def construct(self, theta: Tensor, output_size: Sequence[int]) -> Tensor: ...
+
+
 class AllGather(Operation):
     """Concatenates the ranks' `x` along axis 0 in rank order (gradient: ReduceScatter sum)."""
     group: str
     def __init__(self, group: str = 'hccl_world_group') -> None: ...
     def __call__(self, x: Tensor) -> Tensor: ...
     def construct(self, x: Tensor) -> Tensor: ...
+
+
+class AllGatherV(Operation):
+    """``ops.AllGatherV(group)(input_x, output_split_sizes)``: concatenate every rank's flat `input_x` (rank i
+    contributes ``output_split_sizes[i]`` elements) into one 1-D tensor."""
+    group: str
+    def __init__(self, group: str = 'hccl_world_group') -> None: ...
+    def __call__(self, input_x: Tensor, output_split_sizes: Any) -> Tensor: ...
+    def construct(self, input_x: Tensor, output_split_sizes: Any) -> Tensor: ...
 
 
 class AllReduce(Operation):
@@ -1449,6 +3615,348 @@ class AllReduce(Operation):
     def __init__(self, op: str = 'sum', group: str = 'hccl_world_group') -> None: ...
     def __call__(self, x: Tensor) -> Tensor: ...
     def construct(self, x: Tensor) -> Tensor: ...
+
+
+class AlltoAll(Operation):
+    """``ops.AlltoAll(split_count, split_dim, concat_dim, group)(input_x)``: split `input_x` along `split_dim` into
+    `split_count` (= the group size) blocks, send block i to rank i, and concatenate the blocks received from ranks
+    0..n-1 along `concat_dim`."""
+    def __init__(self, split_count: int, split_dim: int, concat_dim: int, group: str = 'hccl_world_group') -> None: ...
+    def __call__(self, input_x: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor) -> Tensor: ...
+
+
+class AlltoAllV(Operation):
+    """``ops.AlltoAllV(group, block_size=1)(input_x, send_numel_list, recv_numel_list)``: the uneven all-to-all of flat
+    tensors: ``send_numel_list[j] * block_size`` elements go to rank j, ``recv_numel_list[j] * block_size`` arrive
+    from it; returns them concatenated (1-D)."""
+    block_size: int
+    group: str
+    def __init__(self, group: str = 'hccl_world_group', block_size: int = 1) -> None: ...
+    def __call__(self, input_x: Tensor, send_numel_list: Any, recv_numel_list: Any) -> Tensor: ...
+    def construct(self, input_x: Tensor, send_numel_list: Any, recv_numel_list: Any) -> Tensor: ...
+
+
+class ApplyAdaMax(Operation):
+    """``ApplyAdaMax()(var, m, v, beta1_power, lr, beta1, beta2, epsilon, grad)``: m = b1 m + (1 - b1) g, v = max(b2 v,
+    |g|), var -= lr / (1 - beta1_power) * m / (v + eps); returns (var, m, v)."""
+    def __call__(
+        self,
+        var: Tensor,
+        m: Tensor,
+        v: Tensor,
+        beta1_power: Any,
+        lr: Any,
+        beta1: Any,
+        beta2: Any,
+        epsilon: Any,
+        grad: Tensor,
+    ) -> tuple[Tensor, Tensor, Tensor]: ...
+    def construct(
+        self,
+        var: Tensor,
+        m: Tensor,
+        v: Tensor,
+        beta1_power: Any,
+        lr: Any,
+        beta1: Any,
+        beta2: Any,
+        epsilon: Any,
+        grad: Tensor,
+    ) -> tuple[Tensor, Tensor, Tensor]: ...
+
+
+class ApplyAdadelta(Operation):
+    """``ApplyAdadelta()(var, accum, accum_update, lr, rho, epsilon, grad)``: the Adadelta step; returns (var, accum,
+    accum_update)."""
+    def __call__(
+        self,
+        var: Tensor,
+        accum: Tensor,
+        accum_update: Tensor,
+        lr: Any,
+        rho: Any,
+        epsilon: Any,
+        grad: Tensor,
+    ) -> tuple[Tensor, Tensor, Tensor]: ...
+    def construct(
+        self,
+        var: Tensor,
+        accum: Tensor,
+        accum_update: Tensor,
+        lr: Any,
+        rho: Any,
+        epsilon: Any,
+        grad: Tensor,
+    ) -> tuple[Tensor, Tensor, Tensor]: ...
+
+
+class ApplyAdagrad(Operation):
+    """``ApplyAdagrad(update_slots=True)(var, accum, lr, grad)``: accum += g^2 (when update_slots); var -= lr * g /
+    sqrt(accum); returns (var, accum)."""
+    update_slots: bool
+    def __init__(self, update_slots: bool = True) -> None: ...
+    def __call__(self, var: Tensor, accum: Tensor, lr: Any, grad: Tensor) -> tuple[Tensor, Tensor]: ...
+    def construct(self, var: Tensor, accum: Tensor, lr: Any, grad: Tensor) -> tuple[Tensor, Tensor]: ...
+
+
+class ApplyAdamWithAmsgrad(Operation):
+    """``ApplyAdamWithAmsgrad(beta1=0.9, beta2=0.999, epsilon=1e-08, use_locking=False)(var, m, v, vhat, beta1_power,
+    beta2_power, lr, grad)``: Adam with vhat = max(vhat, v) in the denominator; returns (var, m, v, vhat)."""
+    beta1: float
+    beta2: float
+    epsilon: float
+    use_locking: bool
+    def __init__(
+        self,
+        beta1: float = 0.9,
+        beta2: float = 0.999,
+        epsilon: float = 1e-08,
+        use_locking: bool = False,
+    ) -> None: ...
+    def __call__(
+        self,
+        var: Tensor,
+        m: Tensor,
+        v: Tensor,
+        vhat: Tensor,
+        beta1_power: Any,
+        beta2_power: Any,
+        lr: Any,
+        grad: Tensor,
+    ) -> tuple[Tensor, Tensor, Tensor, Tensor]: ...
+    def construct(
+        self,
+        var: Tensor,
+        m: Tensor,
+        v: Tensor,
+        vhat: Tensor,
+        beta1_power: Any,
+        beta2_power: Any,
+        lr: Any,
+        grad: Tensor,
+    ) -> tuple[Tensor, Tensor, Tensor, Tensor]: ...
+
+
+class ApplyAddSign(Operation):
+    """``ApplyAddSign()(var, m, lr, alpha, sign_decay, beta, grad)``: m = beta m + (1 - beta) g, var -= lr * (alpha +
+    sign_decay * sign(g) * sign(m)) * g; returns (var, m)."""
+    def __call__(
+        self,
+        var: Tensor,
+        m: Tensor,
+        lr: Any,
+        alpha: Any,
+        sign_decay: Any,
+        beta: Any,
+        grad: Tensor,
+    ) -> tuple[Tensor, Tensor]: ...
+    def construct(
+        self,
+        var: Tensor,
+        m: Tensor,
+        lr: Any,
+        alpha: Any,
+        sign_decay: Any,
+        beta: Any,
+        grad: Tensor,
+    ) -> tuple[Tensor, Tensor]: ...
+
+
+class ApplyCenteredRMSProp(Operation):
+    """``ApplyCenteredRMSProp(use_locking=False)(var, mean_gradient, mean_square, moment, grad, learning_rate, decay,
+    momentum, epsilon)``: the centred RMSProp step (the variance estimate is ms - mg^2); returns var."""
+    use_locking: bool
+    def __init__(self, use_locking: bool = False) -> None: ...
+    def __call__(
+        self,
+        var: Tensor,
+        mean_gradient: Tensor,
+        mean_square: Tensor,
+        moment: Tensor,
+        grad: Tensor,
+        learning_rate: Any,
+        decay: Any,
+        momentum: Any,
+        epsilon: Any,
+    ) -> Tensor: ...
+    def construct(
+        self,
+        var: Tensor,
+        mean_gradient: Tensor,
+        mean_square: Tensor,
+        moment: Tensor,
+        grad: Tensor,
+        learning_rate: Any,
+        decay: Any,
+        momentum: Any,
+        epsilon: Any,
+    ) -> Tensor: ...
+
+
+class ApplyFtrl(Operation):
+    """``ApplyFtrl(use_locking=False)(var, accum, linear, grad, lr, l1, l2, lr_power)``: the FTRL-proximal step (McMahan
+    et al.); returns var."""
+    use_locking: bool
+    def __init__(self, use_locking: bool = False) -> None: ...
+    def __call__(
+        self,
+        var: Tensor,
+        accum: Tensor,
+        linear: Tensor,
+        grad: Tensor,
+        lr: Any,
+        l1: Any,
+        l2: Any,
+        lr_power: Any,
+    ) -> Tensor: ...
+    def construct(
+        self,
+        var: Tensor,
+        accum: Tensor,
+        linear: Tensor,
+        grad: Tensor,
+        lr: Any,
+        l1: Any,
+        l2: Any,
+        lr_power: Any,
+    ) -> Tensor: ...
+
+
+class ApplyGradientDescent(Operation):
+    """``ApplyGradientDescent()(var, alpha, delta)``: var -= alpha * delta; returns var."""
+    def __call__(self, var: Tensor, alpha: Any, delta: Tensor) -> Tensor: ...
+    def construct(self, var: Tensor, alpha: Any, delta: Tensor) -> Tensor: ...
+
+
+class ApplyKerasMomentum(Operation):
+    """``ApplyKerasMomentum(use_locking=False, use_nesterov=False)(var, accum, lr, grad, momentum)``: accum = momentum *
+    accum - lr * g; var += accum (nesterov: momentum * accum - lr * g); returns (var, accum)."""
+    use_locking: bool
+    use_nesterov: bool
+    def __init__(self, use_locking: bool = False, use_nesterov: bool = False) -> None: ...
+    def __call__(self, var: Tensor, accum: Tensor, lr: Any, grad: Tensor, momentum: Any) -> tuple[Tensor, Tensor]: ...
+    def construct(self, var: Tensor, accum: Tensor, lr: Any, grad: Tensor, momentum: Any) -> tuple[Tensor, Tensor]: ...
+
+
+class ApplyMomentum(Operation):
+    """``ApplyMomentum(use_nesterov=False, use_locking=False, gradient_scale=1.0)(variable, accumulation, learning_rate,
+    gradient, momentum)``: accum = momentum * accum + g; var -= lr * accum (nesterov: lr * (g + momentum * accum));
+    returns the variable."""
+    gradient_scale: float
+    use_locking: bool
+    use_nesterov: bool
+    def __init__(self, use_nesterov: bool = False, use_locking: bool = False, gradient_scale: float = 1.0) -> None: ...
+    def __call__(
+        self,
+        variable: Tensor,
+        accumulation: Tensor,
+        learning_rate: Any,
+        gradient: Tensor,
+        momentum: Any,
+    ) -> Tensor: ...
+    def construct(
+        self,
+        variable: Tensor,
+        accumulation: Tensor,
+        learning_rate: Any,
+        gradient: Tensor,
+        momentum: Any,
+    ) -> Tensor: ...
+
+
+class ApplyPowerSign(Operation):
+    """``ApplyPowerSign()(var, m, lr, logbase, sign_decay, beta, grad)``: m = beta m + (1 - beta) g, var -= lr *
+    exp(logbase * sign_decay * sign(g) * sign(m)) * g; returns (var, m)."""
+    def __call__(
+        self,
+        var: Tensor,
+        m: Tensor,
+        lr: Any,
+        logbase: Any,
+        sign_decay: Any,
+        beta: Any,
+        grad: Tensor,
+    ) -> tuple[Tensor, Tensor]: ...
+    def construct(
+        self,
+        var: Tensor,
+        m: Tensor,
+        lr: Any,
+        logbase: Any,
+        sign_decay: Any,
+        beta: Any,
+        grad: Tensor,
+    ) -> tuple[Tensor, Tensor]: ...
+
+
+class ApplyProximalAdagrad(Operation):
+    """``ApplyProximalAdagrad(use_locking=False)(var, accum, lr, l1, l2, grad)``: accum += g^2, an Adagrad step, then
+    the proximal operator with lr; returns (var, accum)."""
+    use_locking: bool
+    def __init__(self, use_locking: bool = False) -> None: ...
+    def __call__(
+        self,
+        var: Tensor,
+        accum: Tensor,
+        lr: Any,
+        l1: Any,
+        l2: Any,
+        grad: Tensor,
+    ) -> tuple[Tensor, Tensor]: ...
+    def construct(
+        self,
+        var: Tensor,
+        accum: Tensor,
+        lr: Any,
+        l1: Any,
+        l2: Any,
+        grad: Tensor,
+    ) -> tuple[Tensor, Tensor]: ...
+
+
+class ApplyProximalGradientDescent(Operation):
+    """``ApplyProximalGradientDescent()(var, alpha, l1, l2, delta)``: a gradient step, then the proximal (L1
+    soft-threshold, L2 shrink) operator; returns var."""
+    def __call__(self, var: Tensor, alpha: Any, l1: Any, l2: Any, delta: Tensor) -> Tensor: ...
+    def construct(self, var: Tensor, alpha: Any, l1: Any, l2: Any, delta: Tensor) -> Tensor: ...
+
+
+class ApplyRMSProp(Operation):
+    """``ApplyRMSProp(use_locking=False)(var, mean_square, moment, learning_rate, grad, decay, momentum, epsilon)``: ms
+    = decay ms + (1 - decay) g^2, moment = momentum moment + lr g / sqrt(ms + eps), var -= moment; returns var."""
+    use_locking: bool
+    def __init__(self, use_locking: bool = False) -> None: ...
+    def __call__(
+        self,
+        var: Tensor,
+        mean_square: Tensor,
+        moment: Tensor,
+        learning_rate: Any,
+        grad: Tensor,
+        decay: Any,
+        momentum: Any,
+        epsilon: Any,
+    ) -> Tensor: ...
+    def construct(
+        self,
+        var: Tensor,
+        mean_square: Tensor,
+        moment: Tensor,
+        learning_rate: Any,
+        grad: Tensor,
+        decay: Any,
+        momentum: Any,
+        epsilon: Any,
+    ) -> Tensor: ...
+
+
+class ApproximateEqual(Operation):
+    """``ApproximateEqual(tolerance=1e-05)(x, y)``: |x - y| < tolerance element-wise."""
+    tolerance: float
+    def __init__(self, tolerance: float = 1e-05) -> None: ...
+    def __call__(self, x: Any, y: Any) -> Tensor: ...
+    def construct(self, x: Any, y: Any) -> Tensor: ...
 
 
 class ArgMaxWithValue(Operation):
@@ -1499,6 +4007,24 @@ class Asinh(Operation):
     def construct(self, x: Tensor) -> Tensor: ...
 
 
+class Assign(Operation):
+    """``Assign()(variable, value)``: writes `value` into `variable` in place."""
+    def __call__(self, variable: Tensor, value: Any) -> Tensor: ...
+    def construct(self, variable: Tensor, value: Any) -> Tensor: ...
+
+
+class AssignAdd(Operation):
+    """``AssignAdd()(variable, value)``: variable += value, in place."""
+    def __call__(self, variable: Tensor, value: Any) -> Tensor: ...
+    def construct(self, variable: Tensor, value: Any) -> Tensor: ...
+
+
+class AssignSub(Operation):
+    """``AssignSub()(variable, value)``: variable -= value, in place."""
+    def __call__(self, variable: Tensor, value: Any) -> Tensor: ...
+    def construct(self, variable: Tensor, value: Any) -> Tensor: ...
+
+
 class Atan(Operation):
     """``Atan()(x)``: arctangent element-wise."""
     def __call__(self, x: Tensor) -> Tensor: ...
@@ -1535,6 +4061,32 @@ class AvgPool(Operation):
     def construct(self, x: Tensor) -> Tensor: ...
 
 
+class AvgPool3D(Operation):
+    """3-D average pooling: ``AvgPool3D(kernel_size, strides, pad_mode='valid', pad=0, ceil_mode=False,
+    count_include_pad=True, divisor_override=0)(x)``."""
+    ceil_mode: bool
+    count_include_pad: bool
+    data_format: str
+    divisor_override: int
+    kernel_size: tuple[int, ...]
+    pad: int
+    pad_mode: str
+    strides: tuple[int, ...]
+    def __init__(
+        self,
+        kernel_size: Any = 1,
+        strides: Any = 1,
+        pad_mode: str = 'valid',
+        pad: Any = 0,
+        ceil_mode: bool = False,
+        count_include_pad: bool = True,
+        divisor_override: int = 0,
+        data_format: str = 'NCDHW',
+    ) -> None: ...
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
 class BCEWithLogitsLoss(Operation):
     """Binary cross-entropy on logits: ``(logits, label, weight, pos_weight) -> loss`` (weight and pos_weight broadcast
     to the logits; None acts as ones)."""
@@ -1554,6 +4106,24 @@ class BCEWithLogitsLoss(Operation):
         weight: Tensor | None = None,
         pos_weight: Tensor | None = None,
     ) -> Tensor: ...
+
+
+class Barrier(Operation):
+    """``ops.Barrier(group='hccl_world_group')``: calling it blocks until every rank of `group` arrives (MindSpore's
+    world-group name is accepted for the world)."""
+    group: str
+    def __init__(self, group: str = 'hccl_world_group') -> None: ...
+    def __call__(self) -> None: ...
+    def construct(self) -> None: ...
+
+
+class BartlettWindow(Operation):
+    """``BartlettWindow(periodic=True, dtype=float32)(window_length)``: a Bartlett window."""
+    dtype: DType
+    periodic: bool
+    def __init__(self, periodic: bool = True, dtype: Any = ...) -> None: ...
+    def __call__(self, window_length: Tensor) -> Tensor: ...
+    def construct(self, window_length: Tensor) -> Tensor: ...
 
 
 class BatchMatMul(Operation):
@@ -1583,6 +4153,109 @@ class BatchNorm(Operation):
     def construct(self, input_x: Tensor, scale: Tensor, bias: Tensor, mean: Tensor, variance: Tensor) -> tuple: ...
 
 
+class BatchToSpace(Operation):
+    """``BatchToSpace(block_size, crops)(x)``: moves batch blocks into H and W (NCHW)."""
+    def __init__(self, block_size: Any, crops: Any) -> None: ...
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class BatchToSpaceND(Operation):
+    """``BatchToSpaceND(block_shape, crops)(input_x)``: moves batch blocks into the spatial axes."""
+    def __init__(self, block_shape: Any, crops: Any) -> None: ...
+    def __call__(self, input_x: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor) -> Tensor: ...
+
+
+class Bernoulli(Operation):
+    """``Bernoulli(seed=-1, offset=0)(x, p)``: 0/1 samples in x's shape, 1 with probability p."""
+    offset: int
+    seed: int
+    def __init__(self, seed: int = -1, offset: int = 0) -> None: ...
+    def __call__(self, x: Tensor, p: Any) -> Tensor: ...
+    def construct(self, x: Tensor, p: Any) -> Tensor: ...
+
+
+class BesselI0(Operation):
+    """``BesselI0()(x)``: modified Bessel function of the first kind, order 0, of each element."""
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class BesselI0e(Operation):
+    """``BesselI0e()(x)``: exponentially scaled modified Bessel function of the first kind, order 0: exp(-|x|) * I0(x).
+    """
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class BesselI1(Operation):
+    """``BesselI1()(x)``: modified Bessel function of the first kind, order 1, of each element."""
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class BesselI1e(Operation):
+    """``BesselI1e()(x)``: exponentially scaled modified Bessel function of the first kind, order 1: exp(-|x|) * I1(x).
+    """
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class BesselJ0(Operation):
+    """``BesselJ0()(x)``: bessel function of the first kind, order 0, of each element."""
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class BesselJ1(Operation):
+    """``BesselJ1()(x)``: bessel function of the first kind, order 1, of each element."""
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class BesselK0(Operation):
+    """``BesselK0()(x)``: modified Bessel function of the second kind, order 0 (inf at 0, NaN below 0)."""
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class BesselK0e(Operation):
+    """``BesselK0e()(x)``: exponentially scaled modified Bessel function of the second kind, order 0: exp(x) * K0(x)."""
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class BesselK1(Operation):
+    """``BesselK1()(x)``: modified Bessel function of the second kind, order 1 (inf at 0, NaN below 0)."""
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class BesselK1e(Operation):
+    """``BesselK1e()(x)``: exponentially scaled modified Bessel function of the second kind, order 1: exp(x) * K1(x)."""
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class BesselY0(Operation):
+    """``BesselY0()(x)``: bessel function of the second kind, order 0 (-inf at 0, NaN below 0)."""
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class BesselY1(Operation):
+    """``BesselY1()(x)``: bessel function of the second kind, order 1 (-inf at 0, NaN below 0)."""
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class Betainc(Operation):
+    """``Betainc()(a, b, x)``: the regularized incomplete beta function I_x(a, b)."""
+    def __call__(self, a: Tensor, b: Tensor, x: Tensor) -> Tensor: ...
+    def construct(self, a: Tensor, b: Tensor, x: Tensor) -> Tensor: ...
+
+
 class BiasAdd(Operation):
     """Adds a per-channel bias: ``BiasAdd()(x, bias)``; channel axis 1 (NCHW) or last (NHWC)."""
     data_format: str
@@ -1599,6 +4272,67 @@ class BinaryCrossEntropy(Operation):
     def construct(self, logits: Tensor, labels: Tensor, weight: Tensor | None = None) -> Tensor: ...
 
 
+class Bincount(Operation):
+    """``Bincount()(array, size, weights)``: counts (summed weights) of each value in [0, size)."""
+    def __call__(self, array: Tensor, size: Any, weights: Tensor) -> Tensor: ...
+    def construct(self, array: Tensor, size: Any, weights: Tensor) -> Tensor: ...
+
+
+class BitwiseAnd(Operation):
+    """``BitwiseAnd()(x, y)``: bitwise AND of two integer (or bool) tensors, element-wise with broadcasting."""
+    def __call__(self, x: Any, y: Any) -> Tensor: ...
+    def construct(self, x: Any, y: Any) -> Tensor: ...
+
+
+class BitwiseOr(Operation):
+    """``BitwiseOr()(x, y)``: bitwise OR of two integer (or bool) tensors, element-wise with broadcasting."""
+    def __call__(self, x: Any, y: Any) -> Tensor: ...
+    def construct(self, x: Any, y: Any) -> Tensor: ...
+
+
+class BitwiseXor(Operation):
+    """``BitwiseXor()(x, y)``: bitwise XOR of two integer (or bool) tensors, element-wise with broadcasting."""
+    def __call__(self, x: Any, y: Any) -> Tensor: ...
+    def construct(self, x: Any, y: Any) -> Tensor: ...
+
+
+class BlackmanWindow(Operation):
+    """``BlackmanWindow(periodic=True, dtype=float32)(window_length)``: a Blackman window."""
+    dtype: DType
+    periodic: bool
+    def __init__(self, periodic: bool = True, dtype: Any = ...) -> None: ...
+    def __call__(self, window_length: Tensor) -> Tensor: ...
+    def construct(self, window_length: Tensor) -> Tensor: ...
+
+
+class BoundingBoxDecode(Operation):
+    """``BoundingBoxDecode(max_shape, means=(0.0, 0.0, 0.0, 0.0), stds=(1.0, 1.0, 1.0, 1.0),
+    wh_ratio_clip=0.016)(anchor_box, deltas)``: the boxes that the normalised deltas make of the anchor boxes."""
+    def __init__(
+        self,
+        max_shape: Sequence[int],
+        means: Sequence[float] = (0.0, 0.0, 0.0, 0.0),
+        stds: Sequence[float] = (1.0, 1.0, 1.0, 1.0),
+        wh_ratio_clip: float = 0.016,
+    ) -> None: ...
+    def __call__(self, anchor_box: Tensor, deltas: Tensor) -> Tensor: ...
+    def construct(self, anchor_box: Tensor, deltas: Tensor) -> Tensor: ...
+
+
+class BoundingBoxEncode(Operation):
+    """``BoundingBoxEncode(means=(0.0, 0.0, 0.0, 0.0), stds=(1.0, 1.0, 1.0, 1.0))(anchor_box, groundtruth_box)``: the
+    normalised deltas from anchor boxes to ground-truth boxes."""
+    means: tuple[float, ...]
+    stds: tuple[float, ...]
+    def __init__(
+        self,
+        means: Sequence[float] = (0.0, 0.0, 0.0, 0.0),
+        stds: Sequence[float] = (1.0, 1.0, 1.0, 1.0),
+    ) -> None: ...
+    def __call__(self, anchor_box: Tensor, groundtruth_box: Tensor) -> Tensor: ...
+    def construct(self, anchor_box: Tensor, groundtruth_box: Tensor) -> Tensor: ...
+
+
 class Broadcast(Operation):
     """Every rank gets `root_rank`'s tensors; called with a tuple of tensors, returns a tuple."""
     def __init__(self, root_rank: int, group: str = 'hccl_world_group') -> None: ...
@@ -1613,10 +4347,48 @@ class BroadcastTo(Operation):
     def construct(self, input_x: Tensor) -> Tensor: ...
 
 
+class Bucketize(Operation):
+    """``Bucketize(boundaries)(input)``: the bucket index of each element among `boundaries`."""
+    def __init__(self, boundaries: Any) -> None: ...
+    def __call__(self, input: Tensor) -> Tensor: ...
+    def construct(self, input: Tensor) -> Tensor: ...
+
+
+class CTCGreedyDecoder(Operation):
+    """``CTCGreedyDecoder(merge_repeated=True)(inputs, sequence_length)``: see `ctc_greedy_decoder`."""
+    merge_repeated: bool
+    def __init__(self, merge_repeated: bool = True) -> None: ...
+    def __call__(self, inputs: Tensor, sequence_length: Any) -> tuple[Tensor, Tensor, Tensor, Tensor]: ...
+    def construct(self, inputs: Tensor, sequence_length: Any) -> tuple[Tensor, Tensor, Tensor, Tensor]: ...
+
+
 class Cast(Operation):
     """``Cast()(input_x, type)``: input_x converted to the dtype `type`."""
     def __call__(self, input_x: Tensor, type: Any) -> Tensor: ...
     def construct(self, input_x: Tensor, type: Any) -> Tensor: ...
+
+
+class Cauchy(Operation):
+    """``Cauchy(size, median=0.0, sigma=1.0)()``: a float32 tensor of shape `size` of Cauchy samples."""
+    def __init__(self, size: Sequence[int], median: float = 0.0, sigma: float = 1.0) -> None: ...
+    def __call__(self) -> Tensor: ...
+    def construct(self) -> Tensor: ...
+
+
+class Cdist(Operation):
+    """``Cdist(p=2.0)(input_x, input_y)``: p-norm distances between the rows of two batches."""
+    p: float
+    def __init__(self, p: float = 2.0) -> None: ...
+    def __call__(self, input_x: Tensor, input_y: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor, input_y: Tensor) -> Tensor: ...
+
+
+class CeLU(Operation):
+    """``CeLU(alpha=1.0)(input_x)``: max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+    alpha: float
+    def __init__(self, alpha: float = 1.0) -> None: ...
+    def __call__(self, input_x: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor) -> Tensor: ...
 
 
 class Ceil(Operation):
@@ -1625,10 +4397,79 @@ class Ceil(Operation):
     def construct(self, x: Tensor) -> Tensor: ...
 
 
+class ChannelShuffle(Operation):
+    """``ChannelShuffle(group)(x)``: shuffles the channels in `group` groups."""
+    def __init__(self, group: int) -> None: ...
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class CheckNumerics(Operation):
+    """``CheckNumerics()(x)``: x itself; raises when it has NaN or Inf."""
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class CheckValid(Operation):
+    """``CheckValid()(bboxes, img_metas)``: which boxes lie inside the image."""
+    def __call__(self, bboxes: Tensor, img_metas: Tensor) -> Tensor: ...
+    def construct(self, bboxes: Tensor, img_metas: Tensor) -> Tensor: ...
+
+
+class Cholesky(Operation):
+    """``Cholesky(upper=False)(input_x)``: the Cholesky factor (lower unless `upper`)."""
+    upper: bool
+    def __init__(self, upper: bool = False) -> None: ...
+    def __call__(self, input_x: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor) -> Tensor: ...
+
+
+class CholeskyInverse(Operation):
+    """``CholeskyInverse(upper=False)(x)``: A^-1 from A's Cholesky factor."""
+    upper: bool
+    def __init__(self, upper: bool = False) -> None: ...
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class CholeskySolve(Operation):
+    """``CholeskySolve(upper=False)(x1, x2)``: x with A x = x1, x2 being A's Cholesky factor."""
+    upper: bool
+    def __init__(self, upper: bool = False) -> None: ...
+    def __call__(self, x1: Tensor, x2: Tensor) -> Tensor: ...
+    def construct(self, x1: Tensor, x2: Tensor) -> Tensor: ...
+
+
 class ClipByValue(Operation):
     """``ClipByValue()(x, clip_value_min, clip_value_max)``: clamp into [min, max]."""
     def __call__(self, x: Tensor, clip_value_min: Any, clip_value_max: Any) -> Tensor: ...
     def construct(self, x: Tensor, clip_value_min: Any, clip_value_max: Any) -> Tensor: ...
+
+
+class Col2Im(Operation):
+    """``Col2Im(kernel_size, dilation=1, padding=0, stride=1)(x, output_size)``: the (N, C, H, W) image the (N, C, kH *
+    kW, L) blocks sum to."""
+    def __init__(self, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> None: ...
+    def __call__(self, x: Tensor, output_size: Any) -> Tensor: ...
+    def construct(self, x: Tensor, output_size: Any) -> Tensor: ...
+
+
+class CollectiveGather(Operation):
+    """``ops.CollectiveGather(dest_rank, group)(input_x)``: rank `dest_rank` gets every rank's `input_x` concatenated
+    along axis 0; the other ranks get zeros of that shape (MindSpore leaves their output unspecified)."""
+    def __init__(self, dest_rank: int, group: str = 'hccl_world_group') -> None: ...
+    def __call__(self, input_x: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor) -> Tensor: ...
+
+
+class CollectiveScatter(Operation):
+    """``ops.CollectiveScatter(src_rank=0, group)(input_x)``: rank `src_rank` splits its `input_x` along axis 0 into
+    group-size equal parts and rank i gets part i (the other ranks' `input_x` only gives the shape)."""
+    group: str
+    src_rank: int
+    def __init__(self, src_rank: int = 0, group: str = 'hccl_world_group') -> None: ...
+    def __call__(self, input_x: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor) -> Tensor: ...
 
 
 class Concat(Operation):
@@ -1637,6 +4478,25 @@ class Concat(Operation):
     def __init__(self, axis: int = 0) -> None: ...
     def __call__(self, input_x: Sequence[Tensor]) -> Tensor: ...
     def construct(self, input_x: Sequence[Tensor]) -> Tensor: ...
+
+
+class ConfusionMatrix(Operation):
+    """``ConfusionMatrix(num_classes, dtype='int32')(labels, predictions, weights=None)``."""
+    def __init__(self, num_classes: int, dtype: Any = 'int32') -> None: ...
+    def __call__(self, labels: Tensor, predictions: Tensor, weights: Any = None) -> Tensor: ...
+    def construct(self, labels: Tensor, predictions: Tensor, weights: Any = None) -> Tensor: ...
+
+
+class Conj(Operation):
+    """``Conj()(input)``: the complex conjugate (a real tensor itself)."""
+    def __call__(self, input: Tensor) -> Tensor: ...
+    def construct(self, input: Tensor) -> Tensor: ...
+
+
+class ConjugateTranspose(Operation):
+    """``ConjugateTranspose()(x, perm)``: the conjugate transpose (a real x: transpose)."""
+    def __call__(self, x: Tensor, perm: Any) -> Tensor: ...
+    def construct(self, x: Tensor, perm: Any) -> Tensor: ...
 
 
 class Conv2D(Operation):
@@ -1658,6 +4518,89 @@ class Conv2D(Operation):
     def construct(self, x: Tensor, weight: Tensor) -> Tensor: ...
 
 
+class Conv2DBackpropInput(Operation):
+    """The gradient of Conv2D with respect to its input: ``Conv2DBackpropInput(out_channel, kernel_size,
+    pad_mode='valid', pad=0, pad_list=None, ...)(dout, weight, input_size)`` returns the (N, C_in, H, W) =
+    `input_size` tensor whose conv with `weight` has adjoint `dout`. `pad_list` (top, bottom, left, right), when
+    given, overrides `pad_mode`/`pad`."""
+    def __init__(
+        self,
+        out_channel: int,
+        kernel_size: Any,
+        pad_mode: str = 'valid',
+        pad: Any = 0,
+        pad_list: Any = None,
+        mode: int = 1,
+        stride: Any = 1,
+        dilation: Any = 1,
+        group: int = 1,
+        data_format: str = 'NCHW',
+    ) -> None: ...
+    def __call__(self, dout: Tensor, weight: Tensor, input_size: Any) -> Tensor: ...
+    def construct(self, dout: Tensor, weight: Tensor, input_size: Any) -> Tensor: ...
+
+
+class Conv2DTranspose(Operation):
+    """2-D transposed convolution (the input gradient of Conv2D): ``Conv2DTranspose(out_channel, kernel_size, ...)(dout,
+    weight, input_size)``; weight (C_out_of_dout, C_in/group, kH, kW) and the output has shape `input_size`. `pad` /
+    `pad_list` (top, bottom, left, right) with pad_mode='pad'."""
+    def __init__(
+        self,
+        out_channel: int,
+        kernel_size: Any,
+        pad_mode: str = 'valid',
+        pad: Any = 0,
+        pad_list: Any = None,
+        mode: int = 1,
+        stride: Any = 1,
+        dilation: Any = 1,
+        group: int = 1,
+        data_format: str = 'NCHW',
+    ) -> None: ...
+    def __call__(self, dout: Tensor, weight: Tensor, input_size: Any) -> Tensor: ...
+    def construct(self, dout: Tensor, weight: Tensor, input_size: Any) -> Tensor: ...
+
+
+class Conv3D(Operation):
+    """3-D convolution: ``Conv3D(out_channel, kernel_size, ...)(x, weight, bias=None)``; weight is (out_channel,
+    C_in/group, kD, kH, kW); `pad` an int or (front, back, top, bottom, left, right)."""
+    def __init__(
+        self,
+        out_channel: int,
+        kernel_size: Any,
+        mode: int = 1,
+        pad_mode: str = 'valid',
+        pad: Any = 0,
+        stride: Any = 1,
+        dilation: Any = 1,
+        group: int = 1,
+        data_format: str = 'NCDHW',
+    ) -> None: ...
+    def __call__(self, x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor: ...
+    def construct(self, x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor: ...
+
+
+class Conv3DTranspose(Operation):
+    """3-D transposed convolution: ``Conv3DTranspose(in_channel, out_channel, kernel_size, ...)(dout, weight,
+    bias=None)``; weight (in_channel, out_channel/group, kD, kH, kW)."""
+    def __init__(
+        self,
+        in_channel: int,
+        out_channel: int,
+        kernel_size: Any,
+        mode: int = 1,
+        pad_mode: str = 'valid',
+        pad: Any = 0,
+        stride: Any = 1,
+        dilation: Any = 1,
+        group: int = 1,
+        output_padding: Any = 0,
+        data_format: str = 'NCDHW',
+    ) -> None: ...
+    def __call__(self, dout: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor: ...
+    def construct(self, dout: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor: ...
+
+
 class Cos(Operation):
     """``Cos()(x)``: cosine of each element (radians)."""
     def __call__(self, x: Tensor) -> Tensor: ...
@@ -1670,6 +4613,31 @@ class Cosh(Operation):
     def construct(self, x: Tensor) -> Tensor: ...
 
 
+class CountNonZero(Operation):
+    """``CountNonZero(dims=None)(x)``: how many elements are not zero over `dims` (all when None), int64."""
+    dims: Any
+    def __init__(self, dims: Any = None) -> None: ...
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class Cross(Operation):
+    """``Cross(dim=-65530)(x1, x2)``: the cross product along `dim` (-65530: the first axis of size 3)."""
+    dim: int
+    def __init__(self, dim: int = -65530) -> None: ...
+    def __call__(self, x1: Tensor, x2: Tensor) -> Tensor: ...
+    def construct(self, x1: Tensor, x2: Tensor) -> Tensor: ...
+
+
+class CumProd(Operation):
+    """``CumProd(exclusive=False, reverse=False)(x, axis)``: cumulative product along `axis`."""
+    exclusive: bool
+    reverse: bool
+    def __init__(self, exclusive: bool = False, reverse: bool = False) -> None: ...
+    def __call__(self, x: Tensor, axis: int) -> Tensor: ...
+    def construct(self, x: Tensor, axis: int) -> Tensor: ...
+
+
 class CumSum(Operation):
     """``CumSum(exclusive=False, reverse=False)(input, axis)``: cumulative sum along `axis`."""
     exclusive: bool
@@ -1679,10 +4647,123 @@ class CumSum(Operation):
     def construct(self, input: Tensor, axis: int) -> Tensor: ...
 
 
+class Cummax(Operation):
+    """``Cummax(axis)(input)``: (running max, its index) along `axis`."""
+    def __init__(self, axis: int) -> None: ...
+    def __call__(self, input: Tensor) -> tuple[Tensor, Tensor]: ...
+    def construct(self, input: Tensor) -> tuple[Tensor, Tensor]: ...
+
+
+class Cummin(Operation):
+    """``Cummin(axis)(input)``: (running min, its index) along `axis`."""
+    def __init__(self, axis: int) -> None: ...
+    def __call__(self, input: Tensor) -> tuple[Tensor, Tensor]: ...
+    def construct(self, input: Tensor) -> tuple[Tensor, Tensor]: ...
+
+
+class CumulativeLogsumexp(Operation):
+    """``CumulativeLogsumexp(exclusive=False, reverse=False)(x, axis)``: running log(sum(exp(x)))."""
+    exclusive: bool
+    reverse: bool
+    def __init__(self, exclusive: bool = False, reverse: bool = False) -> None: ...
+    def __call__(self, x: Tensor, axis: int) -> Tensor: ...
+    def construct(self, x: Tensor, axis: int) -> Tensor: ...
+
+
+class DataFormatDimMap(Operation):
+    """``DataFormatDimMap(src_format='NHWC', dst_format='NCHW')(input_x)``: each axis index (in [-4, 4)) mapped through
+    the layout permutation, as MindSpore's example has it (NHWC -> NCHW maps [0, 1, 2, 3] to [0, 3, 1, 2])."""
+    dst_format: str
+    src_format: str
+    def __init__(self, src_format: str = 'NHWC', dst_format: str = 'NCHW') -> None: ...
+    def __call__(self, input_x: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor) -> Tensor: ...
+
+
+class DataFormatVecPermute(Operation):
+    """``DataFormatVecPermute(src_format='NHWC', dst_format='NCHW')(input_x)``: a shape vector (4,) or (4, 2) reordered
+    from the source layout to the destination one."""
+    dst_format: str
+    src_format: str
+    def __init__(self, src_format: str = 'NHWC', dst_format: str = 'NCHW') -> None: ...
+    def __call__(self, input_x: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor) -> Tensor: ...
+
+
+class Dense(Operation):
+    """``Dense()(x, w, b=None)``: x @ w^T + b."""
+    def __call__(self, x: Tensor, w: Tensor, b: Any = None) -> Tensor: ...
+    def construct(self, x: Tensor, w: Tensor, b: Any = None) -> Tensor: ...
+
+
+class Depend(Operation):
+    """``Depend()(value, expr)``: `value`, once `expr` is computed (Spore runs in program order)."""
+    def __call__(self, value: Any, expr: Any) -> Any: ...
+    def construct(self, value: Any, expr: Any) -> Any: ...
+
+
+class DepthToSpace(Operation):
+    """``DepthToSpace(block_size)(x)``: moves depth blocks into the spatial axes (NCHW)."""
+    def __init__(self, block_size: int) -> None: ...
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class DepthwiseConv2dNative(Operation):
+    """Depthwise 2-D convolution: ``DepthwiseConv2dNative(channel_multiplier, kernel_size, mode=3, pad_mode='valid',
+    pad=0, stride=1, dilation=1, group=1)(x, weight)`` with weight (channel_multiplier, C_in, kH, kW); the output has
+    C_in * channel_multiplier channels."""
+    def __init__(
+        self,
+        channel_multiplier: int,
+        kernel_size: Any,
+        mode: int = 3,
+        pad_mode: str = 'valid',
+        pad: Any = 0,
+        stride: Any = 1,
+        dilation: Any = 1,
+        group: int = 1,
+    ) -> None: ...
+    def __call__(self, x: Tensor, weight: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor, weight: Tensor) -> Tensor: ...
+
+
+class Diag(Operation):
+    """``Diag()(input_x)``: a diagonal matrix of a 1-D tensor (or the diagonal of a 2-D one)."""
+    def __call__(self, input_x: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor) -> Tensor: ...
+
+
+class DiagPart(Operation):
+    """``DiagPart()(input_x)``: the main diagonal of a square matrix."""
+    def __call__(self, input_x: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor) -> Tensor: ...
+
+
+class Digamma(Operation):
+    """``Digamma()(x)``: the digamma function psi(x) = d/dx log Gamma(x) of each element (poles at 0, -1, -2, ...)."""
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class Dilation2D(Operation):
+    """``Dilation2D(stride, dilation, pad_mode='SAME', data_format='NCHW')(x, filter)``: x (N, C, H, W), filter (C, kH,
+    kW) -> the max over each window of x + filter."""
+    def __init__(self, stride: Any, dilation: Any, pad_mode: str = 'SAME', data_format: str = 'NCHW') -> None: ...
+    def __call__(self, x: Tensor, filter: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor, filter: Tensor) -> Tensor: ...
+
+
 class Div(Operation):
     """``Div()(x, y)``: x / y element-wise (true division)."""
     def __call__(self, x: Any, y: Any) -> Tensor: ...
     def construct(self, x: Any, y: Any) -> Tensor: ...
+
+
+class DivNoNan(Operation):
+    """``DivNoNan()(x1, x2)``: x1 / x2, and 0 where x2 is 0."""
+    def __call__(self, x1: Tensor, x2: Tensor) -> Tensor: ...
+    def construct(self, x1: Tensor, x2: Tensor) -> Tensor: ...
 
 
 class Dropout(Operation):
@@ -1695,6 +4776,33 @@ class Dropout(Operation):
     def construct(self, x: Tensor) -> Any: ...
 
 
+class Dropout2D(Operation):
+    """``Dropout2D(keep_prob=0.5)(x)`` -> (output, mask): zeroes whole channels of an (N, C, H, W) input."""
+    keep_prob: float
+    def __init__(self, keep_prob: float = 0.5) -> None: ...
+    def __call__(self, x: Tensor) -> tuple[Tensor, Tensor]:
+        """(output, mask): the kept channels scaled by 1/keep_prob, and which elements were kept."""
+    def construct(self, x: Tensor) -> tuple[Tensor, Tensor]:
+        """(output, mask): the kept channels scaled by 1/keep_prob, and which elements were kept."""
+
+
+class Dropout3D(Operation):
+    """``Dropout3D(keep_prob=0.5)(x)`` -> (output, mask): zeroes whole channels of an (N, C, D, H, W) input."""
+    keep_prob: float
+    def __init__(self, keep_prob: float = 0.5) -> None: ...
+    def __call__(self, x: Tensor) -> tuple[Tensor, Tensor]:
+        """(output, mask): the kept channels scaled by 1/keep_prob, and which elements were kept."""
+    def construct(self, x: Tensor) -> tuple[Tensor, Tensor]:
+        """(output, mask): the kept channels scaled by 1/keep_prob, and which elements were kept."""
+
+
+class Einsum(Operation):
+    """``Einsum(equation)(operands)``: Einstein summation of a tuple of tensors."""
+    def __init__(self, equation: str) -> None: ...
+    def __call__(self, operands: Sequence[Tensor]) -> Tensor: ...
+    def construct(self, operands: Sequence[Tensor]) -> Tensor: ...
+
+
 class Elu(Operation):
     """``Elu(alpha=1.0)(input_x)``: x where positive, alpha * (exp(x) - 1) elsewhere."""
     alpha: float
@@ -1703,10 +4811,29 @@ class Elu(Operation):
     def construct(self, input_x: Tensor) -> Tensor: ...
 
 
+class EmbeddingLookup(Operation):
+    """``EmbeddingLookup()(input_params, input_indices, offset)``: rows indices - offset of the table (zeros outside
+    it)."""
+    def __call__(self, input_params: Tensor, input_indices: Tensor, offset: int) -> Tensor: ...
+    def construct(self, input_params: Tensor, input_indices: Tensor, offset: int) -> Tensor: ...
+
+
+class Eps(Operation):
+    """``Eps()(x)``: x's shape filled with its dtype's machine epsilon."""
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
 class Equal(Operation):
     """``Equal()(x, y)``: x == y element-wise (bool)."""
     def __call__(self, x: Any, y: Any) -> Tensor: ...
     def construct(self, x: Any, y: Any) -> Tensor: ...
+
+
+class EqualCount(Operation):
+    """``EqualCount()(x, y)``: how many elements are equal, as a (1,) tensor."""
+    def __call__(self, x: Tensor, y: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor, y: Tensor) -> Tensor: ...
 
 
 class Erf(Operation):
@@ -1721,10 +4848,30 @@ class Erfc(Operation):
     def construct(self, x: Tensor) -> Tensor: ...
 
 
+class Erfinv(Operation):
+    """``Erfinv()(x)``: the inverse error function of each element: y with erf(y) = x, +-inf at +-1, NaN outside."""
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class EuclideanNorm(Operation):
+    """``EuclideanNorm(keep_dims=False)(x, axes)``: sqrt(sum(x^2)) over `axes`."""
+    keep_dims: bool
+    def __init__(self, keep_dims: bool = False) -> None: ...
+    def __call__(self, x: Tensor, axes: Any) -> Tensor: ...
+    def construct(self, x: Tensor, axes: Any) -> Tensor: ...
+
+
 class Exp(Operation):
     """``Exp()(x)``: e ** x element-wise."""
     def __call__(self, x: Tensor) -> Tensor: ...
     def construct(self, x: Tensor) -> Tensor: ...
+
+
+class Expand(Operation):
+    """``Expand()(x, shape)``: x broadcast to `shape`."""
+    def __call__(self, x: Tensor, shape: Any) -> Tensor: ...
+    def construct(self, x: Tensor, shape: Any) -> Tensor: ...
 
 
 class ExpandDims(Operation):
@@ -1739,16 +4886,49 @@ class Expm1(Operation):
     def construct(self, x: Tensor) -> Tensor: ...
 
 
+class ExtractImagePatches(Operation):
+    """``ExtractImagePatches(ksizes, strides, rates, padding='VALID')(input_x)``: (N, C, H, W) -> (N, kr * kc * C,
+    out_row, out_col); `ksizes`, `strides`, `rates` are [1, 1, row, col]."""
+    def __init__(self, ksizes: Any, strides: Any, rates: Any, padding: str = 'VALID') -> None: ...
+    def __call__(self, input_x: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor) -> Tensor: ...
+
+
 class Eye(Operation):
     """``Eye()(n, m, t)``: the n x m identity matrix of dtype t."""
     def __call__(self, n: int, m: int, t: Any) -> Tensor: ...
     def construct(self, n: int, m: int, t: Any) -> Tensor: ...
 
 
+class FastGeLU(Operation):
+    """``FastGeLU()(x)``: x * sigmoid(1.702 x)."""
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class FastGelu(Operation):
+    """``FastGelu()(x)``: x * sigmoid(1.702 x) (the older name of FastGeLU)."""
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
 class Fill(Operation):
     """``Fill()(type, shape, value)``: a tensor of `shape` filled with `value`."""
     def __call__(self, type: Any, shape: Sequence[int], value: Any) -> Tensor: ...
     def construct(self, type: Any, shape: Sequence[int], value: Any) -> Tensor: ...
+
+
+class FillDiagonal(Operation):
+    """``FillDiagonal(fill_value, wrap=False)(input_x)``: a copy with the main diagonal set to `fill_value`."""
+    def __init__(self, fill_value: float, wrap: bool = False) -> None: ...
+    def __call__(self, input_x: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor) -> Tensor: ...
+
+
+class Fills(Operation):
+    """``Fills()(x, value)``: a tensor of x's shape filled with `value`."""
+    def __call__(self, x: Tensor, value: Any) -> Tensor: ...
+    def construct(self, x: Tensor, value: Any) -> Tensor: ...
 
 
 class Flatten(Operation):
@@ -1775,6 +4955,36 @@ class FloorMod(Operation):
     def construct(self, x: Any, y: Any) -> Tensor: ...
 
 
+class Fmax(Operation):
+    """``Fmax()(x, y)``: element-wise maximum that ignores NaN: where one operand is NaN the other is returned."""
+    def __call__(self, x: Any, y: Any) -> Tensor: ...
+    def construct(self, x: Any, y: Any) -> Tensor: ...
+
+
+class Fmin(Operation):
+    """``Fmin()(x, y)``: element-wise minimum that ignores NaN: where one operand is NaN the other is returned."""
+    def __call__(self, x: Any, y: Any) -> Tensor: ...
+    def construct(self, x: Any, y: Any) -> Tensor: ...
+
+
+class GLU(Operation):
+    """``GLU(axis=-1)(x)``: the first half of x along `axis` times the sigmoid of the second."""
+    axis: int
+    def __init__(self, axis: int = -1) -> None: ...
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class Gamma(Operation):
+    """``Gamma(seed=0, seed2=0)(shape, alpha, beta)``: Gamma(alpha, rate=beta) float32 samples of the broadcast shape of
+    `shape`, `alpha` and `beta`."""
+    seed: int
+    seed2: int
+    def __init__(self, seed: int = 0, seed2: int = 0) -> None: ...
+    def __call__(self, shape: Any, alpha: Tensor, beta: Tensor) -> Tensor: ...
+    def construct(self, shape: Any, alpha: Tensor, beta: Tensor) -> Tensor: ...
+
+
 class Gather(Operation):
     """``Gather(batch_dims=0)(input_params, input_indices, axis)``: the slices of input_params at input_indices along
     axis."""
@@ -1796,10 +5006,47 @@ class GatherNd(Operation):
     def construct(self, input_x: Tensor, indices: Tensor) -> Tensor: ...
 
 
+class Gcd(Operation):
+    """``Gcd()(x, y)``: greatest common divisor of two integer tensors, element-wise with broadcasting (non-negative;
+    gcd(0, 0) = 0)."""
+    def __call__(self, x: Any, y: Any) -> Tensor: ...
+    def construct(self, x: Any, y: Any) -> Tensor: ...
+
+
 class GeLU(Operation):
     """``GeLU()(x)``: GELU with the tanh approximation, as MindSpore's GeLU primitive computes it."""
     def __call__(self, x: Tensor) -> Tensor: ...
     def construct(self, x: Tensor) -> Tensor: ...
+
+
+class Gelu(Operation):
+    """``Gelu()(x)``: GELU with the tanh approximation."""
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class Geqrf(Operation):
+    """``Geqrf()(x)``: Householder QR in LAPACK's compact form."""
+    def __call__(self, x: Tensor) -> tuple[Tensor, Tensor]: ...
+    def construct(self, x: Tensor) -> tuple[Tensor, Tensor]: ...
+
+
+class Ger(Operation):
+    """``Ger()(x1, x2)``: the outer product of two 1-D tensors."""
+    def __call__(self, x1: Tensor, x2: Tensor) -> Tensor: ...
+    def construct(self, x1: Tensor, x2: Tensor) -> Tensor: ...
+
+
+class GradOperation(Operation):
+    """``GradOperation(get_all=False, get_by_list=False, sens_param=False)(fn, weights=None)``: the older gradient API.
+    The returned function gives the gradient for the first input (all inputs with `get_all`), for `weights` with
+    `get_by_list` (both: a pair), taking the output's sensitivity as its last argument with `sens_param`."""
+    get_all: bool
+    get_by_list: bool
+    sens_param: bool
+    def __init__(self, get_all: bool = False, get_by_list: bool = False, sens_param: bool = False) -> None: ...
+    def __call__(self, fn: Any, weights: Any = None) -> Any: ...
+    def construct(self, fn: Any, weights: Any = None) -> Any: ...
 
 
 class Greater(Operation):
@@ -1814,6 +5061,20 @@ class GreaterEqual(Operation):
     def construct(self, x: Any, y: Any) -> Tensor: ...
 
 
+class HSVToRGB(Operation):
+    """``HSVToRGB()(images)``: HSV in [0, 1] on the last axis to RGB."""
+    def __call__(self, images: Tensor) -> Tensor: ...
+    def construct(self, images: Tensor) -> Tensor: ...
+
+
+class HShrink(Operation):
+    """``HShrink(lambd=0.5)(input_x)``: x where |x| > lambd, 0 elsewhere."""
+    lambd: float
+    def __init__(self, lambd: float = 0.5) -> None: ...
+    def __call__(self, input_x: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor) -> Tensor: ...
+
+
 class HSigmoid(Operation):
     """``HSigmoid()(x)``: relu6(x + 3) / 6 element-wise."""
     def __call__(self, x: Tensor) -> Tensor: ...
@@ -1826,10 +5087,161 @@ class HSwish(Operation):
     def construct(self, x: Tensor) -> Tensor: ...
 
 
+class HammingWindow(Operation):
+    """``HammingWindow(periodic=True, alpha=0.54, beta=0.46, dtype=float32)(length)``: a Hamming window."""
+    alpha: float
+    beta: float
+    dtype: DType
+    periodic: bool
+    def __init__(self, periodic: bool = True, alpha: float = 0.54, beta: float = 0.46, dtype: Any = ...) -> None: ...
+    def __call__(self, length: Tensor) -> Tensor: ...
+    def construct(self, length: Tensor) -> Tensor: ...
+
+
+class Heaviside(Operation):
+    """``Heaviside()(x, values)``: 0 below 0, 1 above, `values` at 0."""
+    def __call__(self, x: Tensor, values: Any) -> Tensor: ...
+    def construct(self, x: Tensor, values: Any) -> Tensor: ...
+
+
+class Histogram(Operation):
+    """``Histogram(bins=100, min=0.0, max=0.0)(x)``: `ops.histc` as a class."""
+    bins: int
+    max: float
+    min: float
+    def __init__(self, bins: int = 100, min: float = 0.0, max: float = 0.0) -> None: ...
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class HistogramFixedWidth(Operation):
+    """``HistogramFixedWidth(nbins, dtype='int32')(x, range)``: counts in nbins equal bins over range (outside values in
+    the end bins)."""
+    def __init__(self, nbins: int, dtype: Any = 'int32') -> None: ...
+    def __call__(self, x: Tensor, range: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor, range: Tensor) -> Tensor: ...
+
+
+class Hypot(Operation):
+    """``Hypot()(x1, x2)``: sqrt(x1^2 + x2^2) element-wise."""
+    def __call__(self, x1: Tensor, x2: Tensor) -> Tensor: ...
+    def construct(self, x1: Tensor, x2: Tensor) -> Tensor: ...
+
+
+class IOU(Operation):
+    """``IOU(mode='iou')(anchor_boxes, gt_boxes)``: the IOU/IOF of every gt box against every anchor box."""
+    mode: str
+    def __init__(self, mode: str = 'iou') -> None: ...
+    def __call__(self, anchor_boxes: Tensor, gt_boxes: Tensor) -> Tensor: ...
+    def construct(self, anchor_boxes: Tensor, gt_boxes: Tensor) -> Tensor: ...
+
+
 class Identity(Operation):
     """``Identity()(x)``: a copy."""
     def __call__(self, x: Tensor) -> Tensor: ...
     def construct(self, x: Tensor) -> Tensor: ...
+
+
+class IdentityN(Operation):
+    """``IdentityN()(x)``: the same tensors, as a new list/tuple."""
+    def __call__(self, x: Any) -> Any: ...
+    def construct(self, x: Any) -> Any: ...
+
+
+class Igamma(Operation):
+    """``Igamma()(x, y)``: regularized lower incomplete gamma function P(a, x) = gamma(a, x) / Gamma(a), element-wise
+    with broadcasting (`input` is a, `other` is x)."""
+    def __call__(self, x: Any, y: Any) -> Tensor: ...
+    def construct(self, x: Any, y: Any) -> Tensor: ...
+
+
+class Igammac(Operation):
+    """``Igammac()(x, y)``: regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x), element-wise with
+    broadcasting (`input` is a, `other` is x)."""
+    def __call__(self, x: Any, y: Any) -> Tensor: ...
+    def construct(self, x: Any, y: Any) -> Tensor: ...
+
+
+class Im2Col(Operation):
+    """``Im2Col(ksizes, strides=1, dilations=1, pads=0)(x)``: the sliding blocks of a 4-D x as (N, C, kH * kW, L)
+    columns."""
+    def __init__(self, ksizes: Any, strides: Any = 1, dilations: Any = 1, pads: Any = 0) -> None: ...
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class InTopK(Operation):
+    """``InTopK(k)(x1, x2)``: whether each target is among the k largest."""
+    def __init__(self, k: int) -> None: ...
+    def __call__(self, x1: Tensor, x2: Tensor) -> Tensor: ...
+    def construct(self, x1: Tensor, x2: Tensor) -> Tensor: ...
+
+
+class IndexAdd(Operation):
+    """``IndexAdd(axis, use_lock=True, check_index_bound=True)(input_x, indices, input_y)``."""
+    def __init__(self, axis: int, use_lock: bool = True, check_index_bound: bool = True) -> None: ...
+    def __call__(self, input_x: Tensor, indices: Tensor, input_y: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor, indices: Tensor, input_y: Tensor) -> Tensor: ...
+
+
+class IndexFill(Operation):
+    """``IndexFill()(x, dim, index, value)``: x with the slices at `index` along `dim` set to `value`."""
+    def __call__(self, x: Tensor, dim: int, index: Tensor, value: Any) -> Tensor: ...
+    def construct(self, x: Tensor, dim: int, index: Tensor, value: Any) -> Tensor: ...
+
+
+class IndexPut(Operation):
+    """``IndexPut(accumulate=0)(x1, x2, indices)``: x1 with x2 put (or added, accumulate=1) at `indices`."""
+    accumulate: int
+    def __init__(self, accumulate: int = 0) -> None: ...
+    def __call__(self, x1: Tensor, x2: Tensor, indices: Sequence[Tensor]) -> Tensor: ...
+    def construct(self, x1: Tensor, x2: Tensor, indices: Sequence[Tensor]) -> Tensor: ...
+
+
+class InplaceAdd(Operation):
+    """``InplaceAdd(indices)(x, input_v)``: adds rows of input_v to rows `indices` of x, in place."""
+    def __init__(self, indices: Any) -> None: ...
+    def __call__(self, x: Tensor, input_v: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor, input_v: Tensor) -> Tensor: ...
+
+
+class InplaceIndexAdd(Operation):
+    """``InplaceIndexAdd(axis)(var, indices, updates)``: adds slices of updates at `indices` along `axis`, in place."""
+    def __init__(self, axis: int) -> None: ...
+    def __call__(self, var: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+    def construct(self, var: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+
+
+class InplaceSub(Operation):
+    """``InplaceSub(indices)(x, input_v)``: subtracts rows of input_v from rows `indices` of x, in place."""
+    def __init__(self, indices: Any) -> None: ...
+    def __call__(self, x: Tensor, input_v: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor, input_v: Tensor) -> Tensor: ...
+
+
+class InplaceUpdate(Operation):
+    """``InplaceUpdate(indices)(x, v)``: sets rows `indices` of x to the rows of v, in place."""
+    def __init__(self, indices: Any) -> None: ...
+    def __call__(self, x: Tensor, v: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor, v: Tensor) -> Tensor: ...
+
+
+class Inv(Operation):
+    """``Inv()(x)``: 1 / x element-wise."""
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class Invert(Operation):
+    """``Invert()(x)``: bitwise NOT."""
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class InvertPermutation(Operation):
+    """``InvertPermutation()(input_x)``: the inverse of a permutation of 0..n-1 (a tuple/list)."""
+    def __call__(self, input_x: Any) -> tuple[int, ...]: ...
+    def construct(self, input_x: Any) -> tuple[int, ...]: ...
 
 
 class IsClose(Operation):
@@ -1861,6 +5273,48 @@ class IsNan(Operation):
     def construct(self, x: Tensor) -> Tensor: ...
 
 
+class KLDivLoss(Operation):
+    """``KLDivLoss(reduction='mean')(logits, labels)``: labels * (log(labels) - logits), reduced."""
+    reduction: str
+    def __init__(self, reduction: str = 'mean') -> None: ...
+    def __call__(self, logits: Tensor, labels: Tensor) -> Tensor: ...
+    def construct(self, logits: Tensor, labels: Tensor) -> Tensor: ...
+
+
+class L2Loss(Operation):
+    """``L2Loss()(input_x)``: sum(x ** 2) / 2."""
+    def __call__(self, input_x: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor) -> Tensor: ...
+
+
+class L2Normalize(Operation):
+    """``L2Normalize(axis=0, epsilon=0.0001)(x)``: x / sqrt(max(sum(x ** 2, axis), epsilon))."""
+    axis: int
+    epsilon: float
+    def __init__(self, axis: Any = 0, epsilon: float = 0.0001) -> None: ...
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class LRN(Operation):
+    """``LRN(depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, norm_region='ACROSS_CHANNELS')(x)``."""
+    alpha: float
+    beta: float
+    bias: float
+    depth_radius: int
+    norm_region: str
+    def __init__(
+        self,
+        depth_radius: int = 5,
+        bias: float = 1.0,
+        alpha: float = 1.0,
+        beta: float = 0.5,
+        norm_region: str = 'ACROSS_CHANNELS',
+    ) -> None: ...
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
 class LayerNorm(Operation):
     """Layer normalization over the axes from `begin_norm_axis` on, with gamma/beta of shape
     x.shape[begin_params_axis:]. Returns ``(y, mean, rstd)`` (MindSpore 2.x; statistics keep the normalised axes as
@@ -1873,10 +5327,28 @@ class LayerNorm(Operation):
     def construct(self, input_x: Tensor, gamma: Tensor, beta: Tensor) -> tuple: ...
 
 
+class Lcm(Operation):
+    """``Lcm()(x1, x2)``: the least common multiple."""
+    def __call__(self, x1: Tensor, x2: Tensor) -> Tensor: ...
+    def construct(self, x1: Tensor, x2: Tensor) -> Tensor: ...
+
+
+class LeftShift(Operation):
+    """``LeftShift()(x1, x2)``: x1 << x2."""
+    def __call__(self, x1: Tensor, x2: Tensor) -> Tensor: ...
+    def construct(self, x1: Tensor, x2: Tensor) -> Tensor: ...
+
+
 class Lerp(Operation):
     """``Lerp()(start, end, weight)``: start + weight * (end - start)."""
     def __call__(self, start: Tensor, end: Any, weight: Any) -> Tensor: ...
     def construct(self, start: Tensor, end: Any, weight: Any) -> Tensor: ...
+
+
+class LerpScalar(Operation):
+    """``LerpScalar()(input, end, weight)``: input + weight * (end - input), a scalar weight."""
+    def __call__(self, input: Tensor, end: Tensor, weight: float) -> Tensor: ...
+    def construct(self, input: Tensor, end: Tensor, weight: float) -> Tensor: ...
 
 
 class Less(Operation):
@@ -1891,6 +5363,27 @@ class LessEqual(Operation):
     def construct(self, x: Any, y: Any) -> Tensor: ...
 
 
+class Lgamma(Operation):
+    """``Lgamma()(x)``: log|Gamma(x)|."""
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class LinSpace(Operation):
+    """``LinSpace()(start, stop, num)``: num evenly spaced values from start to stop."""
+    def __call__(self, start: Any, stop: Any, num: Any) -> Tensor: ...
+    def construct(self, start: Any, stop: Any, num: Any) -> Tensor: ...
+
+
+class ListDiff(Operation):
+    """``ListDiff(out_idx=mstype.int32)(x, y)`` -> (out, idx): the elements of 1-D x not in y, in order, and their
+    positions in x."""
+    out_idx: DType
+    def __init__(self, out_idx: Any = ...) -> None: ...
+    def __call__(self, x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]: ...
+    def construct(self, x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]: ...
+
+
 class Log(Operation):
     """``Log()(x)``: natural logarithm element-wise."""
     def __call__(self, x: Tensor) -> Tensor: ...
@@ -1903,12 +5396,37 @@ class Log1p(Operation):
     def construct(self, x: Tensor) -> Tensor: ...
 
 
+class LogMatrixDeterminant(Operation):
+    """``LogMatrixDeterminant()(x)``: (sign, log|det|) of each matrix."""
+    def __call__(self, x: Tensor) -> tuple[Tensor, Tensor]: ...
+    def construct(self, x: Tensor) -> tuple[Tensor, Tensor]: ...
+
+
+class LogNormalReverse(Operation):
+    """``LogNormalReverse(mean=1.0, std=2.0)(input)``: exp(N(mean, std)) samples of input's shape."""
+    mean: float
+    std: float
+    def __init__(self, mean: float = 1.0, std: float = 2.0) -> None: ...
+    def __call__(self, input: Tensor) -> Tensor: ...
+    def construct(self, input: Tensor) -> Tensor: ...
+
+
 class LogSoftmax(Operation):
     """``LogSoftmax(axis=-1)(logits)``: log of the softmax along `axis`."""
     axis: int
     def __init__(self, axis: int = -1) -> None: ...
     def __call__(self, logits: Tensor) -> Tensor: ...
     def construct(self, logits: Tensor) -> Tensor: ...
+
+
+class LogSpace(Operation):
+    """``LogSpace(steps=10, base=10, dtype=mstype.float32)(start, end)``: base ** linspace(start, end, steps)."""
+    base: int
+    dtype: DType
+    steps: int
+    def __init__(self, steps: int = 10, base: int = 10, dtype: Any = ...) -> None: ...
+    def __call__(self, start: Any, end: Any) -> Tensor: ...
+    def construct(self, start: Any, end: Any) -> Tensor: ...
 
 
 class LogicalAnd(Operation):
@@ -1935,10 +5453,65 @@ class LogicalXor(Operation):
     def construct(self, x: Any, y: Any) -> Tensor: ...
 
 
+class Logit(Operation):
+    """``Logit(eps=-1.0)(x)``: log(x / (1 - x)), x clamped to [eps, 1 - eps] when eps >= 0."""
+    eps: float
+    def __init__(self, eps: float = -1.0) -> None: ...
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class LowerBound(Operation):
+    """``LowerBound(out_type=mstype.int32)(sorted_x, values)``: per row, the first index where each value could be
+    inserted."""
+    out_type: DType
+    def __init__(self, out_type: Any = ...) -> None: ...
+    def __call__(self, sorted_x: Tensor, values: Tensor) -> Tensor: ...
+    def construct(self, sorted_x: Tensor, values: Tensor) -> Tensor: ...
+
+
+class LpNorm(Operation):
+    """``LpNorm(axis, p=2, keep_dims=False, epsilon=1e-12)(input)``: the p-norm over `axis` (at least epsilon)."""
+    def __init__(self, axis: Any, p: int = 2, keep_dims: bool = False, epsilon: float = 1e-12) -> None: ...
+    def __call__(self, input: Tensor) -> Tensor: ...
+    def construct(self, input: Tensor) -> Tensor: ...
+
+
+class Lstsq(Operation):
+    """``Lstsq(fast=True, l2_regularizer=0.0)(matrix, rhs)``: argmin ||matrix @ X - rhs||^2 + l2_regularizer ||X||^2
+    (the normal equations when regularised, the pseudo-inverse otherwise)."""
+    fast: bool
+    l2_regularizer: float
+    def __init__(self, fast: bool = True, l2_regularizer: float = 0.0) -> None: ...
+    def __call__(self, matrix: Tensor, rhs: Tensor) -> Tensor: ...
+    def construct(self, matrix: Tensor, rhs: Tensor) -> Tensor: ...
+
+
+class LuSolve(Operation):
+    """``LuSolve()(x, lu_data, lu_pivots)``: X with A @ X = x for the packed LU of A."""
+    def __call__(self, x: Tensor, lu_data: Tensor, lu_pivots: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor, lu_data: Tensor, lu_pivots: Tensor) -> Tensor: ...
+
+
+class LuUnpack(Operation):
+    """``LuUnpack(unpack_data=True, unpack_pivots=True)(LU_data, LU_pivots)``: (P, L, U)."""
+    unpack_data: bool
+    unpack_pivots: bool
+    def __init__(self, unpack_data: bool = True, unpack_pivots: bool = True) -> None: ...
+    def __call__(self, LU_data: Tensor, LU_pivots: Tensor) -> Any: ...
+    def construct(self, LU_data: Tensor, LU_pivots: Tensor) -> Any: ...
+
+
 class MaskedFill(Operation):
     """``MaskedFill()(input, mask, value)``: input with `value` where mask."""
     def __call__(self, input: Tensor, mask: Tensor, value: Any) -> Tensor: ...
     def construct(self, input: Tensor, mask: Tensor, value: Any) -> Tensor: ...
+
+
+class MaskedScatter(Operation):
+    """``MaskedScatter()(x, mask, updates)``: x with its True positions filled from updates in order."""
+    def __call__(self, x: Tensor, mask: Tensor, updates: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor, mask: Tensor, updates: Tensor) -> Tensor: ...
 
 
 class MaskedSelect(Operation):
@@ -1954,6 +5527,65 @@ class MatMul(Operation):
     def __init__(self, transpose_a: bool = False, transpose_b: bool = False) -> None: ...
     def __call__(self, a: Tensor, b: Tensor) -> Tensor: ...
     def construct(self, a: Tensor, b: Tensor) -> Tensor: ...
+
+
+class MatrixBandPart(Operation):
+    """``MatrixBandPart()(x, lower, upper)``: the band of each matrix."""
+    def __call__(self, x: Tensor, lower: Any, upper: Any) -> Tensor: ...
+    def construct(self, x: Tensor, lower: Any, upper: Any) -> Tensor: ...
+
+
+class MatrixDeterminant(Operation):
+    """``MatrixDeterminant()(x)``: the determinant of each matrix."""
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class MatrixExp(Operation):
+    """``MatrixExp()(x)``: exp of each square matrix."""
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class MatrixInverse(Operation):
+    """``MatrixInverse(adjoint=False)(x)``: the inverse of each matrix."""
+    adjoint: bool
+    def __init__(self, adjoint: bool = False) -> None: ...
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class MatrixPower(Operation):
+    """``MatrixPower(n)(x)``: x ** n by repeated products."""
+    def __init__(self, n: int) -> None: ...
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class MatrixSolve(Operation):
+    """``MatrixSolve(adjoint=False)(matrix, rhs)``: X with matrix @ X = rhs."""
+    adjoint: bool
+    def __init__(self, adjoint: bool = False) -> None: ...
+    def __call__(self, matrix: Tensor, rhs: Tensor) -> Tensor: ...
+    def construct(self, matrix: Tensor, rhs: Tensor) -> Tensor: ...
+
+
+class MatrixSolveLs(Operation):
+    """``MatrixSolveLs(fast=True)(matrix, rhs, l2)``: argmin ||matrix @ X - rhs||^2 + l2 ||X||^2."""
+    fast: bool
+    def __init__(self, fast: bool = True) -> None: ...
+    def __call__(self, matrix: Tensor, rhs: Tensor, l2: Any) -> Tensor: ...
+    def construct(self, matrix: Tensor, rhs: Tensor, l2: Any) -> Tensor: ...
+
+
+class MatrixTriangularSolve(Operation):
+    """``MatrixTriangularSolve(lower=True, adjoint=False)(matrix, rhs)``: X with op(T) @ X = rhs, T the lower (or upper)
+    triangle of `matrix`."""
+    adjoint: bool
+    lower: bool
+    def __init__(self, lower: bool = True, adjoint: bool = False) -> None: ...
+    def __call__(self, matrix: Tensor, rhs: Tensor) -> Tensor: ...
+    def construct(self, matrix: Tensor, rhs: Tensor) -> Tensor: ...
 
 
 class MaxPool(Operation):
@@ -1973,10 +5605,112 @@ class MaxPool(Operation):
     def construct(self, x: Tensor) -> Tensor: ...
 
 
+class MaxPool3D(Operation):
+    """3-D max pooling: ``MaxPool3D(kernel_size, strides, pad_mode='VALID', pad_list=0, ceil_mode=None)(x)``."""
+    ceil_mode: bool
+    data_format: str
+    kernel_size: tuple[int, ...]
+    pad_list: int
+    pad_mode: str
+    strides: tuple[int, ...]
+    def __init__(
+        self,
+        kernel_size: Any = 1,
+        strides: Any = 1,
+        pad_mode: str = 'VALID',
+        pad_list: Any = 0,
+        ceil_mode: Any = None,
+        data_format: str = 'NCDHW',
+    ) -> None: ...
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class MaxPool3DWithArgmax(Operation):
+    """``MaxPool3DWithArgmax(ksize, strides, pads, dilation=(1, 1, 1), ceil_mode=False)(x)`` returns (output, argmax):
+    the flat index d*H*W + h*W + w of each maximum (argmax_type int64 or int32)."""
+    def __init__(
+        self,
+        ksize: Any,
+        strides: Any,
+        pads: Any,
+        dilation: Any = (1, 1, 1),
+        ceil_mode: bool = False,
+        data_format: str = 'NCDHW',
+        argmax_type: Any = ...,
+    ) -> None: ...
+    def __call__(self, x: Tensor) -> tuple[Tensor, Tensor]: ...
+    def construct(self, x: Tensor) -> tuple[Tensor, Tensor]: ...
+
+
+class MaxPoolWithArgmax(Operation):
+    """``MaxPoolWithArgmax(kernel_size, strides, pad_mode='valid')(x)`` returns (output, argmax): the 2-D max pooling
+    and, per output, the flat index h * W + w of its maximum in the input plane (int32)."""
+    data_format: str
+    kernel_size: tuple[int, ...]
+    pad_mode: str
+    strides: tuple[int, ...]
+    def __init__(
+        self,
+        kernel_size: Any = 1,
+        strides: Any = 1,
+        pad_mode: str = 'valid',
+        data_format: str = 'NCHW',
+    ) -> None: ...
+    def __call__(self, x: Tensor) -> tuple[Tensor, Tensor]: ...
+    def construct(self, x: Tensor) -> tuple[Tensor, Tensor]: ...
+
+
+class MaxUnpool2D(Operation):
+    """``MaxUnpool2D(ksize, strides=0, pads=0, output_shape=())(x, argmax)``: the inverse of max pooling with indices
+    (strides 0 means the kernel size)."""
+    def __init__(
+        self,
+        ksize: Any,
+        strides: Any = 0,
+        pads: Any = 0,
+        output_shape: Any = (),
+        data_format: str = 'NCHW',
+    ) -> None: ...
+    def __call__(self, x: Tensor, argmax: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor, argmax: Tensor) -> Tensor: ...
+
+
+class MaxUnpool3D(MaxUnpool2D):
+    """``MaxUnpool3D(ksize, strides=0, pads=0, output_shape=())(x, argmax)``."""
+    def __init__(
+        self,
+        ksize: Any,
+        strides: Any = 0,
+        pads: Any = 0,
+        output_shape: Any = (),
+        data_format: str = 'NCDHW',
+    ) -> None: ...
+    def __call__(self, x: Tensor, argmax: Tensor) -> Tensor: ...
+
+
 class Maximum(Operation):
     """``Maximum()(x, y)``: element-wise maximum."""
     def __call__(self, x: Any, y: Any) -> Tensor: ...
     def construct(self, x: Any, y: Any) -> Tensor: ...
+
+
+class Median(Operation):
+    """``Median(global_median=False, axis=0, keep_dims=False, ignore_nan=False)(x)``: (values, indices) of the median
+    along `axis`."""
+    axis: int
+    global_median: bool
+    ignore_nan: bool
+    keep_dims: bool
+    def __init__(
+        self,
+        global_median: bool = False,
+        axis: int = 0,
+        keep_dims: bool = False,
+        ignore_nan: bool = False,
+    ) -> None: ...
+    def __call__(self, x: Tensor) -> tuple[Tensor, Tensor]: ...
+    def construct(self, x: Tensor) -> tuple[Tensor, Tensor]: ...
 
 
 class Meshgrid(Operation):
@@ -1993,16 +5727,85 @@ class Minimum(Operation):
     def construct(self, x: Any, y: Any) -> Tensor: ...
 
 
+class MirrorPad(Operation):
+    """``MirrorPad(mode='REFLECT')(input_x, paddings)``."""
+    mode: str
+    def __init__(self, mode: str = 'REFLECT') -> None: ...
+    def __call__(self, input_x: Tensor, paddings: Any) -> Tensor: ...
+    def construct(self, input_x: Tensor, paddings: Any) -> Tensor: ...
+
+
 class Mish(Operation):
     """``Mish()(x)``: x * tanh(softplus(x)) element-wise."""
     def __call__(self, x: Tensor) -> Tensor: ...
     def construct(self, x: Tensor) -> Tensor: ...
 
 
+class Mod(Operation):
+    """``Mod()(x, y)``: the truncated remainder x - trunc(x / y) * y (the sign of x)."""
+    def __call__(self, x: Any, y: Any) -> Tensor: ...
+    def construct(self, x: Any, y: Any) -> Tensor: ...
+
+
+class MoveTo(Operation):
+    """``MoveTo()(input, to='CPU', blocking=True)``."""
+    def __call__(self, input: Tensor, to: str = 'CPU', blocking: bool = True) -> Tensor: ...
+    def construct(self, input: Tensor, to: str = 'CPU', blocking: bool = True) -> Tensor: ...
+
+
 class Mul(Operation):
     """``Mul()(x, y)``: x * y element-wise."""
     def __call__(self, x: Any, y: Any) -> Tensor: ...
     def construct(self, x: Any, y: Any) -> Tensor: ...
+
+
+class MulNoNan(Operation):
+    """``MulNoNan()(x, y)``: x * y, 0 where y == 0 (even for an inf/NaN x)."""
+    def __call__(self, x: Any, y: Any) -> Tensor: ...
+    def construct(self, x: Any, y: Any) -> Tensor: ...
+
+
+class MultiMarginLoss(Operation):
+    """``MultiMarginLoss(p=1, margin=1.0, reduction='mean')(inputs, target, weight=None)``."""
+    margin: float
+    p: int
+    reduction: str
+    def __init__(self, p: int = 1, margin: float = 1.0, reduction: str = 'mean') -> None: ...
+    def __call__(self, inputs: Tensor, target: Tensor, weight: Tensor | None = None) -> Tensor: ...
+    def construct(self, inputs: Tensor, target: Tensor, weight: Tensor | None = None) -> Tensor: ...
+
+
+class MultilabelMarginLoss(Operation):
+    """``MultilabelMarginLoss(reduction='mean')(x, target)`` -> (loss, is_target): is_target (int32, target's shape)
+    marks the target classes of each sample."""
+    reduction: str
+    def __init__(self, reduction: str = 'mean') -> None: ...
+    def __call__(self, x: Tensor, target: Tensor) -> tuple[Tensor, Tensor]: ...
+    def construct(self, x: Tensor, target: Tensor) -> tuple[Tensor, Tensor]: ...
+
+
+class Multinomial(Operation):
+    """``Multinomial(seed=0, seed2=0, dtype=mstype.int32)(x, num_samples)``: draws with replacement."""
+    dtype: DType
+    seed: int
+    seed2: int
+    def __init__(self, seed: int = 0, seed2: int = 0, dtype: Any = ...) -> None: ...
+    def __call__(self, x: Tensor, num_samples: int) -> Tensor: ...
+    def construct(self, x: Tensor, num_samples: int) -> Tensor: ...
+
+
+class MultinomialWithReplacement(Operation):
+    """``MultinomialWithReplacement(numsamples, replacement=False)(x, seed, offset)``."""
+    def __init__(self, numsamples: int, replacement: bool = False) -> None: ...
+    def __call__(self, x: Tensor, seed: Any, offset: Any) -> Tensor: ...
+    def construct(self, x: Tensor, seed: Any, offset: Any) -> Tensor: ...
+
+
+class Mvlgamma(Operation):
+    """``Mvlgamma(p)(x)``: the multivariate log-gamma of dimension p."""
+    def __init__(self, p: int) -> None: ...
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
 
 
 class NLLLoss(Operation):
@@ -2015,10 +5818,68 @@ class NLLLoss(Operation):
     def construct(self, logits: Tensor, labels: Tensor, weight: Tensor) -> tuple: ...
 
 
+class NMSWithMask(Operation):
+    """``NMSWithMask(iou_threshold=0.5)(bboxes)``: greedy non-maximum suppression of (N, 5) boxes (x1, y1, x2, y2,
+    score). Returns the boxes sorted by descending score, their original indices (int32) and the mask (bool) of those
+    kept."""
+    iou_threshold: float
+    def __init__(self, iou_threshold: float = 0.5) -> None: ...
+    def __call__(self, bboxes: Tensor) -> tuple[Tensor, Tensor, Tensor]: ...
+    def construct(self, bboxes: Tensor) -> tuple[Tensor, Tensor, Tensor]: ...
+
+
+class NanToNum(Operation):
+    """``NanToNum(nan=None, posinf=None, neginf=None)(x)``: NaN and infinities replaced by finite numbers."""
+    nan: Any
+    neginf: Any
+    posinf: Any
+    def __init__(self, nan: Any = None, posinf: Any = None, neginf: Any = None) -> None: ...
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
 class Neg(Operation):
     """``Neg()(x)``: -x element-wise."""
     def __call__(self, x: Tensor) -> Tensor: ...
     def construct(self, x: Tensor) -> Tensor: ...
+
+
+class NextAfter(Operation):
+    """``NextAfter()(x1, x2)``."""
+    def __call__(self, x1: Tensor, x2: Tensor) -> Tensor: ...
+    def construct(self, x1: Tensor, x2: Tensor) -> Tensor: ...
+
+
+class NoRepeatNGram(Operation):
+    """``NoRepeatNGram(ngram_size=1)(state_seq, log_probs)``: `log_probs` (batch, beam, vocab) with the tokens that
+    would repeat an n-gram already in `state_seq` (batch, beam, length) set to the lowest finite value, so beam
+    search never picks them."""
+    ngram_size: int
+    def __init__(self, ngram_size: int = 1) -> None: ...
+    def __call__(self, state_seq: Tensor, log_probs: Tensor) -> Tensor: ...
+    def construct(self, state_seq: Tensor, log_probs: Tensor) -> Tensor: ...
+
+
+class NonMaxSuppressionWithOverlaps(Operation):
+    """``NonMaxSuppressionWithOverlaps()(overlaps, scores, max_output_size, overlap_threshold, score_threshold)``: int32
+    indices of at most `max_output_size` boxes picked greedily by score, skipping any whose overlap with a picked box
+    exceeds `overlap_threshold`."""
+    def __call__(
+        self,
+        overlaps: Tensor,
+        scores: Tensor,
+        max_output_size: Any,
+        overlap_threshold: Any,
+        score_threshold: Any,
+    ) -> Tensor: ...
+    def construct(
+        self,
+        overlaps: Tensor,
+        scores: Tensor,
+        max_output_size: Any,
+        overlap_threshold: Any,
+        score_threshold: Any,
+    ) -> Tensor: ...
 
 
 class NonZero(Operation):
@@ -2031,6 +5892,25 @@ class NotEqual(Operation):
     """``NotEqual()(x, y)``: x != y element-wise (bool)."""
     def __call__(self, x: Any, y: Any) -> Tensor: ...
     def construct(self, x: Any, y: Any) -> Tensor: ...
+
+
+class NthElement(Operation):
+    """``NthElement(reverse=False)(input, n)``: the n-th smallest (largest with reverse) value of each last-axis vector,
+    0-based."""
+    reverse: bool
+    def __init__(self, reverse: bool = False) -> None: ...
+    def __call__(self, input: Tensor, n: Any) -> Tensor: ...
+    def construct(self, input: Tensor, n: Any) -> Tensor: ...
+
+
+class NuclearNorm(Operation):
+    """``NuclearNorm(dim=None, keepdim=False)(input)``: the sum of singular values over `dim` (the last two axes when
+    None)."""
+    dim: Any
+    keepdim: bool
+    def __init__(self, dim: Any = None, keepdim: bool = False) -> None: ...
+    def __call__(self, input: Tensor) -> Tensor: ...
+    def construct(self, input: Tensor) -> Tensor: ...
 
 
 class OneHot(Operation):
@@ -2054,9 +5934,60 @@ class OnesLike(Operation):
     def construct(self, input_x: Tensor) -> Tensor: ...
 
 
+class PReLU(Operation):
+    """``PReLU()(x, weight)``: x where x >= 0, weight * x elsewhere."""
+    def __call__(self, x: Tensor, weight: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor, weight: Tensor) -> Tensor: ...
+
+
+class Pack(Operation):
+    """``Pack(axis=0)(x)``: the tensors stacked along `axis`."""
+    axis: int
+    def __init__(self, axis: int = 0) -> None: ...
+    def __call__(self, x: Sequence[Tensor]) -> Tensor: ...
+    def construct(self, x: Sequence[Tensor]) -> Tensor: ...
+
+
 class Pad(Operation):
     """``Pad(paddings)(input_x)`` with one (before, after) pair per dimension."""
     def __init__(self, paddings: Sequence[Sequence[int]]) -> None: ...
+    def __call__(self, input_x: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor) -> Tensor: ...
+
+
+class Padding(Operation):
+    """``Padding(pad_dim_size=8)(x)``."""
+    pad_dim_size: int
+    def __init__(self, pad_dim_size: int = 8) -> None: ...
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class Pdist(Operation):
+    """``Pdist(p=2.0)(x)``: distances between all pairs of rows."""
+    p: float
+    def __init__(self, p: float = 2.0) -> None: ...
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class Poisson(Operation):
+    """``Poisson(seed=0, seed2=0)(shape, mean)``: Poisson(mean) int32 samples broadcast with mean."""
+    seed: int
+    seed2: int
+    def __init__(self, seed: int = 0, seed2: int = 0) -> None: ...
+    def __call__(self, shape: Any, mean: Tensor) -> Tensor: ...
+    def construct(self, shape: Any, mean: Tensor) -> Tensor: ...
+
+
+class Polygamma(Operation):
+    """``Polygamma()(a, x)``: the a-th derivative of digamma."""
+    def __call__(self, a: Any, x: Tensor) -> Tensor: ...
+    def construct(self, a: Any, x: Tensor) -> Tensor: ...
+
+
+class PopulationCount(Operation):
+    """``PopulationCount()(input_x)``."""
     def __call__(self, input_x: Tensor) -> Tensor: ...
     def construct(self, input_x: Tensor) -> Tensor: ...
 
@@ -2065,6 +5996,93 @@ class Pow(Operation):
     """``Pow()(x, y)``: x ** y element-wise."""
     def __call__(self, x: Any, y: Any) -> Tensor: ...
     def construct(self, x: Any, y: Any) -> Tensor: ...
+
+
+class Print(Operation):
+    """``Print()(*inputs)``: prints tensors and strings (see `ops.print_`)."""
+    def __call__(self, *inputs: Any) -> None: ...
+    def construct(self, *inputs: Any) -> None: ...
+
+
+class Qr(Operation):
+    """``Qr(full_matrices=False)(x)``: (Q, R), complete when `full_matrices`."""
+    full_matrices: bool
+    def __init__(self, full_matrices: bool = False) -> None: ...
+    def __call__(self, x: Tensor) -> tuple[Tensor, Tensor]: ...
+    def construct(self, x: Tensor) -> tuple[Tensor, Tensor]: ...
+
+
+class RGBToHSV(Operation):
+    """``RGBToHSV()(images)``: RGB in [0, 1] on the last axis to HSV (hue in [0, 1))."""
+    def __call__(self, images: Tensor) -> Tensor: ...
+    def construct(self, images: Tensor) -> Tensor: ...
+
+
+class RaggedRange(Operation):
+    """``RaggedRange(Tsplits)(starts, limits, deltas)``: the ragged tensor whose row i is ``range(starts[i], limits[i],
+    deltas[i])``, as (row splits of dtype `Tsplits`, dense values)."""
+    def __init__(self, Tsplits: Any) -> None: ...
+    def __call__(self, starts: Tensor, limits: Tensor, deltas: Tensor) -> tuple[Tensor, Tensor]: ...
+    def construct(self, starts: Tensor, limits: Tensor, deltas: Tensor) -> tuple[Tensor, Tensor]: ...
+
+
+class RandomCategorical(Operation):
+    """``RandomCategorical(dtype=mstype.int64)(logits, num_sample, seed=0)``: class draws per row."""
+    dtype: DType
+    def __init__(self, dtype: Any = ...) -> None: ...
+    def __call__(self, logits: Tensor, num_sample: int, seed: int = 0) -> Tensor: ...
+    def construct(self, logits: Tensor, num_sample: int, seed: int = 0) -> Tensor: ...
+
+
+class RandomChoiceWithMask(Operation):
+    """``RandomChoiceWithMask(count=256, seed=0, seed2=0)(input_x)``: `count` coordinates of True elements of the bool
+    `input_x`, in random order, as (count, rank) int32 with a (count,) bool mask; rows past the number of True
+    elements are zeros with mask False."""
+    count: int
+    seed: int
+    seed2: int
+    def __init__(self, count: int = 256, seed: int = 0, seed2: int = 0) -> None: ...
+    def __call__(self, input_x: Tensor) -> tuple[Tensor, Tensor]: ...
+    def construct(self, input_x: Tensor) -> tuple[Tensor, Tensor]: ...
+
+
+class RandomGamma(Operation):
+    """``RandomGamma(seed=0, seed2=0)(shape, alpha)``: Gamma(alpha, 1) samples of shape + alpha.shape."""
+    seed: int
+    seed2: int
+    def __init__(self, seed: int = 0, seed2: int = 0) -> None: ...
+    def __call__(self, shape: Any, alpha: Tensor) -> Tensor: ...
+    def construct(self, shape: Any, alpha: Tensor) -> Tensor: ...
+
+
+class RandomPoisson(Operation):
+    """``RandomPoisson(seed=0, seed2=0, dtype=mstype.int64)(shape, rate)``: samples of shape + rate.shape."""
+    dtype: DType
+    seed: int
+    seed2: int
+    def __init__(self, seed: int = 0, seed2: int = 0, dtype: Any = ...) -> None: ...
+    def __call__(self, shape: Any, rate: Tensor) -> Tensor: ...
+    def construct(self, shape: Any, rate: Tensor) -> Tensor: ...
+
+
+class RandomShuffle(Operation):
+    """``RandomShuffle(seed=0, seed2=0)(x)``: x with its first axis randomly permuted."""
+    seed: int
+    seed2: int
+    def __init__(self, seed: int = 0, seed2: int = 0) -> None: ...
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class Randperm(Operation):
+    """``Randperm(max_length=1, pad=-1, dtype=mstype.int32)(n)``: a random permutation of 0..n-1 padded with `pad` to
+    `max_length`."""
+    dtype: DType
+    max_length: int
+    pad: int
+    def __init__(self, max_length: int = 1, pad: int = -1, dtype: Any = ...) -> None: ...
+    def __call__(self, n: Any) -> Tensor: ...
+    def construct(self, n: Any) -> Tensor: ...
 
 
 class Range(Operation):
@@ -2093,6 +6111,12 @@ class ReLU6(Operation):
     def construct(self, x: Tensor) -> Tensor: ...
 
 
+class Real(Operation):
+    """``Real()(input)``: the real part (the tensor itself)."""
+    def __call__(self, input: Tensor) -> Tensor: ...
+    def construct(self, input: Tensor) -> Tensor: ...
+
+
 class RealDiv(Operation):
     """``RealDiv()(x, y)``: x / y element-wise (true division)."""
     def __call__(self, x: Any, y: Any) -> Tensor: ...
@@ -2103,6 +6127,15 @@ class Reciprocal(Operation):
     """``Reciprocal()(x)``: reciprocal of each element: 1 / x (float input)."""
     def __call__(self, x: Tensor) -> Tensor: ...
     def construct(self, x: Tensor) -> Tensor: ...
+
+
+class Reduce(Operation):
+    """``Reduce(dest_rank, op='sum', group='hccl_world_group')(input_x)``: the reduction of `input_x` over `group` on
+    rank `dest_rank` (a rank *of the group*, as MindSpore's); every other rank gets a shape-[1] zero tensor, which
+    MindSpore documents as having no meaning."""
+    def __init__(self, dest_rank: int, op: str = 'sum', group: str = 'hccl_world_group') -> None: ...
+    def __call__(self, input_x: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor) -> Tensor: ...
 
 
 class ReduceAll(Operation):
@@ -2162,6 +6195,16 @@ class ReduceScatter(Operation):
     def construct(self, x: Tensor) -> Tensor: ...
 
 
+class ReduceStd(Operation):
+    """``ReduceStd(axis=[], unbiased=True, keep_dims=False)(input_x)``: (std, mean) over `axis`."""
+    axis: list
+    keep_dims: bool
+    unbiased: bool
+    def __init__(self, axis: Any = [], unbiased: bool = True, keep_dims: bool = False) -> None: ...
+    def __call__(self, input_x: Tensor) -> tuple[Tensor, Tensor]: ...
+    def construct(self, input_x: Tensor) -> tuple[Tensor, Tensor]: ...
+
+
 class ReduceSum(Operation):
     """``ReduceSum(keep_dims=False, skip_mode=False)(x, axis=())``; with `skip_mode` an empty axis returns `x` unchanged
     instead of summing everything."""
@@ -2172,10 +6215,64 @@ class ReduceSum(Operation):
     def construct(self, x: Tensor, axis: Any = ()) -> Tensor: ...
 
 
+class Renorm(Operation):
+    """``Renorm(p, dim, maxnorm)(input)``."""
+    def __init__(self, p: float, dim: int, maxnorm: float) -> None: ...
+    def __call__(self, input: Tensor) -> Tensor: ...
+    def construct(self, input: Tensor) -> Tensor: ...
+
+
 class Reshape(Operation):
     """``Reshape()(input_x, input_shape)``: input_x with the shape input_shape."""
     def __call__(self, input_x: Tensor, input_shape: Sequence[int]) -> Tensor: ...
     def construct(self, input_x: Tensor, input_shape: Sequence[int]) -> Tensor: ...
+
+
+class ResizeArea(Operation):
+    """``ResizeArea(align_corners=False)(images, size)``: (N, H, W, C) images (MindSpore's NHWC for this op) resized to
+    ``size`` = (new_H, new_W) by area averaging, as float32 (OpenCV's INTER_AREA / TensorFlow's ResizeArea)."""
+    align_corners: bool
+    def __init__(self, align_corners: bool = False) -> None: ...
+    def __call__(self, images: Tensor, size: Any) -> Tensor: ...
+    def construct(self, images: Tensor, size: Any) -> Tensor: ...
+
+
+class ResizeBicubic(Operation):
+    """``ResizeBicubic(align_corners=False, half_pixel_centers=False)(images, size)``: (N, C, H, W) images resampled to
+    ``size`` = (new_H, new_W) with TensorFlow's bicubic kernel, computed as two matrix products (so the gradient is
+    the transposed resampling)."""
+    align_corners: bool
+    half_pixel_centers: bool
+    def __init__(self, align_corners: bool = False, half_pixel_centers: bool = False) -> None: ...
+    def __call__(self, images: Tensor, size: Any) -> Tensor: ...
+    def construct(self, images: Tensor, size: Any) -> Tensor: ...
+
+
+class ResizeLinear1D(Operation):
+    """``ResizeLinear1D(coordinate_transformation_mode='align_corners')(x, size)``: an (N, C, W) tensor linearly
+    resampled to width ``size[0]``. Output pixel i samples source position i * (W - 1) / (new_W - 1)
+    ('align_corners'), (i + 0.5) * W / new_W - 0.5 clamped at 0 ('half_pixel'), or i * W / new_W ('asymmetric');
+    positions past the edge take the last pixel."""
+    coordinate_transformation_mode: str
+    def __init__(self, coordinate_transformation_mode: str = 'align_corners') -> None: ...
+    def __call__(self, x: Tensor, size: Any) -> Tensor: ...
+    def construct(self, x: Tensor, size: Any) -> Tensor: ...
+
+
+class ResizeNearestNeighbor(Operation):
+    """``ResizeNearestNeighbor(size, align_corners=False, half_pixel_centers=False)(input_x)``: an (N, C, H, W) tensor
+    resized to ``size`` = (new_H, new_W) by copying the nearest source pixel (TensorFlow's indexing rules; the
+    gradient sums into the picked pixels)."""
+    def __init__(self, size: Sequence[int], align_corners: bool = False, half_pixel_centers: bool = False) -> None: ...
+    def __call__(self, input_x: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor) -> Tensor: ...
+
+
+class ReverseSequence(Operation):
+    """``ReverseSequence(seq_dim, batch_dim=0)(x, seq_lengths)``: the first seq_lengths[b] elements reversed."""
+    def __init__(self, seq_dim: int, batch_dim: int = 0) -> None: ...
+    def __call__(self, x: Tensor, seq_lengths: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor, seq_lengths: Tensor) -> Tensor: ...
 
 
 class ReverseV2(Operation):
@@ -2183,6 +6280,26 @@ class ReverseV2(Operation):
     def __init__(self, axis: Sequence[int]) -> None: ...
     def __call__(self, input_x: Tensor) -> Tensor: ...
     def construct(self, input_x: Tensor) -> Tensor: ...
+
+
+class RightShift(Operation):
+    """``RightShift()(input_x, input_y)``: input_x >> input_y."""
+    def __call__(self, input_x: Tensor, input_y: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor, input_y: Tensor) -> Tensor: ...
+
+
+class Rint(Operation):
+    """``Rint()(input_x)``: round half to even."""
+    def __call__(self, input_x: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor) -> Tensor: ...
+
+
+class RmsNorm(Operation):
+    """``RmsNorm(epsilon=1e-06)(x, gamma)`` -> (y, rstd)."""
+    epsilon: float
+    def __init__(self, epsilon: float = 1e-06) -> None: ...
+    def __call__(self, x: Tensor, gamma: Tensor) -> tuple[Tensor, Tensor]: ...
+    def construct(self, x: Tensor, gamma: Tensor) -> tuple[Tensor, Tensor]: ...
 
 
 class Roll(Operation):
@@ -2204,10 +6321,199 @@ class Rsqrt(Operation):
     def construct(self, x: Tensor) -> Tensor: ...
 
 
+class ScalarCast(Operation):
+    """``ScalarCast()(input_x, input_y)``: a number converted to a type."""
+    def __call__(self, input_x: Any, input_y: Any) -> Any: ...
+    def construct(self, input_x: Any, input_y: Any) -> Any: ...
+
+
+class ScalarToArray(Operation):
+    """``ScalarToArray()(input_x)``: a 0-d tensor."""
+    def __call__(self, input_x: Any) -> Tensor: ...
+    def construct(self, input_x: Any) -> Tensor: ...
+
+
+class ScalarToTensor(Operation):
+    """``ScalarToTensor()(input_x, dtype=mstype.float32)``: a 0-d tensor."""
+    def __call__(self, input_x: Any, dtype: Any = ...) -> Tensor: ...
+    def construct(self, input_x: Any, dtype: Any = ...) -> Tensor: ...
+
+
+class ScatterAdd(Operation):
+    """``ScatterAdd(use_locking=False)(input_x, indices, updates)``: input_x[indices] += updates (first axis)."""
+    use_locking: bool
+    def __init__(self, use_locking: bool = False) -> None: ...
+    def __call__(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+
+
+class ScatterAddWithAxis(Operation):
+    """``ScatterAddWithAxis(axis=0)(input_x, indices, updates)``: updates added at indices along `axis`."""
+    axis: int
+    def __init__(self, axis: int = 0) -> None: ...
+    def __call__(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+
+
+class ScatterDiv(Operation):
+    """``ScatterDiv(use_locking=False)(input_x, indices, updates)``: input_x[indices] /= updates (first axis)."""
+    use_locking: bool
+    def __init__(self, use_locking: bool = False) -> None: ...
+    def __call__(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+
+
+class ScatterMax(Operation):
+    """``ScatterMax(use_locking=False)(input_x, indices, updates)``: input_x[indices] = max(., updates) (first axis)."""
+    use_locking: bool
+    def __init__(self, use_locking: bool = False) -> None: ...
+    def __call__(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+
+
+class ScatterMin(Operation):
+    """``ScatterMin(use_locking=False)(input_x, indices, updates)``: input_x[indices] = min(., updates) (first axis)."""
+    use_locking: bool
+    def __init__(self, use_locking: bool = False) -> None: ...
+    def __call__(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+
+
+class ScatterMul(Operation):
+    """``ScatterMul(use_locking=False)(input_x, indices, updates)``: input_x[indices] *= updates (first axis)."""
+    use_locking: bool
+    def __init__(self, use_locking: bool = False) -> None: ...
+    def __call__(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+
+
 class ScatterNd(Operation):
     """``ScatterNd()(indices, updates, shape)``: zeros of `shape` with `updates` added at `indices`."""
     def __call__(self, indices: Tensor, updates: Tensor, shape: Sequence[int]) -> Tensor: ...
     def construct(self, indices: Tensor, updates: Tensor, shape: Sequence[int]) -> Tensor: ...
+
+
+class ScatterNdAdd(Operation):
+    """``ScatterNdAdd(use_locking=False)(input_x, indices, updates)``: updates added at the N-d indices."""
+    use_locking: bool
+    def __init__(self, use_locking: bool = False) -> None: ...
+    def __call__(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+
+
+class ScatterNdDiv(Operation):
+    """``ScatterNdDiv(use_locking=False)(input_x, indices, updates)``: divided by updates at the N-d indices."""
+    use_locking: bool
+    def __init__(self, use_locking: bool = False) -> None: ...
+    def __call__(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+
+
+class ScatterNdMax(Operation):
+    """``ScatterNdMax(use_locking=False)(input_x, indices, updates)``: max with updates at the N-d indices."""
+    use_locking: bool
+    def __init__(self, use_locking: bool = False) -> None: ...
+    def __call__(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+
+
+class ScatterNdMin(Operation):
+    """``ScatterNdMin(use_locking=False)(input_x, indices, updates)``: min with updates at the N-d indices."""
+    use_locking: bool
+    def __init__(self, use_locking: bool = False) -> None: ...
+    def __call__(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+
+
+class ScatterNdMul(Operation):
+    """``ScatterNdMul(use_locking=False)(input_x, indices, updates)``: multiplied by updates at the N-d indices."""
+    use_locking: bool
+    def __init__(self, use_locking: bool = False) -> None: ...
+    def __call__(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+
+
+class ScatterNdSub(Operation):
+    """``ScatterNdSub(use_locking=False)(input_x, indices, updates)``: updates subtracted at the N-d indices."""
+    use_locking: bool
+    def __init__(self, use_locking: bool = False) -> None: ...
+    def __call__(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+
+
+class ScatterNdUpdate(Operation):
+    """``ScatterNdUpdate(use_locking=True)(input_x, indices, updates)``: updates written at the N-d indices."""
+    use_locking: bool
+    def __init__(self, use_locking: bool = True) -> None: ...
+    def __call__(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+
+
+class ScatterNonAliasingAdd(Operation):
+    """``ScatterNonAliasingAdd()(input_x, indices, updates)``: updates added at the N-d indices."""
+    def __call__(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+
+
+class ScatterSub(Operation):
+    """``ScatterSub(use_locking=False)(input_x, indices, updates)``: input_x[indices] -= updates (first axis)."""
+    use_locking: bool
+    def __init__(self, use_locking: bool = False) -> None: ...
+    def __call__(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+
+
+class ScatterUpdate(Operation):
+    """``ScatterUpdate(use_locking=True)(input_x, indices, updates)``: input_x[indices] = updates (first axis)."""
+    use_locking: bool
+    def __init__(self, use_locking: bool = True) -> None: ...
+    def __call__(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+
+
+class SeLU(Operation):
+    """``SeLU()(input_x)``: scaled exponential linear unit."""
+    def __call__(self, input_x: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor) -> Tensor: ...
+
+
+class SearchSorted(Operation):
+    """``SearchSorted(dtype=mstype.int64, right=False)(sorted_sequence, values)``: insertion indices."""
+    dtype: DType
+    right: bool
+    def __init__(self, dtype: Any = ..., right: bool = False) -> None: ...
+    def __call__(self, sorted_sequence: Tensor, values: Tensor) -> Tensor: ...
+    def construct(self, sorted_sequence: Tensor, values: Tensor) -> Tensor: ...
+
+
+class SegmentMax(Operation):
+    """``SegmentMax()(input_x, segment_ids)``: the maximum of each sorted segment (0 when empty)."""
+    def __call__(self, input_x: Tensor, segment_ids: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor, segment_ids: Tensor) -> Tensor: ...
+
+
+class SegmentMean(Operation):
+    """``SegmentMean()(input_x, segment_ids)``: the mean of each sorted segment (0 when empty)."""
+    def __call__(self, input_x: Tensor, segment_ids: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor, segment_ids: Tensor) -> Tensor: ...
+
+
+class SegmentMin(Operation):
+    """``SegmentMin()(input_x, segment_ids)``: the minimum of each sorted segment (0 when empty)."""
+    def __call__(self, input_x: Tensor, segment_ids: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor, segment_ids: Tensor) -> Tensor: ...
+
+
+class SegmentProd(Operation):
+    """``SegmentProd()(input_x, segment_ids)``: the product of each sorted segment."""
+    def __call__(self, input_x: Tensor, segment_ids: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor, segment_ids: Tensor) -> Tensor: ...
+
+
+class SegmentSum(Operation):
+    """``SegmentSum()(input_x, segment_ids)``: the sum of each sorted segment."""
+    def __call__(self, input_x: Tensor, segment_ids: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor, segment_ids: Tensor) -> Tensor: ...
 
 
 class Select(Operation):
@@ -2234,6 +6540,13 @@ class Sigmoid(Operation):
     def construct(self, x: Tensor) -> Tensor: ...
 
 
+class SigmoidCrossEntropyWithLogits(Operation):
+    """``SigmoidCrossEntropyWithLogits()(logits, label)``: the element-wise binary cross-entropy of sigmoid(logits)
+    against `label` (no reduction)."""
+    def __call__(self, logits: Tensor, label: Tensor) -> Tensor: ...
+    def construct(self, logits: Tensor, label: Tensor) -> Tensor: ...
+
+
 class Sign(Operation):
     """``Sign()(x)``: -1, 0 or 1 element-wise."""
     def __call__(self, x: Tensor) -> Tensor: ...
@@ -2242,6 +6555,12 @@ class Sign(Operation):
 
 class Sin(Operation):
     """``Sin()(x)``: sine of each element (radians)."""
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class Sinc(Operation):
+    """``Sinc()(x)``: sin(pi x) / (pi x)."""
     def __call__(self, x: Tensor) -> Tensor: ...
     def construct(self, x: Tensor) -> Tensor: ...
 
@@ -2273,6 +6592,22 @@ class SmoothL1Loss(Operation):
     def construct(self, prediction: Tensor, target: Tensor) -> Tensor: ...
 
 
+class SoftMarginLoss(Operation):
+    """``SoftMarginLoss(reduction='mean')(input, label)``: log(1 + exp(-label * input))."""
+    reduction: str
+    def __init__(self, reduction: str = 'mean') -> None: ...
+    def __call__(self, input: Tensor, label: Tensor) -> Tensor: ...
+    def construct(self, input: Tensor, label: Tensor) -> Tensor: ...
+
+
+class SoftShrink(Operation):
+    """``SoftShrink(lambd=0.5)(input_x)``: shrink toward 0 by lambd."""
+    lambd: float
+    def __init__(self, lambd: float = 0.5) -> None: ...
+    def __call__(self, input_x: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor) -> Tensor: ...
+
+
 class Softmax(Operation):
     """``Softmax(axis=-1)(logits)``: exp(logits) normalised to sum to 1 along `axis`."""
     axis: int
@@ -2294,6 +6629,12 @@ class Softplus(Operation):
     def construct(self, x: Tensor) -> Tensor: ...
 
 
+class Softsign(Operation):
+    """``Softsign()(x)``: x / (1 + |x|)."""
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
 class Sort(Operation):
     """``Sort(axis=-1, descending=False)(x)``: (values, indices) sorted along `axis`."""
     axis: int
@@ -2301,6 +6642,142 @@ class Sort(Operation):
     def __init__(self, axis: int = -1, descending: bool = False) -> None: ...
     def __call__(self, x: Tensor) -> tuple[Tensor, Tensor]: ...
     def construct(self, x: Tensor) -> tuple[Tensor, Tensor]: ...
+
+
+class SpaceToBatch(Operation):
+    """``SpaceToBatch(block_size, paddings)(input_x)``: the 2-D SpaceToBatchND with a square block."""
+    def __init__(self, block_size: int, paddings: Any) -> None: ...
+    def __call__(self, input_x: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor) -> Tensor: ...
+
+
+class SpaceToBatchND(Operation):
+    """``SpaceToBatchND(block_shape, paddings)(input_x)``."""
+    def __init__(self, block_shape: Any, paddings: Any) -> None: ...
+    def __call__(self, input_x: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor) -> Tensor: ...
+
+
+class SpaceToDepth(Operation):
+    """``SpaceToDepth(block_size)(x)``: NCHW blocks moved into channels."""
+    def __init__(self, block_size: int) -> None: ...
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class SparseApplyAdadelta(Operation):
+    """``SparseApplyAdadelta(epsilon, use_locking=False)(var, accum, accum_update, lr, rho, grad, indices)``: the
+    Adadelta step on the rows `indices`; returns (var, accum, accum_update)."""
+    def __init__(self, epsilon: float, use_locking: bool = False) -> None: ...
+    def __call__(
+        self,
+        var: Tensor,
+        accum: Tensor,
+        accum_update: Tensor,
+        lr: Any,
+        rho: Any,
+        grad: Tensor,
+        indices: Tensor,
+    ) -> tuple[Tensor, Tensor, Tensor]: ...
+    def construct(
+        self,
+        var: Tensor,
+        accum: Tensor,
+        accum_update: Tensor,
+        lr: Any,
+        rho: Any,
+        grad: Tensor,
+        indices: Tensor,
+    ) -> tuple[Tensor, Tensor, Tensor]: ...
+
+
+class SparseApplyAdagrad(Operation):
+    """``SparseApplyAdagrad(lr, update_slots=True, use_locking=False)(var, accum, grad, indices)``: on the rows
+    `indices`: accum += g^2 (when update_slots), var -= lr g / sqrt(accum); returns (var, accum)."""
+    def __init__(self, lr: float, update_slots: bool = True, use_locking: bool = False) -> None: ...
+    def __call__(self, var: Tensor, accum: Tensor, grad: Tensor, indices: Tensor) -> tuple[Tensor, Tensor]: ...
+    def construct(self, var: Tensor, accum: Tensor, grad: Tensor, indices: Tensor) -> tuple[Tensor, Tensor]: ...
+
+
+class SparseApplyFtrl(Operation):
+    """``SparseApplyFtrl(lr, l1, l2, lr_power, use_locking=False)(var, accum, linear, grad, indices)``: the
+    FTRL-proximal step on the rows `indices`; returns (var, accum, linear)."""
+    def __init__(self, lr: float, l1: float, l2: float, lr_power: float, use_locking: bool = False) -> None: ...
+    def __call__(
+        self,
+        var: Tensor,
+        accum: Tensor,
+        linear: Tensor,
+        grad: Tensor,
+        indices: Tensor,
+    ) -> tuple[Tensor, Tensor, Tensor]: ...
+    def construct(
+        self,
+        var: Tensor,
+        accum: Tensor,
+        linear: Tensor,
+        grad: Tensor,
+        indices: Tensor,
+    ) -> tuple[Tensor, Tensor, Tensor]: ...
+
+
+class SparseApplyProximalAdagrad(Operation):
+    """``SparseApplyProximalAdagrad(use_locking=False)(var, accum, lr, l1, l2, grad, indices)``: accum += g^2, an
+    Adagrad step, then the proximal operator, on the rows `indices`; returns (var, accum)."""
+    use_locking: bool
+    def __init__(self, use_locking: bool = False) -> None: ...
+    def __call__(
+        self,
+        var: Tensor,
+        accum: Tensor,
+        lr: Any,
+        l1: Any,
+        l2: Any,
+        grad: Tensor,
+        indices: Tensor,
+    ) -> tuple[Tensor, Tensor]: ...
+    def construct(
+        self,
+        var: Tensor,
+        accum: Tensor,
+        lr: Any,
+        l1: Any,
+        l2: Any,
+        grad: Tensor,
+        indices: Tensor,
+    ) -> tuple[Tensor, Tensor]: ...
+
+
+class SparseApplyRMSProp(Operation):
+    """``SparseApplyRMSProp(rho, momentum, epsilon, use_locking=False)(var, ms, mom, lr, grad, indices)``: ms = rho ms +
+    (1 - rho) g^2, mom = momentum mom + lr g / sqrt(ms + eps), var -= mom on the rows `indices`; returns (var, ms,
+    mom)."""
+    def __init__(self, rho: float, momentum: float, epsilon: float, use_locking: bool = False) -> None: ...
+    def __call__(
+        self,
+        var: Tensor,
+        ms: Tensor,
+        mom: Tensor,
+        lr: Any,
+        grad: Tensor,
+        indices: Tensor,
+    ) -> tuple[Tensor, Tensor, Tensor]: ...
+    def construct(
+        self,
+        var: Tensor,
+        ms: Tensor,
+        mom: Tensor,
+        lr: Any,
+        grad: Tensor,
+        indices: Tensor,
+    ) -> tuple[Tensor, Tensor, Tensor]: ...
+
+
+class SparseSlice(Operation):
+    """``SparseSlice()(indices, values, shape, start, size)``: the entries inside the box [start, start + size) (clipped
+    to the shape), shifted to it: (y_indices, y_values, y_shape)."""
+    def __call__(self, indices: Tensor, values: Tensor, shape: Any, start: Any, size: Any) -> tuple: ...
+    def construct(self, indices: Tensor, values: Tensor, shape: Any, start: Any, size: Any) -> tuple: ...
 
 
 class SparseSoftmaxCrossEntropyWithLogits(Operation):
@@ -2312,11 +6789,41 @@ class SparseSoftmaxCrossEntropyWithLogits(Operation):
     def construct(self, logits: Tensor, labels: Tensor) -> Tensor: ...
 
 
+class SparseTensorDenseAdd(Operation):
+    """``SparseTensorDenseAdd()(x1_indices, x1_values, x1_shape, x2)``: sparse + dense, a dense tensor."""
+    def __call__(self, x1_indices: Tensor, x1_values: Tensor, x1_shape: Any, x2: Tensor) -> Tensor: ...
+    def construct(self, x1_indices: Tensor, x1_values: Tensor, x1_shape: Any, x2: Tensor) -> Tensor: ...
+
+
+class SparseTensorDenseMatmul(Operation):
+    """``SparseTensorDenseMatmul(adjoint_st=False, adjoint_dt=False)(indices, values, sparse_shape, dense)``: (sparse
+    [M, K], transposed if adjoint_st) @ (dense, transposed if adjoint_dt)."""
+    adjoint_dt: bool
+    adjoint_st: bool
+    def __init__(self, adjoint_st: bool = False, adjoint_dt: bool = False) -> None: ...
+    def __call__(self, indices: Tensor, values: Tensor, sparse_shape: Any, dense: Tensor) -> Tensor: ...
+    def construct(self, indices: Tensor, values: Tensor, sparse_shape: Any, dense: Tensor) -> Tensor: ...
+
+
+class SparseToDense(Operation):
+    """``SparseToDense()(indices, values, sparse_shape)``: the dense tensor (duplicates summed)."""
+    def __call__(self, indices: Tensor, values: Tensor, sparse_shape: Any) -> Tensor: ...
+    def construct(self, indices: Tensor, values: Tensor, sparse_shape: Any) -> Tensor: ...
+
+
 class Split(Operation):
     """``Split(axis=0, output_num=1)(input_x)``: `output_num` equal pieces."""
     axis: int
     output_num: int
     def __init__(self, axis: int = 0, output_num: int = 1) -> None: ...
+    def __call__(self, input_x: Tensor) -> tuple[Tensor, ...]: ...
+    def construct(self, input_x: Tensor) -> tuple[Tensor, ...]: ...
+
+
+class SplitV(Operation):
+    """``SplitV(size_splits, split_dim, num_split)(input_x)``: pieces of the given sizes along `split_dim` (one size may
+    be -1: the rest)."""
+    def __init__(self, size_splits: Sequence[int], split_dim: int, num_split: int) -> None: ...
     def __call__(self, input_x: Tensor) -> tuple[Tensor, ...]: ...
     def construct(self, input_x: Tensor) -> tuple[Tensor, ...]: ...
 
@@ -2333,6 +6840,18 @@ class Square(Operation):
     def construct(self, x: Tensor) -> Tensor: ...
 
 
+class SquareSumAll(Operation):
+    """``SquareSumAll()(x, y)``: (sum(x ** 2), sum(y ** 2))."""
+    def __call__(self, x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]: ...
+    def construct(self, x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]: ...
+
+
+class SquaredDifference(Operation):
+    """``SquaredDifference()(x, y)``: (x - y) ** 2."""
+    def __call__(self, x: Any, y: Any) -> Tensor: ...
+    def construct(self, x: Any, y: Any) -> Tensor: ...
+
+
 class Squeeze(Operation):
     """``Squeeze(axis=())(input_x)``: drops the size-1 axes `axis` (all of them when empty)."""
     axis: tuple
@@ -2347,6 +6866,24 @@ class Stack(Operation):
     def __init__(self, axis: int = 0) -> None: ...
     def __call__(self, input_x: Sequence[Tensor]) -> Tensor: ...
     def construct(self, input_x: Sequence[Tensor]) -> Tensor: ...
+
+
+class StandardLaplace(Operation):
+    """``StandardLaplace(seed=0, seed2=0)(shape)``: standard Laplace float32 samples."""
+    seed: int
+    seed2: int
+    def __init__(self, seed: int = 0, seed2: int = 0) -> None: ...
+    def __call__(self, shape: Any) -> Tensor: ...
+    def construct(self, shape: Any) -> Tensor: ...
+
+
+class StandardNormal(Operation):
+    """``StandardNormal(seed=0, seed2=0)(shape)``: standard normal float32 samples."""
+    seed: int
+    seed2: int
+    def __init__(self, seed: int = 0, seed2: int = 0) -> None: ...
+    def __call__(self, shape: Any) -> Tensor: ...
+    def construct(self, shape: Any) -> Tensor: ...
 
 
 class StopGradient(Operation):
@@ -2387,6 +6924,15 @@ class Sub(Operation):
     def construct(self, x: Any, y: Any) -> Tensor: ...
 
 
+class Svd(Operation):
+    """``Svd(full_matrices=False, compute_uv=True)(input)``: (s, u, v), or s alone."""
+    compute_uv: bool
+    full_matrices: bool
+    def __init__(self, full_matrices: bool = False, compute_uv: bool = True) -> None: ...
+    def __call__(self, input: Tensor) -> Any: ...
+    def construct(self, input: Tensor) -> Any: ...
+
+
 class Tan(Operation):
     """``Tan()(x)``: tangent of each element (radians)."""
     def __call__(self, x: Tensor) -> Tensor: ...
@@ -2399,8 +6945,28 @@ class Tanh(Operation):
     def construct(self, x: Tensor) -> Tensor: ...
 
 
+class TensorAdd(Operation):
+    """``TensorAdd()(x, y)``: x + y (MindSpore's old name of Add)."""
+    def __call__(self, x: Any, y: Any) -> Tensor: ...
+    def construct(self, x: Any, y: Any) -> Tensor: ...
+
+
+class TensorDump(Operation):
+    """``TensorDump(input_output='out')(file, input_x)``: saves input_x to file (.npy)."""
+    input_output: str
+    def __init__(self, input_output: str = 'out') -> None: ...
+    def __call__(self, file: str, input_x: Tensor) -> None: ...
+    def construct(self, file: str, input_x: Tensor) -> None: ...
+
+
 class TensorScatterAdd(Operation):
     """``TensorScatterAdd()(input_x, indices, updates)``: input_x with `updates` added at `indices`."""
+    def __call__(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+
+
+class TensorScatterDiv(Operation):
+    """``TensorScatterDiv()(input_x, indices, updates)``: a copy divided by updates at the N-d indices."""
     def __call__(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
     def construct(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
 
@@ -2415,10 +6981,40 @@ class TensorScatterElements(Operation):
     def construct(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
 
 
+class TensorScatterMax(Operation):
+    """``TensorScatterMax()(input_x, indices, updates)``: a copy with max(., updates) at the N-d indices."""
+    def __call__(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+
+
+class TensorScatterMin(Operation):
+    """``TensorScatterMin()(input_x, indices, updates)``: a copy with min(., updates) at the N-d indices."""
+    def __call__(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+
+
+class TensorScatterMul(Operation):
+    """``TensorScatterMul()(input_x, indices, updates)``: a copy multiplied by updates at the N-d indices."""
+    def __call__(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+
+
+class TensorScatterSub(Operation):
+    """``TensorScatterSub()(input_x, indices, updates)``: a copy with updates subtracted at the N-d indices."""
+    def __call__(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+
+
 class TensorScatterUpdate(Operation):
     """``TensorScatterUpdate()(input_x, indices, updates)``: input_x with `updates` written at `indices`."""
     def __call__(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
     def construct(self, input_x: Tensor, indices: Tensor, updates: Tensor) -> Tensor: ...
+
+
+class TensorShape(Operation):
+    """``TensorShape()(input_x)``: the shape as a 1-D int64 tensor."""
+    def __call__(self, input_x: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor) -> Tensor: ...
 
 
 class Tile(Operation):
@@ -2435,10 +7031,64 @@ class TopK(Operation):
     def construct(self, input_x: Tensor, k: int) -> tuple[Tensor, Tensor]: ...
 
 
+class Trace(Operation):
+    """``Trace()(x)``: the sum of the main diagonal."""
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
 class Transpose(Operation):
     """``Transpose()(input_x, input_perm)``: input_x with its axes permuted."""
     def __call__(self, input_x: Tensor, input_perm: Sequence[int]) -> Tensor: ...
     def construct(self, input_x: Tensor, input_perm: Sequence[int]) -> Tensor: ...
+
+
+class TridiagonalMatMul(Operation):
+    """``TridiagonalMatMul()(superdiag, maindiag, subdiag, rhs)``: the product of the tridiagonal matrix of the three
+    diagonals with rhs."""
+    def __call__(self, superdiag: Tensor, maindiag: Tensor, subdiag: Tensor, rhs: Tensor) -> Tensor: ...
+    def construct(self, superdiag: Tensor, maindiag: Tensor, subdiag: Tensor, rhs: Tensor) -> Tensor: ...
+
+
+class Tril(Operation):
+    """``Tril(diagonal=0)(x)``: the lower triangle."""
+    diagonal: int
+    def __init__(self, diagonal: int = 0) -> None: ...
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class TrilIndices(Operation):
+    """``TrilIndices(row, col, offset=0, dtype=mstype.int32)()``: (2, k) lower-triangle indices."""
+    def __init__(self, row: int, col: int, offset: int = 0, dtype: Any = ...) -> None: ...
+    def __call__(self) -> Tensor: ...
+    def construct(self) -> Tensor: ...
+
+
+class TripletMarginLoss(Operation):
+    """``TripletMarginLoss(p=2, swap=False, eps=1e-06, reduction='mean')(x, positive, negative, margin)``."""
+    eps: float
+    p: int
+    reduction: str
+    swap: bool
+    def __init__(self, p: int = 2, swap: bool = False, eps: float = 1e-06, reduction: str = 'mean') -> None: ...
+    def __call__(self, x: Tensor, positive: Tensor, negative: Tensor, margin: Any) -> Tensor: ...
+    def construct(self, x: Tensor, positive: Tensor, negative: Tensor, margin: Any) -> Tensor: ...
+
+
+class Triu(Operation):
+    """``Triu(diagonal=0)(x)``: the upper triangle."""
+    diagonal: int
+    def __init__(self, diagonal: int = 0) -> None: ...
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class TriuIndices(Operation):
+    """``TriuIndices(row, col, offset=0, dtype=mstype.int32)()``: (2, k) upper-triangle indices."""
+    def __init__(self, row: int, col: int, offset: int = 0, dtype: Any = ...) -> None: ...
+    def __call__(self) -> Tensor: ...
+    def construct(self) -> Tensor: ...
 
 
 class Trunc(Operation):
@@ -2447,10 +7097,112 @@ class Trunc(Operation):
     def construct(self, x: Tensor) -> Tensor: ...
 
 
+class TruncateDiv(Operation):
+    """``TruncateDiv()(x, y)``: x / y rounded toward zero."""
+    def __call__(self, x: Any, y: Any) -> Tensor: ...
+    def construct(self, x: Any, y: Any) -> Tensor: ...
+
+
+class TruncateMod(Operation):
+    """``TruncateMod()(x, y)``: the remainder of truncate_div (sign of x)."""
+    def __call__(self, x: Any, y: Any) -> Tensor: ...
+    def construct(self, x: Any, y: Any) -> Tensor: ...
+
+
+class TruncatedNormal(Operation):
+    """``TruncatedNormal(dtype=mstype.float32, seed=0, seed2=0)(shape)``: standard normal samples truncated to [-2, 2]
+    (inverse CDF of a uniform draw)."""
+    dtype: DType
+    seed: int
+    seed2: int
+    def __init__(self, dtype: Any = ..., seed: int = 0, seed2: int = 0) -> None: ...
+    def __call__(self, shape: Any) -> Tensor: ...
+    def construct(self, shape: Any) -> Tensor: ...
+
+
+class TupleToArray(Operation):
+    """``TupleToArray()(input_x)``: a 1-D tensor from a tuple of numbers."""
+    def __call__(self, input_x: Any) -> Tensor: ...
+    def construct(self, input_x: Any) -> Tensor: ...
+
+
+class UniformInt(Operation):
+    """``UniformInt(seed=0, seed2=0)(shape, minval, maxval)``: int32 samples uniform in [minval, maxval)."""
+    seed: int
+    seed2: int
+    def __init__(self, seed: int = 0, seed2: int = 0) -> None: ...
+    def __call__(self, shape: Any, minval: Any, maxval: Any) -> Tensor: ...
+    def construct(self, shape: Any, minval: Any, maxval: Any) -> Tensor: ...
+
+
+class UniformReal(Operation):
+    """``UniformReal(seed=0, seed2=0)(shape)``: float32 samples uniform in [0, 1)."""
+    seed: int
+    seed2: int
+    def __init__(self, seed: int = 0, seed2: int = 0) -> None: ...
+    def __call__(self, shape: Any) -> Tensor: ...
+    def construct(self, shape: Any) -> Tensor: ...
+
+
 class Unique(Operation):
     """``Unique()(input_x)``: (unique values, index of each input element)."""
     def __call__(self, input_x: Tensor) -> tuple[Tensor, Tensor]: ...
     def construct(self, input_x: Tensor) -> tuple[Tensor, Tensor]: ...
+
+
+class UniqueConsecutive(Operation):
+    """``UniqueConsecutive(return_inverse=False, return_counts=False, dim=None)(input)``: (output, inverse, counts) as
+    in MindSpore (inverse/counts empty unless asked for)."""
+    dim: Any
+    return_counts: bool
+    return_inverse: bool
+    def __init__(self, return_inverse: bool = False, return_counts: bool = False, dim: int | None = None) -> None: ...
+    def __call__(self, input: Tensor) -> Any: ...
+    def construct(self, input: Tensor) -> Any: ...
+
+
+class UniqueWithPad(Operation):
+    """``UniqueWithPad()(x, pad_num)``: (y, idx) of `unique_with_pad`."""
+    def __call__(self, x: Tensor, pad_num: Any) -> tuple[Tensor, Tensor]: ...
+    def construct(self, x: Tensor, pad_num: Any) -> tuple[Tensor, Tensor]: ...
+
+
+class Unpack(Operation):
+    """``Unpack(axis=0)(x)``: the slices along `axis`."""
+    axis: int
+    def __init__(self, axis: int = 0) -> None: ...
+    def __call__(self, x: Tensor) -> tuple[Tensor, ...]: ...
+    def construct(self, x: Tensor) -> tuple[Tensor, ...]: ...
+
+
+class UnravelIndex(Operation):
+    """``UnravelIndex()(indices, dims)``: (len(dims), N) coordinates of the flat `indices`."""
+    def __call__(self, indices: Tensor, dims: Tensor) -> Tensor: ...
+    def construct(self, indices: Tensor, dims: Tensor) -> Tensor: ...
+
+
+class UnsortedSegmentMax(Operation):
+    """``UnsortedSegmentMax()(x, segment_ids, num_segments)``: the maximum of each segment."""
+    def __call__(self, x: Tensor, segment_ids: Tensor, num_segments: Any) -> Tensor: ...
+    def construct(self, x: Tensor, segment_ids: Tensor, num_segments: Any) -> Tensor: ...
+
+
+class UnsortedSegmentMin(Operation):
+    """``UnsortedSegmentMin()(x, segment_ids, num_segments)``: the minimum of each segment."""
+    def __call__(self, x: Tensor, segment_ids: Tensor, num_segments: Any) -> Tensor: ...
+    def construct(self, x: Tensor, segment_ids: Tensor, num_segments: Any) -> Tensor: ...
+
+
+class UnsortedSegmentProd(Operation):
+    """``UnsortedSegmentProd()(x, segment_ids, num_segments)``: the product of each segment."""
+    def __call__(self, x: Tensor, segment_ids: Tensor, num_segments: Any) -> Tensor: ...
+    def construct(self, x: Tensor, segment_ids: Tensor, num_segments: Any) -> Tensor: ...
+
+
+class UnsortedSegmentSum(Operation):
+    """``UnsortedSegmentSum()(x, segment_ids, num_segments)``: the sum of each segment."""
+    def __call__(self, x: Tensor, segment_ids: Tensor, num_segments: Any) -> Tensor: ...
+    def construct(self, x: Tensor, segment_ids: Tensor, num_segments: Any) -> Tensor: ...
 
 
 class Unstack(Operation):
@@ -2460,6 +7212,37 @@ class Unstack(Operation):
     def __init__(self, axis: int = 0, num: int | None = None) -> None: ...
     def __call__(self, input_x: Tensor) -> tuple[Tensor, ...]: ...
     def construct(self, input_x: Tensor) -> tuple[Tensor, ...]: ...
+
+
+class UpperBound(Operation):
+    """``UpperBound(out_type=mstype.int32)(sorted_x, values)``: per row, the last index where each value could be
+    inserted."""
+    out_type: DType
+    def __init__(self, out_type: Any = ...) -> None: ...
+    def __call__(self, sorted_x: Tensor, values: Tensor) -> Tensor: ...
+    def construct(self, sorted_x: Tensor, values: Tensor) -> Tensor: ...
+
+
+class UpsampleNearest3D(Operation):
+    """``UpsampleNearest3D()(x, output_size=None, scales=None)``: nearest-neighbour resize of (N, C, D, H, W); output
+    index i reads input floor(i * in / out)."""
+    def __call__(self, x: Tensor, output_size: Any = None, scales: Any = None) -> Tensor: ...
+    def construct(self, x: Tensor, output_size: Any = None, scales: Any = None) -> Tensor: ...
+
+
+class UpsampleTrilinear3D(Operation):
+    """``UpsampleTrilinear3D(align_corners=False)(x, output_size=None, scales=None)``: trilinear resize of (N, C, D, H,
+    W) (half-pixel centres, or corner-aligned)."""
+    align_corners: bool
+    def __init__(self, align_corners: bool = False) -> None: ...
+    def __call__(self, x: Tensor, output_size: Any = None, scales: Any = None) -> Tensor: ...
+    def construct(self, x: Tensor, output_size: Any = None, scales: Any = None) -> Tensor: ...
+
+
+class Xdivy(Operation):
+    """``Xdivy()(x, y)``: x / y, 0 where x == 0."""
+    def __call__(self, x: Any, y: Any) -> Tensor: ...
+    def construct(self, x: Any, y: Any) -> Tensor: ...
 
 
 class Xlogy(Operation):
@@ -2478,3 +7261,9 @@ class ZerosLike(Operation):
     """``ZerosLike()(input_x)``: zeros of input_x's shape and dtype."""
     def __call__(self, input_x: Tensor) -> Tensor: ...
     def construct(self, input_x: Tensor) -> Tensor: ...
+
+
+class Zeta(Operation):
+    """``Zeta()(x, q)``: Hurwitz's zeta(x, q)."""
+    def __call__(self, x: Tensor, q: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor, q: Tensor) -> Tensor: ...

@@ -10,7 +10,7 @@ structure is host data (NumPy); a sparse tensor cannot be a Graph-mode construct
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -18,9 +18,6 @@ from .. import sparse as _sp  # a module reference: spore.sparse may still be lo
 from ..tensor import Tensor
 from . import activation, activation_shrink_margin, comparison, math_extra, math_ops
 from . import elementwise as _E  # (load order: the registry's elementwise ops first)
-
-if TYPE_CHECKING:
-    from ..sparse import COOTensor, CSRTensor
 
 __all__: list[str] = []
 
@@ -50,7 +47,7 @@ def _unary(fn_name: str) -> Any:
 def _coo_map(op: str, fn_name: str):
     fn = _unary(fn_name)
 
-    def f(x: COOTensor) -> COOTensor:
+    def f(x: _sp.COOTensor) -> _sp.COOTensor:
         _need(x, _sp.COOTensor, op, "x")
         return _sp.COOTensor(x.indices, fn(x.values), x.shape)
 
@@ -62,7 +59,7 @@ def _coo_map(op: str, fn_name: str):
 def _csr_map(op: str, fn_name: str):
     fn = _unary(fn_name)
 
-    def f(x: CSRTensor) -> CSRTensor:
+    def f(x: _sp.CSRTensor) -> _sp.CSRTensor:
         _need(x, _sp.CSRTensor, op, "x")
         return _sp.CSRTensor(x.indptr, x.indices, fn(x.values), x.shape)
 
@@ -90,7 +87,7 @@ def _flat(idx: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     return np.ravel_multi_index(idx.T.astype(np.int64), shape) if idx.size else np.zeros(0, np.int64)
 
 
-def coo_add(x1: COOTensor, x2: COOTensor, thresh: Tensor) -> COOTensor:
+def coo_add(x1: _sp.COOTensor, x2: _sp.COOTensor, thresh: Tensor) -> _sp.COOTensor:
     """``coo_add(x1, x2, thresh)``: the sum of two COOTensors of one shape; result entries whose
     magnitude is below `thresh` are dropped (MindSpore's SparseAdd). Coordinates come out sorted."""
     op = "coo_add"
@@ -111,7 +108,7 @@ def coo_add(x1: COOTensor, x2: COOTensor, thresh: Tensor) -> COOTensor:
     return _sp.COOTensor(Tensor(idx.astype(x1.indices.dtype.np)), vals, x1.shape)
 
 
-def coo_concat(sp_input: Any, concat_dim: int = 0) -> COOTensor:
+def coo_concat(sp_input: Any, concat_dim: int = 0) -> _sp.COOTensor:
     """``coo_concat(sp_input, concat_dim=0)``: COOTensors joined along `concat_dim` (the others'
     sizes must match); indices of later inputs are offset along that axis."""
     op = "coo_concat"
@@ -138,12 +135,12 @@ def coo_concat(sp_input: Any, concat_dim: int = 0) -> COOTensor:
     return _sp.COOTensor(Tensor(np.concatenate(idx).astype(sp_input[0].indices.dtype.np)), vals, shape)
 
 
-def _same_structure(a: CSRTensor, b: CSRTensor) -> bool:
+def _same_structure(a: _sp.CSRTensor, b: _sp.CSRTensor) -> bool:
     return (a.shape == b.shape and np.array_equal(a.indptr.asnumpy(), b.indptr.asnumpy())
             and np.array_equal(a.indices.asnumpy(), b.indices.asnumpy()))
 
 
-def csr_add(a: CSRTensor, b: CSRTensor, alpha: Tensor, beta: Tensor) -> CSRTensor:
+def csr_add(a: _sp.CSRTensor, b: _sp.CSRTensor, alpha: Tensor, beta: Tensor) -> _sp.CSRTensor:
     """``csr_add(a, b, alpha, beta)``: alpha * a + beta * b as a CSRTensor (the union of the two
     structures, columns sorted within each row)."""
     op = "csr_add"
@@ -163,7 +160,7 @@ def csr_add(a: CSRTensor, b: CSRTensor, alpha: Tensor, beta: Tensor) -> CSRTenso
     return _sp.CSRTensor(Tensor(indptr.astype(dt)), Tensor(cols.astype(dt)), vals, a.shape)
 
 
-def _dense_at(x: CSRTensor, y: Tensor, op: str) -> Tensor:
+def _dense_at(x: _sp.CSRTensor, y: Tensor, op: str) -> Tensor:
     """`y` broadcast to x's dense shape, read at x's nonzeros."""
     _need(x, _sp.CSRTensor, op, "x")
     if not isinstance(y, Tensor):
@@ -177,18 +174,18 @@ def _dense_at(x: CSRTensor, y: Tensor, op: str) -> Tensor:
     return F.gather_nd(full, x.to_coo().indices)
 
 
-def csr_mul(x: CSRTensor, y: Tensor) -> CSRTensor:
+def csr_mul(x: _sp.CSRTensor, y: Tensor) -> _sp.CSRTensor:
     """``csr_mul(x, y)``: x * y (y dense, broadcast to x's shape) at x's nonzeros; a CSRTensor."""
     return _sp.CSRTensor(x.indptr, x.indices, _F().mul(x.values, _dense_at(x, y, "csr_mul")), x.shape)
 
 
-def csr_div(x: CSRTensor, y: Tensor) -> CSRTensor:
+def csr_div(x: _sp.CSRTensor, y: Tensor) -> _sp.CSRTensor:
     """``csr_div(x, y)``: x / y (y dense, broadcast to x's shape) at x's nonzeros; a CSRTensor
     (MindSpore's annotation says Tensor, its implementation returns a CSRTensor)."""
     return _sp.CSRTensor(x.indptr, x.indices, _F().div(x.values, _dense_at(x, y, "csr_div")), x.shape)
 
 
-def csr_mv(csr_tensor: CSRTensor, dense: Tensor) -> Tensor:
+def csr_mv(csr_tensor: _sp.CSRTensor, dense: Tensor) -> Tensor:
     """``csr_mv(csr_tensor, dense)``: the [M, 1] product of an [M, K] CSRTensor and a [K, 1] (or [K])
     dense vector."""
     op = "csr_mv"
@@ -205,8 +202,8 @@ def csr_mv(csr_tensor: CSRTensor, dense: Tensor) -> Tensor:
     return F.reshape(F.unsorted_segment_sum(prod, rows, m), (m, 1))
 
 
-def csr_mm(a: CSRTensor, b: CSRTensor, trans_a: bool = False, trans_b: bool = False, adjoint_a: bool = False,
-           adjoint_b: bool = False) -> CSRTensor:
+def csr_mm(a: _sp.CSRTensor, b: _sp.CSRTensor, trans_a: bool = False, trans_b: bool = False, adjoint_a: bool = False,
+           adjoint_b: bool = False) -> _sp.CSRTensor:
     """``csr_mm(a, b, trans_a=False, trans_b=False, adjoint_a=False, adjoint_b=False)``: the CSR
     product of two CSRTensors (transposes on request; real dtypes, so adjoint = transpose), with the
     structure of the product's nonzeros (explicit zeros from cancellation are dropped)."""
@@ -224,7 +221,7 @@ def csr_mm(a: CSRTensor, b: CSRTensor, trans_a: bool = False, trans_b: bool = Fa
     return dense_to_sparse_csr(F.matmul(da, db))
 
 
-def csr_reduce_sum(csr_tensor: CSRTensor, axis: int) -> Tensor:
+def csr_reduce_sum(csr_tensor: _sp.CSRTensor, axis: int) -> Tensor:
     """``csr_reduce_sum(csr_tensor, axis)``: the sum along `axis` as a dense tensor with that axis
     kept (size 1), as MindSpore's CSRReduceSum."""
     op = "csr_reduce_sum"
@@ -245,7 +242,7 @@ def _i32() -> Any:
     return mstype.int32
 
 
-def csr_softmax(logits: CSRTensor, dtype: Any) -> CSRTensor:
+def csr_softmax(logits: _sp.CSRTensor, dtype: Any) -> _sp.CSRTensor:
     """``csr_softmax(logits, dtype)``: the softmax of each row over its stored entries (absent
     entries are -inf, not 0), as a CSRTensor of `dtype` values with the same structure."""
     op = "csr_softmax"
@@ -260,19 +257,19 @@ def csr_softmax(logits: CSRTensor, dtype: Any) -> CSRTensor:
     return _sp.CSRTensor(logits.indptr, logits.indices, F.div(e, s), logits.shape)
 
 
-def csr_to_coo(tensor: CSRTensor) -> COOTensor:
+def csr_to_coo(tensor: _sp.CSRTensor) -> _sp.COOTensor:
     """``csr_to_coo(tensor)``: the same entries as a COOTensor."""
     _need(tensor, _sp.CSRTensor, "csr_to_coo", "tensor")
     return _sp.CSRTensor.to_coo(tensor)  # called through the class: the op catalogue follows it
 
 
-def csr_to_dense(csr_tensor: CSRTensor) -> Tensor:
+def csr_to_dense(csr_tensor: _sp.CSRTensor) -> Tensor:
     """``csr_to_dense(csr_tensor)``: the dense matrix."""
     _need(csr_tensor, _sp.CSRTensor, "csr_to_dense", "csr_tensor")
     return _sp.CSRTensor.to_dense(csr_tensor)  # called through the class: the op catalogue follows it
 
 
-def dense_to_sparse_coo(tensor: Tensor) -> COOTensor:
+def dense_to_sparse_coo(tensor: Tensor) -> _sp.COOTensor:
     """``dense_to_sparse_coo(tensor)``: the nonzero entries (row-major order, int64 indices) as a
     COOTensor; differentiable w.r.t. `tensor` at those entries."""
     if not isinstance(tensor, Tensor):
@@ -284,7 +281,7 @@ def dense_to_sparse_coo(tensor: Tensor) -> COOTensor:
     return _sp.COOTensor(Tensor(idx), vals, tuple(tensor.shape))
 
 
-def dense_to_sparse_csr(tensor: Tensor) -> CSRTensor:
+def dense_to_sparse_csr(tensor: Tensor) -> _sp.CSRTensor:
     """``dense_to_sparse_csr(tensor)``: a 2-D tensor's nonzero entries as a CSRTensor (int64)."""
     if not isinstance(tensor, Tensor):
         raise TypeError(f"dense_to_sparse_csr: `tensor` must be a Tensor, got {type(tensor).__name__}")
@@ -296,6 +293,6 @@ def dense_to_sparse_csr(tensor: Tensor) -> CSRTensor:
     return _sp.CSRTensor(Tensor(indptr), Tensor(coo.indices.asnumpy()[:, 1].copy()), coo.values, tuple(tensor.shape))
 
 
-def make_sparse_tensor(indices: Tensor, values: Tensor, dense_shape: Any) -> COOTensor:
+def make_sparse_tensor(indices: Tensor, values: Tensor, dense_shape: Any) -> _sp.COOTensor:
     """``make_sparse_tensor(indices, values, dense_shape)``: a COOTensor (MindSpore's older name)."""
     return _sp.COOTensor(indices, values, dense_shape)
