@@ -1689,10 +1689,13 @@ def _chain_functions() -> list[Case]:
     ]
 
 
-from . import cases_api  # noqa: E402,F401  (the API-breadth sections register themselves)
-from . import cases_api_b  # noqa: E402,F401  (slice B of the API-breadth ops)
-from . import cases_api_a  # noqa: E402,F401  (slice A of the API-breadth ops)
-from . import cases_api_nn  # noqa: E402,F401  (the nn slice's ops: 3-D/transposed convs, pools, fold)
-from . import cases_api_sparse  # noqa: E402,F401  (the sparse slice: coo_*/csr_*, Sparse* classes)
-from . import cases_api_b2  # noqa: E402,F401  (slice B2: iou, rotary_position_embedding, Mod, RGBToHSV, ...)
-from . import cases_api_a2  # noqa: E402,F401  (slice A2: bounding_box_encode/decode; collectives exempt)
+# the API-breadth sections register themselves (slices A, A2, B, B2, nn and sparse of issue 14)
+from . import (  # noqa: E402
+    cases_api,  # noqa: F401
+    cases_api_a,  # noqa: F401
+    cases_api_a2,  # noqa: F401  (bounding_box_encode/decode; collectives exempt)
+    cases_api_b,  # noqa: F401
+    cases_api_b2,  # noqa: F401  (iou, rotary_position_embedding, Mod, RGBToHSV, ...)
+    cases_api_nn,  # noqa: F401  (3-D/transposed convs, pools, fold)
+    cases_api_sparse,  # noqa: F401  (coo_*/csr_*, Sparse* classes)
+)
