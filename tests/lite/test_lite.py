@@ -253,3 +253,11 @@ def test_bad_files_and_inputs_are_refused_clearly(tmp_path):
     (tmp_path / "hm.onnx").write_bytes(helper.make_model(g).SerializeToString())
     with pytest.raises(lite.LiteError, match="no kernel for ONNX op.*Hardmax"):
         model.build_from_file(str(tmp_path / "hm.onnx"), lite.ModelType.ONNX)
+    w = helper.make_tensor("w", TensorProto.FLOAT, [1, 1, 3, 3], [0.1] * 9)
+    g = helper.make_graph([helper.make_node("Conv", ["x", "w"], ["y"], auto_pad="SAME_UPPER")], "g",
+                          [vi("x", TensorProto.FLOAT, [1, 1, 4, 4])], [vi("y", TensorProto.FLOAT, [1, 1, 4, 4])], [w])
+    (tmp_path / "same.onnx").write_bytes(helper.make_model(g).SerializeToString())
+    with pytest.raises(ValueError, match="auto_pad=SAME_UPPER is not supported.*explicit pads"):
+        same = lite.Model()
+        same.build_from_file(str(tmp_path / "same.onnx"), lite.ModelType.ONNX)
+        same.predict([np.zeros((1, 1, 4, 4), np.float32)])

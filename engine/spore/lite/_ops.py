@@ -160,7 +160,8 @@ def _gemm(a: dict, ins: list, outs: list | None) -> list | None:
 def _pads(a: dict, nd: int) -> list[int]:
     p = list(a.get("pads", [0] * (2 * nd)))
     if a.get("auto_pad", "NOTSET") not in ("NOTSET", "VALID"):
-        raise NotImplementedError("auto_pad SAME_* is not supported by spore.lite")  # refused at build
+        raise ValueError(f"auto_pad={a['auto_pad']} is not supported by spore.lite: export the model with explicit "
+                         "pads (Spore's exporter and torch.onnx write pads)")
     return p
 
 
