@@ -57,7 +57,8 @@ class _NumpyOptimizer(Optimizer):
         self.step = Parameter(np.zeros([1], np.int32), name="step", requires_grad=False)
 
     def _update(self, i: int, w: np.ndarray, g: np.ndarray, lr: Any, wd: Any, ct: Callable) -> np.ndarray:
-        raise NotImplementedError  # pragma: no cover - every subclass defines it
+        # an internal base: every optimizer in this module defines its own rule
+        raise TypeError(f"{type(self).__name__} defines no update rule (_update)")
 
     def construct(self, grads: tuple) -> Any:
         pdata, gdata = self._prepare(grads)
