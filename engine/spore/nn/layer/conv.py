@@ -40,9 +40,49 @@ def _padding(padding: Any, n: int, layer: str) -> Any:
             raise ValueError(f"{layer}: padding must be >= 0, got {padding}")
         return padding
     if isinstance(padding, (tuple, list)) and len(padding) == 2 * n and all(
-            isinstance(p, int) and p >= 0 for p in padding):
+            isinstance(p, int) and not isinstance(p, bool) and p >= 0 for p in padding):
         return tuple(padding)
     raise TypeError(f"{layer}: padding must be a non-negative int or a tuple of {2 * n} ints, got {padding!r}")
+
+
+def init_conv_params(cell: Cell, in_channels: int, out_channels: int, kernel_size: Any, stride: Any,
+                     pad_mode: str, padding: Any, dilation: Any, group: int, has_bias: bool, weight_init: Any,
+                     bias_init: Any, dtype: Any, *, transposed: bool = False,
+                     output_padding: Any = None) -> None:
+    """Check a convolution layer's arguments and create its weight and bias, for every convolution
+    (1/2/3-d, plain and transposed) so that each refuses bad arguments with the same messages.
+
+    The weight is (out, in/group, *kernel), or (in, out/group, *kernel) when `transposed`, with
+    `cell._unit_axes` unit axes before the kernel (Conv1d's MindSpore layout)."""
+    name, nd = type(cell).__name__, cell._nd
+    cell.in_channels = check_int(in_channels, "in_channels", name)
+    cell.out_channels = check_int(out_channels, "out_channels", name)
+    cell.kernel_size = int_tuple(kernel_size, nd, "kernel_size", name)
+    cell.stride = int_tuple(stride, nd, "stride", name)
+    cell.dilation = int_tuple(dilation, nd, "dilation", name)
+    cell.pad_mode = check_pad_mode(pad_mode, name)
+    cell.padding = _padding(padding, nd, name)
+    if cell.pad_mode != "pad" and cell.padding not in (0, (0,) * (2 * nd)):
+        raise ValueError(f"{name}: padding must be 0 when pad_mode is {pad_mode!r}; "
+                         f"use pad_mode='pad' to pad by {padding!r}")
+    if output_padding is not None:
+        cell.output_padding = int_tuple(output_padding, nd, "output_padding", name, minimum=0)
+        if any(o >= max(s, d) for o, s, d in zip(cell.output_padding, cell.stride, cell.dilation)):
+            raise ValueError(f"{name}: output_padding {output_padding!r} must be smaller than stride or dilation")
+    cell.group = check_int(group, "group", name)
+    if in_channels % group or out_channels % group:
+        raise ValueError(f"{name}: in_channels ({in_channels}) and out_channels ({out_channels}) "
+                         f"must be divisible by group ({group})")
+    cell.has_bias = check_bool(has_bias, "has_bias", name)
+    lead = (in_channels, out_channels // group) if transposed else (out_channels, in_channels // group)
+    shape = lead + (1,) * cell._unit_axes + cell.kernel_size
+    fan_in = shape[1] * math.prod(cell.kernel_size)
+    cell.weight_init = default_weight_init(weight_init)
+    cell.bias_init = default_bias_init(bias_init, fan_in)
+    if isinstance(weight_init, Tensor) and tuple(weight_init.shape) != shape:
+        raise ValueError(f"{name}: weight_init has shape {tuple(weight_init.shape)}, expected {shape}")
+    cell.weight = make_param(cell.weight_init, shape, dtype, "weight")
+    cell.bias = make_param(cell.bias_init, (out_channels,), dtype, "bias") if has_bias else None
 
 
 class _Conv(Cell):
@@ -55,33 +95,11 @@ class _Conv(Cell):
                  padding: Any, dilation: Any, group: int, has_bias: bool, weight_init: Any, bias_init: Any,
                  data_format: str, dtype: Any) -> None:
         super().__init__()
-        name, nd = type(self).__name__, self._nd
-        self.in_channels = check_int(in_channels, "in_channels", name)
-        self.out_channels = check_int(out_channels, "out_channels", name)
-        self.kernel_size = int_tuple(kernel_size, nd, "kernel_size", name)
-        self.stride = int_tuple(stride, nd, "stride", name)
-        self.dilation = int_tuple(dilation, nd, "dilation", name)
-        self.pad_mode = check_pad_mode(pad_mode, name)
-        self.padding = _padding(padding, nd, name)
-        if self.pad_mode != "pad" and self.padding not in (0, (0,) * (2 * nd)):
-            raise ValueError(f"{name}: padding must be 0 when pad_mode is {pad_mode!r}; "
-                             f"use pad_mode='pad' to pad by {padding!r}")
-        self.group = check_int(group, "group", name)
-        if in_channels % group or out_channels % group:
-            raise ValueError(f"{name}: in_channels ({in_channels}) and out_channels ({out_channels}) "
-                             f"must be divisible by group ({group})")
+        init_conv_params(self, in_channels, out_channels, kernel_size, stride, pad_mode, padding, dilation, group,
+                         has_bias, weight_init, bias_init, dtype)
         if data_format not in ("NCHW", "NHWC"):
-            raise ValueError(f"{name}: data_format must be 'NCHW' or 'NHWC', got {data_format!r}")
+            raise ValueError(f"{type(self).__name__}: data_format must be 'NCHW' or 'NHWC', got {data_format!r}")
         self.format = data_format
-        self.has_bias = check_bool(has_bias, "has_bias", name)
-        shape = (out_channels, in_channels // group) + (1,) * self._unit_axes + self.kernel_size
-        fan_in = (in_channels // group) * math.prod(self.kernel_size)
-        self.weight_init = default_weight_init(weight_init)
-        self.bias_init = default_bias_init(bias_init, fan_in)
-        if isinstance(weight_init, Tensor) and tuple(weight_init.shape) != shape:
-            raise ValueError(f"{name}: weight_init has shape {tuple(weight_init.shape)}, expected {shape}")
-        self.weight = make_param(self.weight_init, shape, dtype, "weight")
-        self.bias = make_param(self.bias_init, (out_channels,), dtype, "bias") if has_bias else None
 
     def _check_input(self, x: Tensor) -> None:
         nd = self._nd

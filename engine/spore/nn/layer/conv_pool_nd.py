@@ -12,7 +12,6 @@ MindSpore runs it as a unit-height 2-D one. A transposed convolution's output pe
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from ...common import dtype as mstype
@@ -24,28 +23,15 @@ from ._common import (
     check_bool,
     check_int,
     check_pad_mode,
-    default_bias_init,
-    default_weight_init,
     init_repr,
     int_tuple,
-    make_param,
     shape_error,
 )
+from .conv import init_conv_params
 
 __all__ = ["Conv3d", "Conv1dTranspose", "Conv2dTranspose", "Conv3dTranspose", "MaxPool3d", "AvgPool3d",
            "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "AdaptiveAvgPool3d", "LPPool1d",
            "LPPool2d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "ChannelShuffle", "LRN", "Unfold"]
-
-
-def _padding(padding: Any, n: int, layer: str) -> Any:
-    if isinstance(padding, int) and not isinstance(padding, bool):
-        if padding < 0:
-            raise ValueError(f"{layer}: padding must be >= 0, got {padding}")
-        return padding
-    if isinstance(padding, (tuple, list)) and len(padding) == 2 * n and all(
-            isinstance(p, int) and not isinstance(p, bool) and p >= 0 for p in padding):
-        return tuple(padding)
-    raise TypeError(f"{layer}: padding must be a non-negative int or a tuple of {2 * n} ints, got {padding!r}")
 
 
 class _ConvND(Cell):
@@ -59,34 +45,9 @@ class _ConvND(Cell):
                  padding: Any, dilation: Any, group: int, has_bias: bool, weight_init: Any, bias_init: Any,
                  dtype: Any, output_padding: Any = 0) -> None:
         super().__init__()
-        name, nd = type(self).__name__, self._nd
-        self.in_channels = check_int(in_channels, "in_channels", name)
-        self.out_channels = check_int(out_channels, "out_channels", name)
-        self.kernel_size = int_tuple(kernel_size, nd, "kernel_size", name)
-        self.stride = int_tuple(stride, nd, "stride", name)
-        self.dilation = int_tuple(dilation, nd, "dilation", name)
-        self.pad_mode = check_pad_mode(pad_mode, name)
-        self.padding = _padding(padding, nd, name)
-        if self.pad_mode != "pad" and self.padding not in (0, (0,) * (2 * nd)):
-            raise ValueError(f"{name}: padding must be 0 when pad_mode is {pad_mode!r}; "
-                             f"use pad_mode='pad' to pad by {padding!r}")
-        self.output_padding = int_tuple(output_padding, nd, "output_padding", name, minimum=0)
-        if any(o >= max(s, d) for o, s, d in zip(self.output_padding, self.stride, self.dilation)):
-            raise ValueError(f"{name}: output_padding {output_padding!r} must be smaller than stride or dilation")
-        self.group = check_int(group, "group", name)
-        if in_channels % group or out_channels % group:
-            raise ValueError(f"{name}: in_channels ({in_channels}) and out_channels ({out_channels}) "
-                             f"must be divisible by group ({group})")
-        self.has_bias = check_bool(has_bias, "has_bias", name)
-        lead = (in_channels, out_channels // group) if self._transposed else (out_channels, in_channels // group)
-        shape = lead + (1,) * self._unit_axes + self.kernel_size
-        fan_in = shape[1] * math.prod(self.kernel_size)
-        self.weight_init = default_weight_init(weight_init)
-        self.bias_init = default_bias_init(bias_init, fan_in)
-        if isinstance(weight_init, Tensor) and tuple(weight_init.shape) != shape:
-            raise ValueError(f"{name}: weight_init has shape {tuple(weight_init.shape)}, expected {shape}")
-        self.weight = make_param(self.weight_init, shape, dtype, "weight")
-        self.bias = make_param(self.bias_init, (out_channels,), dtype, "bias") if has_bias else None
+        init_conv_params(self, in_channels, out_channels, kernel_size, stride, pad_mode, padding, dilation, group,
+                         has_bias, weight_init, bias_init, dtype, transposed=self._transposed,
+                         output_padding=output_padding)
 
     def _check_input(self, x: Tensor) -> None:
         if not isinstance(x, Tensor) or x.ndim != self._nd + 2 or x.shape[1] != self.in_channels:
