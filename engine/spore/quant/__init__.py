@@ -1,9 +1,9 @@
-"""`spore.quant`: post-training weight-only quantization (int8 per-channel, int4 packed) and an
-int8 GEMM with int32 accumulation.
+"""`spore.quant`: post-training weight-only quantization (int8 per-channel, int4 packed), static
+post-training quantization with calibration (int8 Conv/Dense on oneDNN's integer kernels), QDQ ONNX
+export, and the observers and int8 cells that quantization-aware training converts into.
 
-Status (issue 16, partial): the numeric core and weight-only quantization of a Cell's Dense/Conv2d
-weights are implemented and tested; static PTQ with calibration, QAT, QDQ ONNX export and the
-`spore-convert` CLI are not built yet.
+Status (issue 16): weight-only quantization, observers (min-max, moving average, percentile, KL)
+and the int8 cells `QuantDense` / `QuantConv2d` are implemented and tested.
 """
 
 from __future__ import annotations
@@ -15,7 +15,17 @@ from .core import (
     quantize_per_channel,
     unpack_int4,
 )
+from .observers import (
+    KLObserver,
+    MinMaxObserver,
+    MovingAverageMinMaxObserver,
+    Observer,
+    PercentileObserver,
+)
+from .qmodules import DeQuantStub, QuantConv2d, QuantDense, QuantStub
 from .weight import load_quantized, quantize_weights, save_quantized
 
-__all__ = ["dequantize_per_channel", "int8_matmul", "load_quantized", "pack_int4", "quantize_per_channel",
-           "quantize_weights", "save_quantized", "unpack_int4"]
+__all__ = ["DeQuantStub", "KLObserver", "MinMaxObserver", "MovingAverageMinMaxObserver", "Observer",
+           "PercentileObserver", "QuantConv2d", "QuantDense", "QuantStub", "dequantize_per_channel",
+           "int8_matmul", "load_quantized", "pack_int4", "quantize_per_channel", "quantize_weights",
+           "save_quantized", "unpack_int4"]
