@@ -117,6 +117,21 @@ from .validator_helpers import replace_none, select_sampler, to_list  # noqa: E4
 from .vision.augment import ToNumpy  # noqa: E402
 from .worker_errors import ExceptionHandler, Implementation  # noqa: E402
 
+# isort: split
+# more readers, debug hooks and dtype helpers (issue 14, data slice)
+from .debug_utils import DebugHook, flatten_single_lists, mstype_to_detype  # noqa: E402
+from .image_sources_more import (  # noqa: E402
+    Caltech101Dataset,
+    CityscapesDataset,
+    Flowers102Dataset,
+    Food101Dataset,
+    KITTIDataset,
+    PhotoTourDataset,
+    Places365Dataset,
+    SVHNDataset,
+)
+from .text_corpora_more import CLUEDataset, IWSLT2016Dataset, IWSLT2017Dataset  # noqa: E402
+
 
 def zip(datasets):  # noqa: A001 - MindSpore's name
     """Rows of ``datasets`` side by side (``ds.zip((ds1, ds2))``)."""
@@ -152,6 +167,10 @@ __all__ += ["get_enable_watchdog", "get_multiprocessing_start_method", "get_mult
             "get_video_backend", "set_video_backend", "shuffle_to_shuffle_mode"]
 __all__ += ["ExceptionHandler", "Implementation", "Multi30kDataset", "LineReader"]
 __all__ += ["AudioBaseDataset", "SourceDataset", "TextBaseDataset", "UnionBaseDataset", "VisionBaseDataset"]
+
+__all__ += ["CLUEDataset", "Caltech101Dataset", "CityscapesDataset", "DebugHook", "Flowers102Dataset", "Food101Dataset",
+            "IWSLT2016Dataset", "IWSLT2017Dataset", "KITTIDataset", "PhotoTourDataset", "Places365Dataset",
+            "SVHNDataset", "flatten_single_lists", "mstype_to_detype"]
 
 
 if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherwise accept any attribute of the module
