@@ -47,6 +47,7 @@ _MODULE_NAMES = (
     "gamma_sampling_ops",                               # gamma(shape, alpha, beta), Gamma
     "im2col_ops",                                       # col2im, Im2Col, Col2Im (4-D layouts of unfold/fold)
     "ctc_decode_ops",                                   # ctc_greedy_decoder, CTCGreedyDecoder
+    "sampling_ops",                                     # grid_sample, crop_and_resize, deformable_conv2d
 )
 DECLARATION_MODULES: tuple[types.ModuleType, ...] = tuple(
     importlib.import_module(f"{__package__}.{n}") for n in _MODULE_NAMES)
