@@ -13,6 +13,7 @@ import typing as _typing
 from ..common.jit_hints import constexpr, jit_class, mutable  # noqa: F401  (mindspore.amp re-exports them)
 from ..compiler.jit import jit  # noqa: F401
 from ..tensor import Parameter, Tensor  # noqa: F401
+from .all_finite_op import AllFinite
 from .build import build_train_network
 from .loss_scale import (
     DynamicLossScaleManager,
@@ -30,7 +31,7 @@ __all__ = [
     "auto_mixed_precision", "custom_mixed_precision", "get_white_list", "get_black_list", "build_train_network",
     "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager", "FixedLossScaleUpdateCell",
     "DynamicLossScaleUpdateCell", "all_finite", "LossScaler", "StaticLossScaler", "DynamicLossScaler",
-    "TrainOneStepWithLossScaleCell",
+    "TrainOneStepWithLossScaleCell", "AllFinite",
 ]
 
 

@@ -26,15 +26,17 @@ CLASS_MODULES = tuple(_importlib.import_module(f"{__name__}.{n}")
                                 "vision_nms_ops", "p2p_comm_ops", "comm_collective_ops", "box_coder_ops",
                                 "fused_norm_color_ops", "gamma_sampling_ops", "im2col_ops",
                                 "classes_conv_backprop", "ctc_decode_ops", "extract_patches_ops",
-                                "dilation2d_ops", "sampling_ops"))
+                                "dilation2d_ops", "sampling_ops", "misc_ops"))
 _CLASSES = {n: getattr(_m, n) for _m in CLASS_MODULES for n in _m.__all__}
 globals().update(_CLASSES)
 
+from ..tensor import Tensor  # noqa: E402  (MindSpore's ops namespace re-exports Tensor)
 from .collective import ReduceOp  # noqa: E402  (ops.AllReduce(ReduceOp.MAX))
+from .misc_ops import DataType  # noqa: E402  (named dtype/format pairs for custom-op registration: not an op)
 from .p2p_comm_ops import P2POp  # noqa: E402  (batch_isend_irecv's op description: not a class-form op)
 
 __all__ = sorted({n for m in DECLARATION_MODULES for n in _public_functions(m)} | set(_CLASSES)
-                 | {"Operation", "Primitive", "primitive", "REGISTRY", "ReduceOp", "P2POp"})
+                 | {"Operation", "Primitive", "primitive", "REGISTRY", "ReduceOp", "P2POp", "DataType", "Tensor"})
 
 from .. import _tensor_api  # noqa: E402,F401  (Tensor.from_numpy and the missing-method error)
 

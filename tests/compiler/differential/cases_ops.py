@@ -1696,6 +1696,7 @@ from . import (  # noqa: E402
     cases_api_a2,  # noqa: F401  (bounding_box_encode/decode; collectives exempt)
     cases_api_b,  # noqa: F401
     cases_api_b2,  # noqa: F401  (iou, rotary_position_embedding, Mod, RGBToHSV, ...)
+    cases_api_misc,  # noqa: F401  (dtype objects, view ops, packed dropout, samplers, summaries, ...)
     cases_api_nn,  # noqa: F401  (3-D/transposed convs, pools, fold)
     cases_api_sparse,  # noqa: F401  (coo_*/csr_*, Sparse* classes)
     cases_vision_ops,  # noqa: F401  (grid_sample, ROIAlign, crop_and_resize, deformable_conv2d, ...)

@@ -1381,11 +1381,13 @@ def _api_breadth_tensor_cases() -> list[Case]:
     from .cases_api_a2 import api_a2_tensor_cases  # slice A2's (Tensor.col2im)
     from .cases_api_b import api_b_tensor_cases  # slice B's
     from .cases_api_b2 import api_b2_tensor_cases  # slice B2's (Tensor.select)
+    from .cases_api_misc import api_misc_tensor_cases  # the misc slice's (data_ptr, storage, index, ...)
     from .cases_api_nn import api_nn_tensor_cases  # the nn slice's (fold/unfold)
     from .cases_api_sparse import api_sparse_tensor_cases  # the sparse slice's (to_coo/to_csr)
 
     return (api_tensor_cases() + api_a_tensor_cases() + api_nn_tensor_cases() + api_b_tensor_cases()
-            + api_sparse_tensor_cases() + api_b2_tensor_cases() + api_a2_tensor_cases())
+            + api_sparse_tensor_cases() + api_b2_tensor_cases() + api_a2_tensor_cases()
+            + api_misc_tensor_cases())
 
 
 # --- helper Cells (user code: compiled by the frontend) -------------------------------------------

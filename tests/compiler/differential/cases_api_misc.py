@@ -1,0 +1,103 @@
+"""Differential cases for the misc slice of issue 14 (ops/misc_ops.py, spore/tensor_internals.py,
+ops/candidate_sampling.py, ops/summary_ops.py, ops/train_misc_ops.py): each runs in PyNative and
+in Graph mode and must agree, or Graph mode must refuse at the user's line (host-side reads,
+value-dependent shapes, random draws on the host)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import spore as ms
+from spore import ops
+
+from .cases_ops import EXEMPT_CLASSES, K, _classes, _functions
+from .cases_tensor_nn import EXEMPT_METHODS, C, G, fl, it
+
+EXEMPT_METHODS.update({
+    "from_dlpack": "a static constructor from a DLPack capsule (shares its memory); no tensor input to trace",
+    "convert_bytes_to_tensor": "a static constructor from a bytes object; no tensor input to trace",
+})
+
+EXEMPT_CLASSES.update({
+    "DataType": "a namespace of (dtype, format) string pairs for custom-op registration, not an op",
+    "Tensor": "the Tensor class itself (MindSpore's ops namespace re-exports it); its methods have their own cases",
+})
+
+_COO_IDX = G(lambda r: np.array([[0, 1, 0, 2], [1, 0, 1, 2]], np.int64))
+_COO_SHAPE = G(lambda r: np.array([3, 3], np.int64))
+_BOOLS = G(lambda r: np.eye(3, 4, dtype=bool))
+
+
+@_functions
+def _misc_functions() -> list:
+    return [C("ops.choice_with_mask[0]", ops.choice_with_mask, _BOOLS, 4, 3, seeded=True),
+            C("ops.coalesce[0]", ops.coalesce, _COO_IDX, fl(4), _COO_SHAPE),
+            C("ops.make_row_tensor[0]", row_tensor_dense, G(lambda r: np.array([0, 2], np.int32)), fl(2, 3))]
+
+
+def row_tensor_dense(indices, values):
+    return ops.make_row_tensor(indices, values, (4, 3)).to_dense()
+
+
+def non_deterministic_zeros(shape):
+    return ops.NonDeterministicInts()(shape) * 0  # the values are meant to differ on every call
+
+
+@_classes
+def _misc_classes() -> list:
+    mask = G(lambda r: np.packbits(r.random(128) < 0.5, bitorder="little"))
+    return [K("DType[0]", ops.DType(), fl(2, 3)),
+            K("DtypeToEnum[0]", ops.DtypeToEnum(), "Cast", "dtype", ms.float32),
+            K("TensorToTuple[0]", ops.TensorToTuple(), it(0, 9, 4)),
+            K("FloatStatus[0]", ops.FloatStatus(), fl(2, 3)),
+            K("CompareAndBitpack[0]", ops.CompareAndBitpack(), fl(2, 16), 0.25),
+            K("CopyWithSlice[0]", ops.CopyWithSlice(), fl(2, 3), fl(3)),
+            K("SelectView[0]", ops.SelectView(), fl(2, 3, 4), 1, -1),
+            K("TransposeView[0]", ops.TransposeView(), fl(2, 3, 4), (2, 0, 1)),
+            K("TransposeExtView[0]", ops.TransposeExtView(), fl(2, 3, 4), 0, 2),
+            K("DropoutGenMask[0]", ops.DropoutGenMask(), (4, 5), fl(lo=0.4, hi=0.6), seeded=True),
+            K("DropoutDoMask[0]", ops.DropoutDoMask(), fl(4, 5), mask, 0.5),
+            C("ops.NonDeterministicInts[0]", non_deterministic_zeros, it(2, 3, 2)),
+            K("ParameterizedTruncatedNormal[0]", ops.ParameterizedTruncatedNormal(),
+              G(lambda r: np.array([2, 3], np.int64)), fl(2), fl(2, lo=0.5, hi=1.0), fl(2, lo=-3.0, hi=-2.0),
+              fl(2, lo=2.0, hi=3.0), seeded=True),
+            K("Coalesce[0]", ops.Coalesce(), _COO_IDX, fl(4), _COO_SHAPE)]
+
+
+def data_ptr_offset(x):
+    return x.data_ptr() - x.untyped_storage().data_ptr()  # an address differs from run to run; this does not
+
+
+def untyped_storage_bytes(x):
+    return x.untyped_storage().nbytes()
+
+
+def storage_size(x):
+    return x.storage().size()
+
+
+def index_two(x, i, j):
+    return x.index([i, j])
+
+
+def api_misc_tensor_cases() -> list:
+    """The Tensor internals (cases_tensor_nn adds them)."""
+    T = ms.Tensor
+    return [C("Tensor.data_ptr[0]", data_ptr_offset, fl(2, 3)),
+            C("Tensor.untyped_storage[0]", untyped_storage_bytes, fl(2, 3)),
+            C("Tensor.storage[0]", storage_size, fl(2, 3)),
+            C("Tensor.set_[tensor]", T.set_, fl(2), fl(3, 2)),
+            C("Tensor.get_bytes[0]", T.get_bytes, fl(2, 3)),
+            C("Tensor.is_init[0]", T.is_init, fl(2)),
+            C("Tensor.set_init_flag[0]", T.set_init_flag, fl(2), True),
+            C("Tensor.set_param_info[0]", T.set_param_info, fl(2), "info"),
+            C("Tensor.set_cast_dtype[0]", T.set_cast_dtype, fl(2), ms.float16),
+            C("Tensor.index[0]", index_two, fl(3, 4), G(lambda r: np.array([2, 0], np.int32)),
+              G(lambda r: np.array([1, 3], np.int32))),
+            C("Tensor.getitem_index_info[0]", T.getitem_index_info, fl(2, 3), (1, slice(0, 2))),
+            C("Tensor.setitem_index_info[0]", T.setitem_index_info, fl(2, 3), 0, fl(3)),
+            C("Tensor.data_sync[0]", T.data_sync, fl(2)),
+            C("Tensor.wait_pipeline[0]", T.wait_pipeline, fl(2)),
+            C("Tensor.flush_from_cache[0]", T.flush_from_cache, fl(2)),
+            C("Tensor.delete_[0]", T.delete_, fl(2)),
+            C("Tensor.assign_value_cpp[0]", T.assign_value_cpp, fl(2, 3), fl(2, 3))]
