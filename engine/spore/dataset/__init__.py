@@ -131,6 +131,7 @@ from .image_sources_more import (  # noqa: E402
     SVHNDataset,
 )
 from .text_corpora_more import CLUEDataset, IWSLT2016Dataset, IWSLT2017Dataset  # noqa: E402
+from .text_sentencepiece import SentencePieceModel  # noqa: E402
 
 
 def zip(datasets):  # noqa: A001 - MindSpore's name
@@ -170,7 +171,7 @@ __all__ += ["AudioBaseDataset", "SourceDataset", "TextBaseDataset", "UnionBaseDa
 
 __all__ += ["CLUEDataset", "Caltech101Dataset", "CityscapesDataset", "DebugHook", "Flowers102Dataset", "Food101Dataset",
             "IWSLT2016Dataset", "IWSLT2017Dataset", "KITTIDataset", "PhotoTourDataset", "Places365Dataset",
-            "SVHNDataset", "flatten_single_lists", "mstype_to_detype"]
+            "SVHNDataset", "flatten_single_lists", "mstype_to_detype", "SentencePieceModel"]
 
 
 if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherwise accept any attribute of the module

@@ -5,8 +5,9 @@ Strings travel through the pipeline as NumPy ``str_`` arrays (read them with
 ``with_offsets=True`` the tuple (tokens, offsets_start, offsets_limit) of UTF-8 byte offsets, as in
 MindSpore. `Vocab` maps tokens to ids (built from a list, a dict, a file or a dataset column) and
 `Lookup` applies it. `BasicTokenizer`, `WordpieceTokenizer` and `BertTokenizer` follow BERT's
-reference tokenizer. The names that need SentencePiece, jieba or pretrained vector files raise
-NotSupportedError saying so (see spore._missing).
+reference tokenizer. SentencePiece goes through the ``sentencepiece`` package (see
+``text_sentencepiece``); the names that need jieba raise NotSupportedError saying so (see
+spore._missing).
 """
 
 from __future__ import annotations
@@ -504,6 +505,18 @@ from .text_more import (  # noqa: E402
 )
 
 __all__ += ["CharNGram", "FastText", "FilterWikipediaXML", "GloVe", "ToVectors", "UnicodeScriptTokenizer", "Vectors"]
+
+# SentencePiece through the sentencepiece package (issue 14, data slice)
+from .text_sentencepiece import (  # noqa: E402
+    SentencePieceModel,
+    SentencePieceTokenizer,
+    SentencePieceVocab,
+    SPieceTokenizerLoadType,
+    SPieceTokenizerOutType,
+)
+
+__all__ += ["SPieceTokenizerLoadType", "SPieceTokenizerOutType", "SentencePieceModel", "SentencePieceTokenizer",
+            "SentencePieceVocab"]
 
 
 if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherwise accept any attribute of the module
