@@ -49,5 +49,6 @@ void register_loss(py::module_& m);    // loss.cpp: softmax cross-entropy forwar
 void register_optim(py::module_& m);   // optim.cpp: fused optimizer updates (Adam, Momentum, SGD)
 void register_fused(py::module_& m);   // fused.cpp: Graph mode's fused elementwise chains
 void register_int8(py::module_& m);    // int8.cpp: int8 matmul/conv (oneDNN), quantize/dequantize
+void register_lowp(py::module_& m);    // lowp.cpp: bf16 conv (oneDNN), ReLU on float16/bfloat16
 
 }  // namespace spore

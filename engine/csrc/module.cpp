@@ -46,6 +46,7 @@ PYBIND11_MODULE(_kernels, m) {
     spore::register_optim(m);
     spore::register_fused(m);
     spore::register_int8(m);
+    spore::register_lowp(m);
     // The persistent conv tuning cache (spore/_runtime/tuning_cache.py) loads its decisions before the
     // first conv is built. A failure there must not stop the kernels from loading: autotuning then
     // simply runs as without a cache.

@@ -158,12 +158,27 @@ def _require_same_shape(op: str, a: Any, b: Any, what: str) -> None:
         raise ShapeError(op, f"{what} of shape {tuple(b.shape)}", f"{tuple(a.shape)}")
 
 
+_LOWP: list[Any] = []
+
+
+def _lowp() -> Any:
+    """spore.amp.lowp (mixed precision's kernels), imported on first use: spore.amp imports the
+    nn layers, which import this module."""
+    if not _LOWP:
+        from ..amp import lowp
+
+        _LOWP.append(lowp)
+    return _LOWP[0]
+
+
 def _via_f32(fn: Any, *arrays: np.ndarray) -> np.ndarray:
-    """Run a float32 C++ kernel on arrays of another float dtype and cast the result back."""
-    from ..amp.lowp import cast  # float16/bfloat16 <-> float32 in C++ (mixed precision's convs)
+    """Run a float32 C++ kernel on arrays of another float dtype and cast the result(s) back."""
+    cast = _lowp().cast  # float16/bfloat16 <-> float32 in C++ (mixed precision's convs)
 
     dt = arrays[0].dtype
     out = fn(*[cast(a, np.float32) for a in arrays])
+    if isinstance(out, tuple):
+        return tuple(cast(o, dt) if isinstance(o, np.ndarray) and o.dtype == np.float32 else o for o in out)
     return cast(out, dt) if isinstance(out, np.ndarray) else out
 
 
@@ -326,6 +341,8 @@ class Conv2D:
             return _kernels.conv2d_forward(x, w, b, stride, pad, dilation, group)
         if x.dtype == np.float64:
             return _np_conv2d(x, w, b, stride, pad, dilation, group)
+        if _lowp().use_bf16_conv(x.dtype):  # oneDNN's bf16 convolution (float32 accumulation)
+            return _lowp().conv2d(x, w, b, stride, pad, dilation, group)
         args = (x, w) if b is None else (x, w, b)
         return _via_f32(lambda *a: _kernels.conv2d_forward(a[0], a[1], a[2] if len(a) > 2 else None, stride, pad,
                                                            dilation, group), *args)
@@ -361,6 +378,8 @@ class Conv2DBackpropInput:
             return _kernels.conv2d_backward_data(dout, weight, size, stride, pad, dilation, group)
         if dout.dtype == np.float64:
             return _np_conv2d_backprop_input(dout, weight, size, stride, pad, dilation, group)
+        if _lowp().use_bf16_conv(dout.dtype):
+            return _lowp().conv2d_backward_data(dout, weight, size, stride, pad, dilation, group)
         return _via_f32(lambda d, w: _kernels.conv2d_backward_data(d, w, size, stride, pad, dilation, group),
                         dout, weight)
 
@@ -389,6 +408,8 @@ class Conv2DBackpropFilter:
             return _kernels.conv2d_backward_weights(dout, input, size, stride, pad, dilation, group)
         if dout.dtype == np.float64:
             return _np_conv2d_backprop_filter(dout, input, size, stride, pad, dilation, group)
+        if _lowp().use_bf16_conv(dout.dtype):
+            return _lowp().conv2d_backward_weights(dout, input, size, stride, pad, dilation, group)[0]
         return _via_f32(lambda d, x: _kernels.conv2d_backward_weights(d, x, size, stride, pad, dilation, group),
                         dout, input)
 
@@ -420,10 +441,16 @@ class Conv2DBackprop:
             dx = _np_conv2d_backprop_input(dout, weight, input.shape, stride, pad, dilation, group)
             dw = _np_conv2d_backprop_filter(dout, input, weight.shape, stride, pad, dilation, group)
             return (dx, dw, dout.sum(axis=(0, 2, 3))) if with_bias else (dx, dw)
-        dt = dout.dtype
-        dx, dw, db = _kernels.conv2d_backward(dout, input, weight, stride, pad, dilation, group, with_bias)
-        outs = (dx, dw, db) if with_bias else (dx, dw)
-        return outs if dt == np.float32 else tuple(o.astype(dt) for o in outs)
+        if dout.dtype == np.float32:
+            dx, dw, db = _kernels.conv2d_backward(dout, input, weight, stride, pad, dilation, group, with_bias)
+        elif _lowp().use_bf16_conv(dout.dtype):
+            lp = _lowp()
+            dx = lp.conv2d_backward_data(dout, weight, input.shape, stride, pad, dilation, group)
+            dw, db = lp.conv2d_backward_weights(dout, input, weight.shape, stride, pad, dilation, group, with_bias)
+        else:  # float16, or bfloat16 without bf16 hardware: float32 compute on the rounded operands
+            dx, dw, db = _via_f32(lambda d, x, w: _kernels.conv2d_backward(d, x, w, stride, pad, dilation, group,
+                                                                           with_bias), dout, input, weight)
+        return (dx, dw, db) if with_bias else (dx, dw)
 
     def vjp(gs, outs, dout, input, weight, stride=(1, 1), pad=(0, 0, 0, 0), dilation=(1, 1), group=1,
             with_bias=False):
@@ -485,6 +512,8 @@ class BiasAddGrad:
         axis = _channel_axis("BiasAddGrad", dout.ndim, data_format)
         if axis == 1 and dout.dtype == np.float32:
             return _kernels.bias_add_grad(dout.reshape(dout.shape[0], dout.shape[1], -1))
+        if axis == 1 and dout.dtype.itemsize == 2 and dout.dtype.kind in "fV":  # float16/bfloat16: sum in float32
+            return _via_f32(lambda d: _kernels.bias_add_grad(d.reshape(d.shape[0], d.shape[1], -1)), dout)
         return np.asarray(dout.sum(axis=tuple(i for i in range(dout.ndim) if i != axis), dtype=dout.dtype))
 
     def vjp(g, out, dout, data_format="NCHW"):
@@ -513,8 +542,10 @@ class MaxPool:
         out = _pool_geom("MaxPool", x.shape, kernel_size, strides, pad, dilation, ceil_mode)[2:]
         if x.dtype == np.float64:
             return _np_max_pool(x, kernel_size, strides, pad, dilation, out)
-        y, idx = _kernels.max_pool2d_forward(x, kernel_size, strides, pad, dilation, out)
-        return (y if x.dtype == np.float32 else y.astype(x.dtype)), idx
+        if x.dtype == np.float32:
+            return _kernels.max_pool2d_forward(x, kernel_size, strides, pad, dilation, out)
+        # float16/bfloat16: exact in float32 (a max picks an element), the casts in C++
+        return _via_f32(lambda a: _kernels.max_pool2d_forward(a, kernel_size, strides, pad, dilation, out), x)
 
     def vjp(gs, outs, x, kernel_size=(1, 1), strides=(1, 1), pad=(0, 0, 0, 0), dilation=(1, 1), ceil_mode=False):
         return (MaxPoolGrad(gs[0], outs[1], input_shape=tuple(x.shape)),)

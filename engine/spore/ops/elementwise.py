@@ -196,6 +196,12 @@ class ReLU:
     infer = _same_infer
 
     def impl(a):
+        if a.dtype.itemsize == 2:  # float16/bfloat16 (mixed precision): C++ on the bits, NumPy's loops are scalar
+            from ..amp.lowp import relu as _relu16
+
+            out = _relu16(a)
+            if out is not None:
+                return out
         return np.maximum(a, 0)
 
     def vjp(g, out, a):
@@ -216,6 +222,12 @@ class ReluGrad:
             from .. import _kernels
 
             return _kernels.relu_grad(g, out)
+        if g.dtype.itemsize == 2:  # float16/bfloat16: the same bits from C++ (NumPy's loops are scalar)
+            from ..amp.lowp import relu_grad as _relu_grad16
+
+            r = _relu_grad16(g, out)
+            if r is not None:
+                return r
         return np.multiply(g, out > 0, dtype=g.dtype)
 
     def vjp(gg, _, g, out):

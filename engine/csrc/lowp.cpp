@@ -1,0 +1,389 @@
+// Low-precision kernels for mixed precision (spore/amp/lowp.py): bfloat16 convolution through oneDNN,
+// and ReLU / its gradient on float16 and bfloat16 arrays.
+//
+// bf16 convolution: before this file O2-bf16 convolutions converted operands to float32, ran the fp32
+// conv and rounded back (SimpleCNN 8.0 ms per step against 1.8 at O0). oneDNN 2.6 has bf16 forward,
+// backward-data and backward-weights convolutions (jit:avx512_core_bf16 here, AMX where present) with
+// float32 accumulation; inputs and outputs are bf16 bit patterns (uint16), each output rounded once from
+// the float32 accumulator (round to nearest even, as ml_dtypes' astype). The primitive picks its own
+// layouts (format `any`) and the user's NCHW / OIHW arrays are reordered in and out when they differ;
+// primitives are cached per geometry and team size (thread_local, like the fp32 conv cache).
+//
+// ReLU on 16-bit floats: NumPy runs np.maximum on float16 and ml_dtypes' bfloat16 in scalar loops
+// (~4-10 ns per element; a 32x16x32x32 activation took 2.4 ms, more than the convolution). These
+// kernels work on the bit patterns and give exactly what the float32 kernels give, rounded (ReLU and
+// its gradient are exact in any binary float format): max(x, 0) keeps x unless it is negative or -0
+// (NaN kept), and the gradient passes g where the ReLU output is > 0 and gives g * 0 elsewhere
+// (signed zero, NaN for an infinite or NaN g), as NumPy's multiply by the mask does.
+#include <pybind11/stl.h>
+
+#include <dnnl.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "kernels.h"
+
+namespace spore {
+namespace {
+
+using u16arr = py::array_t<uint16_t, py::array::c_style | py::array::forcecast>;
+using memory = dnnl::memory;
+using tag = memory::format_tag;
+using dt = memory::data_type;
+using Pair = std::array<int64_t, 2>;
+using Quad = std::array<int64_t, 4>;
+
+dnnl::engine& eng() {
+    static dnnl::engine e(dnnl::engine::kind::cpu, 0);
+    return e;
+}
+
+// One operand: the user's plain buffer, and the primitive's own layout when it differs (reordered
+// in for inputs, out for outputs).
+struct Port {
+    memory::desc user, internal;
+    bool reorder = false;
+    memory scratch;
+    dnnl::reorder to_internal, to_user;
+
+    void init(const memory::desc& u, const memory::desc& in, bool input) {
+        user = u;
+        internal = in;
+        reorder = u != in;
+        if (!reorder) return;
+        scratch = memory(in, eng());
+        memory um(u, eng(), DNNL_MEMORY_NONE);
+        if (input)
+            to_internal = dnnl::reorder(um, scratch);
+        else
+            to_user = dnnl::reorder(scratch, um);
+    }
+    memory bind(const void* p, dnnl::stream& s) {
+        memory um(user, eng(), const_cast<void*>(p));
+        if (!reorder) return um;
+        if (to_internal) to_internal.execute(s, um, scratch);
+        return scratch;
+    }
+    void finish(void* p, dnnl::stream& s) {
+        if (!reorder) return;
+        memory um(user, eng(), p);
+        to_user.execute(s, scratch, um);
+    }
+};
+
+struct Geom {
+    int64_t n, c, h, w, o, kh, kw, oh, ow, g;
+    Pair stride, dil;
+    Quad pad;  // top, bottom, left, right
+
+    memory::desc src() const { return {{n, c, h, w}, dt::bf16, tag::nchw}; }
+    memory::desc dst() const { return {{n, o, oh, ow}, dt::bf16, tag::nchw}; }
+    memory::desc wei() const {
+        if (g == 1) return {{o, c, kh, kw}, dt::bf16, tag::oihw};
+        return {{g, o / g, c / g, kh, kw}, dt::bf16, tag::goihw};
+    }
+    memory::dims wdims() const {
+        return g == 1 ? memory::dims{o, c, kh, kw} : memory::dims{g, o / g, c / g, kh, kw};
+    }
+    static memory::desc any(const memory::desc& d) { return memory::desc(d.dims(), dt::bf16, tag::any); }
+    memory::dims strides() const { return {stride[0], stride[1]}; }
+    memory::dims dilates() const { return {dil[0] - 1, dil[1] - 1}; }  // oneDNN counts dilation from 0
+    memory::dims pad_l() const { return {pad[0], pad[2]}; }
+    memory::dims pad_r() const { return {pad[1], pad[3]}; }
+    int64_t macs() const { return n * o * oh * ow * (c / g) * kh * kw; }
+    std::vector<int64_t> key(int kind, bool bias) const {
+        return {kind, bias, n, c, h, w, o, kh, kw, g, stride[0], stride[1], dil[0], dil[1], pad[0], pad[1], pad[2],
+                pad[3], omp_get_max_threads()};
+    }
+    dnnl::convolution_forward::primitive_desc fwd_pd(bool bias) const {
+        const memory::desc b = bias ? memory::desc({o}, dt::bf16, tag::x) : memory::desc();
+        dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
+                                          any(src()), any(wei()), b, any(dst()), strides(), dilates(), pad_l(),
+                                          pad_r());
+        return {d, eng()};
+    }
+};
+
+Geom make_geom(int64_t n, int64_t c, int64_t h, int64_t w, int64_t o, int64_t kh, int64_t kw, Pair stride, Quad pad,
+               Pair dil, int64_t g) {
+    if (g < 1 || c % g || o % g) throw std::invalid_argument("conv2d_bf16: channels must divide by groups");
+    if (stride[0] < 1 || stride[1] < 1 || dil[0] < 1 || dil[1] < 1)
+        throw std::invalid_argument("conv2d_bf16: stride and dilation must be >= 1");
+    const int64_t eh = (kh - 1) * dil[0] + 1, ew = (kw - 1) * dil[1] + 1;
+    const int64_t oh = (h + pad[0] + pad[1] - eh) / stride[0] + 1, ow = (w + pad[2] + pad[3] - ew) / stride[1] + 1;
+    if (oh < 1 || ow < 1) throw std::invalid_argument("conv2d_bf16: kernel larger than the padded input");
+    return Geom{n, c, h, w, o, kh, kw, oh, ow, g, stride, dil, pad};
+}
+
+struct Fwd {
+    dnnl::convolution_forward prim;
+    Port src, wei, dst;
+    std::string impl;
+};
+struct BwdData {
+    dnnl::convolution_backward_data prim;
+    Port dy, wei, dx;
+    std::string impl;
+};
+struct BwdWei {
+    dnnl::convolution_backward_weights prim;
+    Port src, dy, dw;
+    std::string impl;
+};
+
+template <typename E>
+using Cache = std::map<std::vector<int64_t>, std::unique_ptr<E>>;
+
+template <typename E, typename Make>
+E& cached(Cache<E>& cache, const std::vector<int64_t>& key, Make make) {
+    auto it = cache.find(key);
+    if (it != cache.end()) return *it->second;
+    if (cache.size() >= 64) cache.clear();
+    return *cache.emplace(key, make()).first->second;
+}
+
+Fwd& fwd_entry(const Geom& gm, bool bias) {
+    thread_local Cache<Fwd> cache;
+    return cached(cache, gm.key(0, bias), [&] {
+        auto e = std::make_unique<Fwd>();
+        auto pd = gm.fwd_pd(bias);
+        e->prim = dnnl::convolution_forward(pd);
+        e->src.init(gm.src(), pd.src_desc(), true);
+        e->wei.init(gm.wei(), pd.weights_desc(), true);
+        e->dst.init(gm.dst(), pd.dst_desc(), false);
+        e->impl = pd.impl_info_str();
+        return e;
+    });
+}
+
+BwdData& bwd_data_entry(const Geom& gm) {
+    thread_local Cache<BwdData> cache;
+    return cached(cache, gm.key(1, false), [&] {
+        auto e = std::make_unique<BwdData>();
+        dnnl::convolution_backward_data::desc d(dnnl::algorithm::convolution_direct, Geom::any(gm.src()),
+                                                Geom::any(gm.wei()), Geom::any(gm.dst()), gm.strides(), gm.dilates(),
+                                                gm.pad_l(), gm.pad_r());
+        dnnl::convolution_backward_data::primitive_desc pd(d, eng(), gm.fwd_pd(false));
+        e->prim = dnnl::convolution_backward_data(pd);
+        e->dy.init(gm.dst(), pd.diff_dst_desc(), true);
+        e->wei.init(gm.wei(), pd.weights_desc(), true);
+        e->dx.init(gm.src(), pd.diff_src_desc(), false);
+        e->impl = pd.impl_info_str();
+        return e;
+    });
+}
+
+BwdWei& bwd_wei_entry(const Geom& gm, bool bias) {
+    thread_local Cache<BwdWei> cache;
+    return cached(cache, gm.key(2, bias), [&] {
+        auto e = std::make_unique<BwdWei>();
+        const memory::desc b = bias ? memory::desc({gm.o}, dt::bf16, tag::x) : memory::desc();
+        dnnl::convolution_backward_weights::desc d(dnnl::algorithm::convolution_direct, Geom::any(gm.src()),
+                                                   Geom::any(gm.wei()), b, Geom::any(gm.dst()), gm.strides(),
+                                                   gm.dilates(), gm.pad_l(), gm.pad_r());
+        dnnl::convolution_backward_weights::primitive_desc pd(d, eng(), gm.fwd_pd(bias));
+        e->prim = dnnl::convolution_backward_weights(pd);
+        e->src.init(gm.src(), pd.src_desc(), true);
+        e->dy.init(gm.dst(), pd.diff_dst_desc(), true);
+        e->dw.init(gm.wei(), pd.diff_weights_desc(), false);
+        e->impl = pd.impl_info_str();
+        return e;
+    });
+}
+
+void check4(const u16arr& a, const char* what) {
+    if (a.ndim() != 4) throw std::invalid_argument(std::string("conv2d_bf16: ") + what + " must be 4-D (NCHW)");
+}
+
+py::array_t<uint16_t> zeros16(std::vector<int64_t> shape) {
+    py::array_t<uint16_t> out(shape);
+    std::fill(out.mutable_data(), out.mutable_data() + out.size(), uint16_t{0});
+    return out;
+}
+
+void run_fwd(const Geom& gm, const uint16_t* x, const uint16_t* w, const uint16_t* b, uint16_t* y) {
+    GemmTeam team(gm.macs());
+    Fwd& e = fwd_entry(gm, b != nullptr);
+    dnnl::stream s(eng());
+    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, e.src.bind(x, s)},
+                                         {DNNL_ARG_WEIGHTS, e.wei.bind(w, s)},
+                                         {DNNL_ARG_DST, e.dst.bind(y, s)}};
+    if (b) args[DNNL_ARG_BIAS] = memory({{gm.o}, dt::bf16, tag::x}, eng(), const_cast<uint16_t*>(b));
+    e.prim.execute(s, args);
+    e.dst.finish(y, s);
+    s.wait();
+}
+
+void run_bwd_data(const Geom& gm, const uint16_t* dy, const uint16_t* w, uint16_t* dx) {
+    GemmTeam team(gm.macs());
+    BwdData& e = bwd_data_entry(gm);
+    dnnl::stream s(eng());
+    e.prim.execute(s, {{DNNL_ARG_DIFF_DST, e.dy.bind(dy, s)},
+                       {DNNL_ARG_WEIGHTS, e.wei.bind(w, s)},
+                       {DNNL_ARG_DIFF_SRC, e.dx.bind(dx, s)}});
+    e.dx.finish(dx, s);
+    s.wait();
+}
+
+void run_bwd_wei(const Geom& gm, const uint16_t* dy, const uint16_t* x, uint16_t* dw, uint16_t* db) {
+    GemmTeam team(gm.macs());
+    BwdWei& e = bwd_wei_entry(gm, db != nullptr);
+    dnnl::stream s(eng());
+    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, e.src.bind(x, s)},
+                                         {DNNL_ARG_DIFF_DST, e.dy.bind(dy, s)},
+                                         {DNNL_ARG_DIFF_WEIGHTS, e.dw.bind(dw, s)}};
+    if (db) args[DNNL_ARG_DIFF_BIAS] = memory({{gm.o}, dt::bf16, tag::x}, eng(), db);
+    e.prim.execute(s, args);
+    e.dw.finish(dw, s);
+    s.wait();
+}
+
+py::array_t<uint16_t> conv2d_bf16_forward(u16arr x, u16arr w, std::optional<u16arr> b, Pair stride, Quad pad,
+                                          Pair dilation, int64_t groups) {
+    check4(x, "input");
+    check4(w, "weight");
+    const Geom gm = make_geom(x.shape(0), x.shape(1), x.shape(2), x.shape(3), w.shape(0), w.shape(2), w.shape(3),
+                              stride, pad, dilation, groups);
+    if (w.shape(1) * groups != gm.c) throw std::invalid_argument("conv2d_bf16: weight in-channels * groups != input channels");
+    if (b && (b->ndim() != 1 || b->shape(0) != gm.o)) throw std::invalid_argument("conv2d_bf16: bias must be (out_channels,)");
+    if (gm.n == 0 || gm.o == 0) return zeros16({gm.n, gm.o, gm.oh, gm.ow});
+    py::array_t<uint16_t> y({gm.n, gm.o, gm.oh, gm.ow});
+    const uint16_t *px = x.data(), *pw = w.data(), *pb = b ? b->data() : nullptr;
+    uint16_t* py_ = y.mutable_data();
+    {
+        py::gil_scoped_release nogil;
+        run_fwd(gm, px, pw, pb, py_);
+    }
+    return y;
+}
+
+py::array_t<uint16_t> conv2d_bf16_backward_data(u16arr dy, u16arr w, Quad input_shape, Pair stride, Quad pad,
+                                                Pair dilation, int64_t groups) {
+    check4(dy, "output gradient");
+    check4(w, "weight");
+    const Geom gm = make_geom(input_shape[0], input_shape[1], input_shape[2], input_shape[3], w.shape(0), w.shape(2),
+                              w.shape(3), stride, pad, dilation, groups);
+    if (w.shape(1) * groups != gm.c) throw std::invalid_argument("conv2d_bf16: weight in-channels * groups != input channels");
+    if (dy.shape(0) != gm.n || dy.shape(1) != gm.o || dy.shape(2) != gm.oh || dy.shape(3) != gm.ow)
+        throw std::invalid_argument("conv2d_bf16_backward_data: output gradient shape does not match the geometry");
+    if (gm.n == 0 || gm.c == 0) return zeros16({gm.n, gm.c, gm.h, gm.w});
+    py::array_t<uint16_t> dx({gm.n, gm.c, gm.h, gm.w});
+    const uint16_t *pdy = dy.data(), *pw = w.data();
+    uint16_t* pdx = dx.mutable_data();
+    {
+        py::gil_scoped_release nogil;
+        run_bwd_data(gm, pdy, pw, pdx);
+    }
+    return dx;
+}
+
+// (dw, db or None): with `with_bias` oneDNN sums dy per channel while it streams it for dw.
+py::tuple conv2d_bf16_backward_weights(u16arr dy, u16arr x, Quad filter_shape, Pair stride, Quad pad, Pair dilation,
+                                       int64_t groups, bool with_bias) {
+    check4(dy, "output gradient");
+    check4(x, "input");
+    const Geom gm = make_geom(x.shape(0), x.shape(1), x.shape(2), x.shape(3), filter_shape[0], filter_shape[2],
+                              filter_shape[3], stride, pad, dilation, groups);
+    if (filter_shape[1] * groups != gm.c)
+        throw std::invalid_argument("conv2d_bf16: weight in-channels * groups != input channels");
+    if (dy.shape(0) != gm.n || dy.shape(1) != gm.o || dy.shape(2) != gm.oh || dy.shape(3) != gm.ow)
+        throw std::invalid_argument("conv2d_bf16_backward_weights: output gradient shape does not match the geometry");
+    std::vector<int64_t> fs(filter_shape.begin(), filter_shape.end());
+    if (gm.n == 0) {
+        py::object db = with_bias ? py::object(zeros16({gm.o})) : py::object(py::none());
+        return py::make_tuple(zeros16(fs), db);
+    }
+    py::array_t<uint16_t> dw(fs);
+    py::array_t<uint16_t> db(with_bias ? gm.o : 0);
+    const uint16_t *pdy = dy.data(), *px = x.data();
+    uint16_t *pdw = dw.mutable_data(), *pdb = with_bias ? db.mutable_data() : nullptr;
+    {
+        py::gil_scoped_release nogil;
+        run_bwd_wei(gm, pdy, px, pdw, pdb);
+    }
+    return py::make_tuple(dw, with_bias ? py::object(db) : py::object(py::none()));
+}
+
+py::dict conv2d_bf16_impl(Quad x_shape, Quad w_shape, Pair stride, Quad pad, Pair dilation, int64_t groups) {
+    const Geom gm = make_geom(x_shape[0], x_shape[1], x_shape[2], x_shape[3], w_shape[0], w_shape[2], w_shape[3],
+                              stride, pad, dilation, groups);
+    GemmTeam team(gm.macs());
+    py::dict d;
+    d["forward"] = fwd_entry(gm, false).impl;
+    d["backward_data"] = bwd_data_entry(gm).impl;
+    d["backward_weights"] = bwd_wei_entry(gm, false).impl;
+    return d;
+}
+
+// ---------------------------------------------------------------------------------------------
+// ReLU on 16-bit float bit patterns. `exp_all_ones` is the exponent mask: 0x7c00 (float16), 0x7f80
+// (bfloat16); magnitude bits above it are a NaN.
+constexpr int64_t kElemGrain = int64_t{1} << 18;
+
+py::array_t<uint16_t> relu16(u16arr x, bool bf16) {
+    const uint16_t inf = bf16 ? 0x7f80 : 0x7c00;
+    py::array_t<uint16_t> out(std::vector<py::ssize_t>(x.shape(), x.shape() + x.ndim()));
+    const uint16_t* s = x.data();
+    uint16_t* d = out.mutable_data();
+    const int64_t n = x.size();
+    py::gil_scoped_release nogil;
+#pragma omp parallel for simd schedule(static) if (n >= kElemGrain)
+    for (int64_t i = 0; i < n; ++i) {
+        const uint16_t u = s[i];
+        const bool neg = (u & 0x8000) && (u & 0x7fff) <= inf;  // negative, -0 or -inf: not a NaN
+        d[i] = neg ? uint16_t{0} : u;
+    }
+    return out;
+}
+
+py::array_t<uint16_t> relu_grad16(u16arr g, u16arr y, bool bf16) {
+    if (g.ndim() != y.ndim() || g.size() != y.size()) throw std::invalid_argument("relu_grad16: shapes differ");
+    const uint16_t inf = bf16 ? 0x7f80 : 0x7c00;
+    const uint16_t qnan = bf16 ? 0xffc0 : 0xfe00;  // x86's default NaN for inf * 0, as NumPy gives
+    py::array_t<uint16_t> out(std::vector<py::ssize_t>(g.shape(), g.shape() + g.ndim()));
+    const uint16_t *pg = g.data(), *py_ = y.data();
+    uint16_t* d = out.mutable_data();
+    const int64_t n = g.size();
+    py::gil_scoped_release nogil;
+#pragma omp parallel for simd schedule(static) if (n >= kElemGrain)
+    for (int64_t i = 0; i < n; ++i) {
+        const uint16_t u = py_[i], v = pg[i];
+        const bool pass = !(u & 0x8000) && u != 0 && u <= inf;  // y > 0 (a NaN is not)
+        const uint16_t mag = v & 0x7fff;
+        const uint16_t zero = mag == inf ? qnan : mag > inf ? v : static_cast<uint16_t>(v & 0x8000);
+        d[i] = pass ? v : zero;
+    }
+    return out;
+}
+
+}  // namespace
+
+void register_lowp(py::module_& m) {
+    m.def("conv2d_bf16_forward", &conv2d_bf16_forward, py::arg("x"), py::arg("w"), py::arg("b"), py::arg("stride"),
+          py::arg("pad"), py::arg("dilation"), py::arg("groups"),
+          "bf16 conv2d (uint16 bit patterns, NCHW/OIHW, optional bf16 bias) via oneDNN, fp32 accumulation, bf16 out");
+    m.def("conv2d_bf16_backward_data", &conv2d_bf16_backward_data, py::arg("dy"), py::arg("w"),
+          py::arg("input_shape"), py::arg("stride"), py::arg("pad"), py::arg("dilation"), py::arg("groups"),
+          "bf16 gradient of conv2d with respect to its input (oneDNN, fp32 accumulation)");
+    m.def("conv2d_bf16_backward_weights", &conv2d_bf16_backward_weights, py::arg("dy"), py::arg("x"),
+          py::arg("filter_shape"), py::arg("stride"), py::arg("pad"), py::arg("dilation"), py::arg("groups"),
+          py::arg("with_bias") = false,
+          "(dw, db or None) in bf16: gradient of conv2d with respect to its weight (and bias), oneDNN");
+    m.def("conv2d_bf16_impl", &conv2d_bf16_impl, py::arg("x_shape"), py::arg("w_shape"), py::arg("stride"),
+          py::arg("pad"), py::arg("dilation"), py::arg("groups"),
+          "oneDNN's implementation names of the three bf16 conv primitives for a geometry");
+    m.def("relu16", &relu16, py::arg("x"), py::arg("bf16"),
+          "max(x, 0) on float16 (bf16=False) or bfloat16 bit patterns, NaN kept");
+    m.def("relu_grad16", &relu_grad16, py::arg("g"), py::arg("y"), py::arg("bf16"),
+          "g * (y > 0) on float16/bfloat16 bit patterns, as NumPy's multiply by the mask");
+}
+
+}  // namespace spore

@@ -1,0 +1,159 @@
+"""Mixed precision's C++ kernels (engine/csrc/lowp.cpp): oneDNN's bf16 convolutions against a float64
+NumPy oracle, and ReLU / its gradient on float16 and bfloat16 bit patterns, exhaustively (issue 18).
+
+Convolution tolerance. Each output is a float32-accumulated sum of K = C/group * kH * kW products of
+bf16-rounded operands (exact in float32), rounded once to bf16. The float64 oracle sums the same
+rounded operands, so the two differ by the final rounding (at most half a bf16 ulp: 2**-9 relative)
+plus float32 summation error, bounded by K * 2**-24 * sum |a||b|. The test allows twice both:
+|got - ref| <= 2**-8 |ref| + K * 2**-23 * (|x| conv |w|), a bound a wrong tap, pad or transposition
+exceeds by orders of magnitude.
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import spore as ms
+from spore import _kernels, ops
+from spore.amp import lowp
+from spore.ops import conv_pool as cp
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+
+# (x shape, w shape, stride, pad (top, bottom, left, right), dilation, group)
+GEOMS = [
+    ((4, 3, 16, 16), (8, 3, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),
+    ((2, 8, 13, 11), (6, 4, 3, 2), (2, 1), (0, 1, 2, 0), (1, 2), 2),
+    ((3, 16, 9, 9), (16, 16, 5, 5), (1, 1), (2, 2, 2, 2), (1, 1), 1),
+    ((2, 6, 10, 10), (6, 1, 3, 3), (1, 2), (1, 1, 1, 1), (2, 1), 6),
+]
+
+
+def _bf(x: np.ndarray) -> np.ndarray:
+    return x.astype(np.float32).astype(BF16)
+
+
+def _f64(a: np.ndarray) -> np.ndarray:
+    return a.astype(np.float32).astype(np.float64)
+
+
+def _check(got: np.ndarray, ref: np.ndarray, absref: np.ndarray, k: int) -> None:
+    assert got.dtype == BF16
+    err = np.abs(_f64(got) - ref)
+    bound = 2.0 ** -8 * np.abs(ref) + k * 2.0 ** -23 * absref
+    assert (err <= bound).all(), float((err - bound).max())
+
+
+def test_bf16_conv_runs_in_onednn_bf16_kernels() -> None:
+    assert lowp.use_bf16_conv(BF16) == lowp.bf16_native()
+    assert not lowp.use_bf16_conv(np.dtype(np.float16))
+    if not lowp.bf16_native():  # no bf16 hardware: conv2d computes in float32 (conv_pool._via_f32)
+        return
+    impl = _kernels.conv2d_bf16_impl((4, 3, 16, 16), (8, 3, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1)
+    assert set(impl) == {"forward", "backward_data", "backward_weights"}
+    # oneDNN's jit bf16 kernels or its bf16 GEMM-based convolution ("gemm:jit"), never the reference code
+    assert impl["forward"].startswith("jit_bf16"), impl
+    assert not any("ref" in v for v in impl.values()), impl
+
+
+@pytest.mark.parametrize("geom", GEOMS, ids=[str(i) for i in range(len(GEOMS))])
+def test_bf16_conv_forward_and_backward_against_float64_oracle(geom: tuple) -> None:
+    xs, ws, stride, pad, dil, g = geom
+    rng = np.random.default_rng(sum(xs) + sum(ws))
+    x, w, b = _bf(rng.standard_normal(xs)), _bf(rng.standard_normal(ws)), _bf(rng.standard_normal(ws[0]))
+    k = ws[1] * ws[2] * ws[3]
+    y = cp.Conv2D(ms.Tensor(x), ms.Tensor(w), ms.Tensor(b), stride=stride, pad=pad, dilation=dil, group=g)
+    ref = cp._np_conv2d(_f64(x), _f64(w), _f64(b), stride, pad, dil, g)
+    absref = cp._np_conv2d(np.abs(_f64(x)), np.abs(_f64(w)), np.abs(_f64(b)), stride, pad, dil, g)
+    _check(y.asnumpy(), ref, absref, k + 1)
+
+    dy = _bf(rng.standard_normal(ref.shape))
+    dx = cp.Conv2DBackpropInput(ms.Tensor(dy), ms.Tensor(w), input_size=xs, stride=stride, pad=pad, dilation=dil,
+                                group=g)
+    ref = cp._np_conv2d_backprop_input(_f64(dy), _f64(w), xs, stride, pad, dil, g)
+    absref = cp._np_conv2d_backprop_input(np.abs(_f64(dy)), np.abs(_f64(w)), xs, stride, pad, dil, g)
+    _check(dx.asnumpy(), ref, absref, ws[0] // g * ws[2] * ws[3])
+
+    dw = cp.Conv2DBackpropFilter(ms.Tensor(dy), ms.Tensor(x), filter_size=ws, stride=stride, pad=pad, dilation=dil,
+                                 group=g)
+    ref = cp._np_conv2d_backprop_filter(_f64(dy), _f64(x), ws, stride, pad, dil, g)
+    absref = cp._np_conv2d_backprop_filter(np.abs(_f64(dy)), np.abs(_f64(x)), ws, stride, pad, dil, g)
+    terms = dy.shape[0] * dy.shape[2] * dy.shape[3]
+    _check(dw.asnumpy(), ref, absref, terms)
+
+    # the fused training-step backward gives the same bits as the separate primitives, bias included
+    gx, gw, gb = cp.Conv2DBackprop(ms.Tensor(dy), ms.Tensor(x), ms.Tensor(w), stride=stride, pad=pad, dilation=dil,
+                                   group=g, with_bias=True)
+    np.testing.assert_array_equal(gx.asnumpy().view(np.uint16), dx.asnumpy().view(np.uint16))
+    np.testing.assert_array_equal(gw.asnumpy().view(np.uint16), dw.asnumpy().view(np.uint16))
+    dyf = _f64(dy)
+    _check(gb.asnumpy(), dyf.sum(axis=(0, 2, 3)), np.abs(dyf).sum(axis=(0, 2, 3)), terms)
+
+
+def test_bf16_conv_refuses_bad_geometry_with_a_clear_error() -> None:
+    x, w = np.zeros((1, 4, 8, 8), np.uint16), np.zeros((6, 3, 3, 3), np.uint16)
+    with pytest.raises(ValueError, match="conv2d_bf16: weight in-channels"):
+        _kernels.conv2d_bf16_forward(x, w, None, (1, 1), (0, 0, 0, 0), (1, 1), 1)
+    with pytest.raises(ValueError, match="conv2d_bf16: kernel larger"):
+        _kernels.conv2d_bf16_forward(x, np.zeros((6, 4, 9, 9), np.uint16), None, (1, 1), (0, 0, 0, 0), (1, 1), 1)
+
+
+def test_fp16_conv_backprop_computes_in_float32_and_stores_float16() -> None:
+    xs, ws, stride, pad, dil, g = GEOMS[1]
+    rng = np.random.default_rng(11)
+    x, w = rng.standard_normal(xs).astype(np.float16), rng.standard_normal(ws).astype(np.float16)
+    dy = rng.standard_normal(cp._conv_geom("t", xs, ws, stride, pad, dil, g)).astype(np.float16)
+    gx, gw, gb = cp.Conv2DBackprop(ms.Tensor(dy), ms.Tensor(x), ms.Tensor(w), stride=stride, pad=pad, dilation=dil,
+                                   group=g, with_bias=True)
+    assert gx.dtype == gw.dtype == gb.dtype == ms.float16
+    ref = cp._np_conv2d_backprop_input(dy.astype(np.float64), w.astype(np.float64), xs, stride, pad, dil, g)
+    np.testing.assert_allclose(gx.asnumpy().astype(np.float64), ref, rtol=2.0 ** -10, atol=1e-2)
+    ref = cp._np_conv2d_backprop_filter(dy.astype(np.float64), x.astype(np.float64), ws, stride, pad, dil, g)
+    np.testing.assert_allclose(gw.asnumpy().astype(np.float64), ref, rtol=2.0 ** -10, atol=2e-2)
+    np.testing.assert_allclose(gb.asnumpy().astype(np.float64), dy.astype(np.float64).sum(axis=(0, 2, 3)),
+                               rtol=2.0 ** -10, atol=2e-2)
+
+
+@pytest.mark.parametrize("dt", [np.dtype(np.float16), BF16], ids=["float16", "bfloat16"])
+def test_relu_and_its_gradient_on_every_16bit_pattern(dt: np.dtype) -> None:
+    # all 65,536 bit patterns (zeros, subnormals, infinities, NaNs) against float32 NumPy on the
+    # exactly-converted values: ReLU and the mask multiply are exact, so the bits must agree
+    bits = np.arange(1 << 16, dtype=np.uint16)
+    a = bits.view(dt)
+    a32 = a.astype(np.float32)
+    got = ops.relu(ms.Tensor(a)).asnumpy()
+    assert got.dtype == dt
+    ref = np.maximum(a32, 0)
+    nan = np.isnan(ref)
+    np.testing.assert_array_equal(got.astype(np.float32)[~nan], ref[~nan])
+    assert np.isnan(got.astype(np.float32)[nan]).all()
+
+    rng = np.random.default_rng(4)
+    y = rng.permutation(bits).view(dt)  # every pattern as the ReLU output, against every g
+    got = cp._lowp().relu_grad(a, y)
+    assert got is not None and got.dtype == dt
+    with np.errstate(invalid="ignore"):  # inf * 0 is NaN, as it should be
+        ref = np.multiply(a32, y.astype(np.float32) > 0)
+    nan = np.isnan(ref)
+    g32 = got.astype(np.float32)
+    np.testing.assert_array_equal(g32[~nan], ref[~nan])
+    np.testing.assert_array_equal(np.signbit(g32[~nan]), np.signbit(ref[~nan]))  # -0 where g < 0 is masked
+    assert np.isnan(g32[nan]).all()
+
+
+def test_max_pool_and_bias_grad_in_float16_keep_indices_and_sum_in_float32() -> None:
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((2, 3, 8, 8)).astype(np.float16)
+    y, idx = cp.MaxPool(ms.Tensor(x), kernel_size=(2, 2), strides=(2, 2))
+    y32, idx32 = _kernels.max_pool2d_forward(x.astype(np.float32), (2, 2), (2, 2), (0, 0, 0, 0), (1, 1), (4, 4))
+    assert y.dtype == ms.float16 and idx.dtype == ms.int64
+    np.testing.assert_array_equal(y.asnumpy(), y32.astype(np.float16))
+    np.testing.assert_array_equal(idx.asnumpy(), idx32)
+    d = rng.standard_normal((64, 5, 9, 9)).astype(np.float16)
+    db = cp.BiasAddGrad(ms.Tensor(d)).asnumpy()
+    assert db.dtype == np.float16
+    # float32 accumulation: within one float16 rounding of the float64 sum (NumPy's float16 sum was not)
+    np.testing.assert_allclose(db.astype(np.float64), d.astype(np.float64).sum(axis=(0, 2, 3)), rtol=2.0 ** -11,
+                               atol=2.0 ** -14)
