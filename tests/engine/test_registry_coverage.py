@@ -15,6 +15,7 @@ import spore as ms
 import spore.amp  # noqa: F401  (GuardedOptimizerStep)
 import spore.compiler.passes  # noqa: F401  (the fused kernels)
 import spore.compiler.runtime_ops  # noqa: F401  (Assert)
+import spore.quant.fake_quant  # noqa: F401  (FakeQuant, FakeQuantGrad)
 from spore.common.dtype import from_numpy
 from spore.compiler.executor import Executable
 from spore.compiler.ir import Eqn, Graph, Var
