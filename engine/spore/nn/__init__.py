@@ -61,6 +61,9 @@ __all__ = ["Cell", "CellDict", "CellList", "DistributedGradReducer", "Sequential
            "TrainOneStepCell", "WithEvalCell", "WithLossCell",
            "DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell", "TrainOneStepWithLossScaleCell"]
 from ..train.metrics.confusion_metric import ConfusionMatrixMetric  # noqa: E402
+from .sampled_embedding import MultiFieldEmbeddingLookup, SampledSoftmaxLoss  # noqa: E402
+
+__all__ += ["MultiFieldEmbeddingLookup", "SampledSoftmaxLoss"]
 
 __all__ += ["ConfusionMatrixMetric"]
 __all__ += dynamic_lr.__all__

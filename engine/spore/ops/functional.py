@@ -49,6 +49,7 @@ _MODULE_NAMES = (
     "ctc_decode_ops",                                   # ctc_greedy_decoder, CTCGreedyDecoder
     "sampling_ops",                                     # grid_sample, crop_and_resize, deformable_conv2d
     "misc_ops",                                         # choice_with_mask, coalesce, make_row_tensor; Tensor internals
+    "candidate_sampling",                               # uniform/log_uniform_candidate_sampler
 )
 DECLARATION_MODULES: tuple[types.ModuleType, ...] = tuple(
     importlib.import_module(f"{__package__}.{n}") for n in _MODULE_NAMES)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 import spore as ms
-from spore import ops
+from spore import nn, ops
 
 from .cases_ops import EXEMPT_CLASSES, K, _classes, _functions
 from .cases_tensor_nn import EXEMPT_METHODS, C, G, fl, it
@@ -101,3 +101,41 @@ def api_misc_tensor_cases() -> list:
             C("Tensor.flush_from_cache[0]", T.flush_from_cache, fl(2)),
             C("Tensor.delete_[0]", T.delete_, fl(2)),
             C("Tensor.assign_value_cpp[0]", T.assign_value_cpp, fl(2, 3), fl(2, 3))]
+
+
+_TRUE = G(lambda r: np.array([[1], [3]], np.int64))
+
+
+@_functions
+def _sampler_functions() -> list:
+    return [C("ops.uniform_candidate_sampler[0]", ops.uniform_candidate_sampler, _TRUE, 1, 3, True, 6, seeded=True),
+            C("ops.log_uniform_candidate_sampler[0]", ops.log_uniform_candidate_sampler, _TRUE, 1, 3, False, 6,
+              seeded=True)]
+
+
+@_classes
+def _sampler_classes() -> list:
+    sampled = G(lambda r: np.array([3, 1, 2, 0], np.int64))
+    return [K("UniformCandidateSampler[avoid]", ops.UniformCandidateSampler(1, 3, True, 8, 0, True), _TRUE,
+              seeded=True),
+            K("LogUniformCandidateSampler[0]", ops.LogUniformCandidateSampler(1, 4, True, 8), _TRUE, seeded=True),
+            K("ComputeAccidentalHits[0]", ops.ComputeAccidentalHits(2),
+              G(lambda r: np.array([[1, 2], [0, 3]], np.int64)), sampled)]
+
+
+def api_misc_cell_cases() -> list:
+    """nn.SampledSoftmaxLoss / nn.MultiFieldEmbeddingLookup (cases_tensor_nn adds them)."""
+    fixed = (ms.Tensor(np.array([4, 6, 7], np.int64)), ms.Tensor(np.full((3, 1), 0.3, np.float32)),
+             ms.Tensor(np.array([0.2, 0.5, 0.25], np.float32)))
+    labels = G(lambda r: np.array([0, 5, 8], np.int32))
+    ids = G(lambda r: r.integers(0, 10, (2, 5)).astype(np.int32))
+    fields = G(lambda r: r.integers(0, 3, (2, 5)).astype(np.int32))
+    return [C("nn.SampledSoftmaxLoss[fixed]", nn.SampledSoftmaxLoss(3, 9, sampled_values=fixed), fl(9, 4), fl(9),
+              labels, fl(3, 4)),
+            C("nn.SampledSoftmaxLoss[sampler]", nn.SampledSoftmaxLoss(3, 9, reduction="mean"), fl(9, 4), fl(9),
+              labels, fl(3, 4), seeded=True),
+            C("nn.MultiFieldEmbeddingLookup[sum]", nn.MultiFieldEmbeddingLookup(10, 3, 3), ids, fl(2, 5), fields),
+            C("nn.MultiFieldEmbeddingLookup[mean]", nn.MultiFieldEmbeddingLookup(10, 3, 3, operator="MEAN"), ids,
+              fl(2, 5), fields),
+            C("nn.MultiFieldEmbeddingLookup[max]", nn.MultiFieldEmbeddingLookup(10, 3, 3, operator="MAX"), ids,
+              fl(2, 5), fields)]

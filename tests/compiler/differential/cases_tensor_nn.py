@@ -2130,6 +2130,7 @@ def nn_cell_cases() -> list[Case]:
 
 
 def _api_breadth_cases() -> list[Case]:
+    from .cases_api_misc import api_misc_cell_cases  # nn.SampledSoftmaxLoss / nn.MultiFieldEmbeddingLookup
     from .cases_api_nn import (
         api_nn_grad_cell_cases,
         api_nn_misc_cell_cases,
@@ -2141,7 +2142,7 @@ def _api_breadth_cases() -> list[Case]:
     from .cases_rest import api_rest_cell_cases  # nn.SSIM / nn.MSSSIM
 
     return (api_nn_cases() + api_nn_slice_cell_cases() + api_nn_misc_cell_cases() + api_nn_transformer_cases()
-            + api_nn_grad_cell_cases() + api_sparse_cell_cases() + api_rest_cell_cases())
+            + api_nn_grad_cell_cases() + api_sparse_cell_cases() + api_rest_cell_cases() + api_misc_cell_cases())
 
 
 def covered_name(case: Case) -> str:
