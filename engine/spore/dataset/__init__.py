@@ -130,6 +130,7 @@ from .image_sources_more import (  # noqa: E402
     Places365Dataset,
     SVHNDataset,
 )
+from .serialize import DeserializedDataset, compare, deserialize, serialize, show  # noqa: E402
 from .text_corpora_more import CLUEDataset, IWSLT2016Dataset, IWSLT2017Dataset  # noqa: E402
 from .text_sentencepiece import SentencePieceModel  # noqa: E402
 
@@ -171,7 +172,8 @@ __all__ += ["AudioBaseDataset", "SourceDataset", "TextBaseDataset", "UnionBaseDa
 
 __all__ += ["CLUEDataset", "Caltech101Dataset", "CityscapesDataset", "DebugHook", "Flowers102Dataset", "Food101Dataset",
             "IWSLT2016Dataset", "IWSLT2017Dataset", "KITTIDataset", "PhotoTourDataset", "Places365Dataset",
-            "SVHNDataset", "flatten_single_lists", "mstype_to_detype", "SentencePieceModel"]
+            "SVHNDataset", "flatten_single_lists", "mstype_to_detype", "SentencePieceModel",
+            "DeserializedDataset", "compare", "deserialize", "serialize", "show"]
 
 
 if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherwise accept any attribute of the module

@@ -50,6 +50,12 @@ def check_columns(have: list[str], want: list[str], what: str) -> list[int]:
 class Dataset:
     """Base of every dataset; holds the children and the epoch counter of this node as a root."""
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        from ._init_record import record_init_args
+
+        record_init_args(cls)  # serialize() describes a pipeline by the arguments its nodes were built with
+
     def __init__(self, children: Sequence[Dataset] = (), num_parallel_workers: int | None = None) -> None:
         self.children: list[Dataset] = list(children)
         self.num_parallel_workers = num_parallel_workers

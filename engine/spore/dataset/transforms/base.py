@@ -14,6 +14,12 @@ class TensorOperation:
 
     _num_inputs: int | None = 1
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        from .._init_record import record_init_args
+
+        record_init_args(cls)  # serialize() describes a transform by the arguments it was built with
+
     def __call__(self, *args: Any) -> Any:
         if self._num_inputs is not None and len(args) != self._num_inputs:
             raise TypeError(f"{type(self).__name__} takes {self._num_inputs} input(s), got {len(args)}")
