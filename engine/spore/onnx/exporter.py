@@ -41,9 +41,16 @@ def _compile(net: Any, inputs: tuple) -> Any:
 
 def to_model(net: Any, *inputs: Any, opset_version: int = 17, dynamic_axes: dict | None = None,
              input_names: Sequence[str] | None = None, output_names: Sequence[str] | None = None) -> Any:
-    """The `onnx.ModelProto` of `net` compiled for `inputs` (what `export` writes)."""
+    """The `onnx.ModelProto` of `net` compiled for `inputs` (what `export` writes).
+
+    A quantized network (`spore.quant.quantize_static`'s QuantizedNet) writes itself as QDQ ONNX."""
     import onnx
     from onnx import helper
+
+    qdq = getattr(net, "_to_qdq_model", None)
+    if callable(qdq):
+        return qdq(*inputs, opset_version=opset_version, dynamic_axes=dynamic_axes, input_names=input_names,
+                   output_names=output_names)
 
     if not isinstance(opset_version, int) or not MIN_OPSET <= opset_version <= MAX_OPSET:
         raise OnnxError(f"opset_version must be an int in {MIN_OPSET}..{MAX_OPSET}, got {opset_version!r}",

@@ -185,7 +185,9 @@ class KLObserver(_HistogramObserver):
 
     For each candidate i in [quant_bins, bins]: P = the first i bins with everything beyond folded
     into bin i-1; Q = P merged into `quant_bins` groups, each group's mass spread evenly over its
-    non-empty bins; threshold = the upper edge of bin i of the best candidate."""
+    non-empty bins; threshold = the upper edge of bin i of the best candidate. `quant_bins` = 128
+    is int8's positive half; data that is never negative (after a ReLU, quantized to uint8) has
+    twice as many levels on its one side, so 2 * quant_bins groups are used for it."""
 
     def __init__(self, bins: int = 2048, quant_bins: int = 128) -> None:
         super().__init__(bins)
@@ -194,7 +196,12 @@ class KLObserver(_HistogramObserver):
         self.quant_bins = int(quant_bins)
 
     def threshold(self) -> float:
-        hist, nq = self.hist, self.quant_bins
+        # one-sided data (after a ReLU) gets all of an unsigned type's levels on its one side
+        # the spike of exact zeros (ReLU outputs, padding) would dominate the divergence and pull the
+        # threshold down: bin 0 is given bin 1's count, as NVIDIA's pytorch-quantization does
+        hist = self.hist.copy()
+        hist[0] = hist[1]
+        nq = min(self.bins, 2 * self.quant_bins) if float(np.min(self.min_val)) >= 0 else self.quant_bins
         best_i, best_kl = self.bins, np.inf
         for i in range(nq, self.bins + 1):
             p = hist[:i].copy()

@@ -1,0 +1,237 @@
+"""Static post-training quantization: digits LeNet and the quickstart CNN at int8, a NumPy fake-quant
+simulation as the oracle, BatchNorm folding, save/load and sizes."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import spore as ms
+from spore import nn
+from spore.errors import SporeError
+from spore.quant import (
+    QuantConv2d,
+    QuantDense,
+    QuantizedNet,
+    load_quantized_model,
+    quantize_static,
+    save_quantized_model,
+)
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+
+def _train(net: nn.Cell, x: np.ndarray, y: np.ndarray, epochs: int, lr: float = 0.003, seed: int = 0) -> nn.Cell:
+    loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    opt = nn.Adam(net.trainable_params(), learning_rate=lr)
+    grad_fn = ms.value_and_grad(lambda a, b: loss_fn(net(a), b), None, opt.parameters)
+    rng = np.random.default_rng(seed)
+    net.set_train(True)
+    for _ in range(epochs):
+        idx = rng.permutation(len(x))
+        for i in range(0, len(idx), 32):
+            b = idx[i:i + 32]
+            _, g = grad_fn(ms.Tensor(x[b]), ms.Tensor(y[b]))
+            opt(g)
+    net.set_train(False)
+    return net
+
+
+def _accuracy(net: nn.Cell, x: np.ndarray, y: np.ndarray) -> float:
+    return float(np.mean(net(ms.Tensor(x)).asnumpy().argmax(1) == y))
+
+
+@pytest.fixture(scope="module")
+def digits():
+    from examples.train_digits import LeNet, load_split  # type: ignore[import-not-found]
+
+    ms.set_seed(0)
+    x_tr, x_te, y_tr, y_te = load_split(0)
+    net = _train(LeNet(), x_tr, y_tr, epochs=6)
+    return net, x_tr, x_te, y_te
+
+
+# --- a NumPy fake-quant simulation of the quantized LeNet (the oracle) ----------------------------------
+
+def _fq(v: np.ndarray, s: float, z: int) -> np.ndarray:
+    s32 = np.float32(s)
+    return ((np.clip(np.rint(v / s32) + z, 0, 255) - z) * s32).astype(np.float32)
+
+
+def _conv_pad1(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    n, c, h, wd = x.shape
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1)))
+    cols = np.stack([xp[:, :, i:i + h, j:j + wd] for i in range(3) for j in range(3)], axis=2)  # n c 9 h w
+    return np.einsum("nckhw,ock->nohw", cols, w.reshape(w.shape[0], c, 9).astype(np.float64))
+
+
+def _pool(x: np.ndarray) -> np.ndarray:
+    n, c, h, w = x.shape
+    return x.reshape(n, c, h // 2, 2, w // 2, 2).max(axis=(3, 5))
+
+
+def _layer(v: np.ndarray, cell, op) -> np.ndarray:
+    xq = _fq(v, cell.x_scale, cell.x_zp)
+    w = cell.w_q.astype(np.float64) * cell.w_scale.astype(np.float64).reshape(-1, *([1] * (cell.w_q.ndim - 1)))
+    b = cell.b_q.astype(np.float64) * cell.b_scale.astype(np.float64)
+    y = op(xq, w)
+    y = y + (b.reshape(1, -1, 1, 1) if y.ndim == 4 else b)
+    if cell.relu:
+        y = np.maximum(y, 0)
+    y = y.astype(np.float32)
+    return y if cell.y_scale is None else _fq(y, cell.y_scale, cell.y_zp)
+
+
+def _simulate_lenet(q: QuantizedNet, x: np.ndarray) -> np.ndarray:
+    n = q.network
+    v = _pool(np.maximum(_layer(x, n.conv1, _conv_pad1), 0))
+    v = _pool(np.maximum(_layer(v, n.conv2, _conv_pad1), 0))
+    v = v.reshape(len(v), -1)
+    dense = lambda a, w: a.astype(np.float64) @ w.T  # noqa: E731
+    v = np.maximum(_layer(v, n.fc1, dense), 0)
+    v = np.maximum(_layer(v, n.fc2, dense), 0)
+    return _layer(v, n.fc3, dense)
+
+
+@pytest.mark.parametrize("method", ["minmax", "percentile", "kl"])
+def test_digits_lenet_int8_accuracy(digits, method: str) -> None:
+    net, x_tr, x_te, y_te = digits
+    acc_fp = _accuracy(net, x_te, y_te)
+    assert acc_fp > 0.9
+    q = quantize_static(net, x_tr[:512], method=method)
+    assert isinstance(q, QuantizedNet) and q.method == method
+    cells = q.quant_cells()
+    assert set(cells) == {"conv1", "conv2", "fc1", "fc2", "fc3"}
+    assert all(isinstance(cells[k], QuantConv2d) for k in ("conv1", "conv2"))
+    assert all(cells[k].relu for k in ("conv1", "conv2", "fc1", "fc2")) and not cells["fc3"].relu
+    assert cells["fc3"].y_scale is None  # the logits stay float32
+    acc_q = _accuracy(q, x_te, y_te)
+    assert acc_fp - acc_q < 0.01, (method, acc_fp, acc_q)
+    np.testing.assert_array_equal(net(ms.Tensor(x_te[:4])).asnumpy(), net(ms.Tensor(x_te[:4])).asnumpy())
+    assert isinstance(net.conv1, nn.Conv2d)  # the float network is left as it was
+
+
+def test_lenet_equals_fake_quant_simulation(digits) -> None:
+    net, x_tr, x_te, _ = digits
+    q = quantize_static(net, x_tr[:256])
+    got = q(ms.Tensor(x_te)).asnumpy()
+    want = _simulate_lenet(q, x_te)
+    fc3 = q.network.fc3
+    # one quantization step of the output: one input code of fc3 moved, through its largest weight row
+    step = fc3.x_scale * float(np.max(np.abs(fc3.w_q).astype(np.float64) * fc3.w_scale[:, None]))
+    assert np.abs(got - want).max() <= step, (np.abs(got - want).max(), step)
+    assert np.mean(np.abs(got - want) < 1e-5) > 0.95  # nearly all logits agree to float rounding
+    ref = net(ms.Tensor(x_te)).asnumpy()
+    assert 0 < np.abs(got - ref).max() < 0.2 * np.abs(ref).max()  # really quantized, still close
+
+
+def test_save_load_and_size(digits, tmp_path) -> None:
+    from examples.train_digits import LeNet  # type: ignore[import-not-found]
+
+    net, x_tr, x_te, _ = digits
+    q = quantize_static(net, x_tr[:256])
+    path = save_quantized_model(q, str(tmp_path / "lenet_int8"))
+    assert path.endswith(".npz") and not [f for f in os.listdir(tmp_path) if f.startswith(".spore-")]
+    ckpt = str(tmp_path / "lenet.ckpt")
+    ms.save_checkpoint(net, ckpt)
+    ratio = os.path.getsize(ckpt) / os.path.getsize(path)
+    assert ratio > 3.2, ratio  # int8 weights; int32 biases and float32 scales are the rest on a net this small
+    with np.load(path, allow_pickle=False) as z:  # no pickle needed to read it
+        assert set(z.files) == {"format", "index", "blob"}
+    fresh = load_quantized_model(LeNet(), path)
+    x = ms.Tensor(x_te[:50])
+    np.testing.assert_array_equal(fresh(x).asnumpy(), q(x).asnumpy())
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"not a zip")
+    with pytest.raises(SporeError, match="not a Spore quantized model"):
+        load_quantized_model(LeNet(), str(bad))
+    with pytest.raises(SporeError, match="has no cell 'conv1'"):
+        load_quantized_model(nn.SequentialCell([nn.Dense(2, 2)]), path)
+
+
+class _SimpleCNN(nn.Cell):
+    """The quickstart notebook's SimpleCNN (examples/make_quickstart.py), on 3x32x32 images."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 16, 3, pad_mode="pad", padding=1)
+        self.pool = nn.MaxPool2d(kernel_size=2, stride=2)
+        self.fc = nn.Dense(16 * 16 * 16, 10)
+        self.relu = nn.ReLU()
+        self.flatten = nn.Flatten()
+
+    def construct(self, x):
+        x = self.conv1(x)
+        x = self.relu(x)
+        x = self.pool(x)
+        x = self.flatten(x)
+        return self.fc(x)
+
+
+def _blobs(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """10 classes of 3x32x32 images: a smooth class template plus heavy noise (not linearly trivial)."""
+    rng = np.random.default_rng(1234)
+    yy, xx = np.mgrid[0:32, 0:32] / 32.0
+    templates = np.stack([np.stack([np.sin(2 * np.pi * (f * xx + g * yy) + ph)
+                                    for f, g, ph in rng.uniform(0.5, 2.5, (3, 3))]) for _ in range(10)])
+    r = np.random.default_rng(seed)
+    y = r.integers(0, 10, n).astype(np.int32)
+    x = templates[y] * 0.15 + r.normal(size=(n, 3, 32, 32))
+    return x.astype(np.float32), y
+
+
+def test_quickstart_cnn_int8_accuracy() -> None:
+    ms.set_seed(1)
+    x_tr, y_tr = _blobs(800, 1)
+    x_te, y_te = _blobs(1000, 2)
+    net = _train(_SimpleCNN(), x_tr, y_tr, epochs=3, lr=0.002)
+    acc_fp = _accuracy(net, x_te, y_te)
+    assert 0.6 < acc_fp < 1.0, acc_fp  # learnt, and not so easy that quantization cannot hurt
+    for method in ("minmax", "kl"):
+        q = quantize_static(net, x_tr[:256], method=method)
+        acc_q = _accuracy(q, x_te, y_te)
+        assert acc_fp - acc_q < 0.01, (method, acc_fp, acc_q)
+        assert q.network.conv1.relu and q.network.fc.y_scale is None
+
+
+def test_batchnorm_folded_in_sequential() -> None:
+    ms.set_seed(2)
+    rng = np.random.default_rng(2)
+    net = nn.SequentialCell([nn.Conv2d(3, 8, 3, has_bias=False), nn.BatchNorm2d(8), nn.ReLU(),
+                             nn.MaxPool2d(2, 2), nn.Flatten(), nn.Dense(8 * 4 * 4, 5)])
+    bn = net[1]
+    bn.moving_mean.set_data(ms.Tensor(rng.normal(size=8).astype(np.float32) * 0.3))
+    bn.moving_variance.set_data(ms.Tensor(rng.uniform(0.5, 2.0, 8).astype(np.float32)))
+    bn.gamma.set_data(ms.Tensor(rng.uniform(0.5, 1.5, 8).astype(np.float32)))
+    bn.beta.set_data(ms.Tensor(rng.normal(size=8).astype(np.float32) * 0.2))
+    net.set_train(False)
+    x = rng.normal(size=(64, 3, 8, 8)).astype(np.float32)
+    q = quantize_static(net, x)
+    assert q.folded == ["1"] and isinstance(q.network[1], nn.Identity)
+    assert isinstance(q.network[0], QuantConv2d) and q.network[0].relu and isinstance(q.network[5], QuantDense)
+    ref = net(ms.Tensor(x)).asnumpy()
+    got = q(ms.Tensor(x)).asnumpy()
+    assert np.abs(got - ref).max() < 0.03 * np.abs(ref).max() + 1e-3, np.abs(got - ref).max()
+    assert isinstance(net[1], nn.BatchNorm2d)  # the float network keeps its BatchNorm
+
+
+def test_skip_and_errors(digits) -> None:
+    net, x_tr, _, _ = digits
+    q = quantize_static(net, [x_tr[:32], x_tr[32:64]], skip_quant_node=["fc3"])
+    assert "fc3" not in q.layers and isinstance(q.network.fc3, nn.Dense)
+    assert q.network.fc2.y_scale is not None  # fc2's output now feeds a float layer: requantized
+    with pytest.raises(SporeError, match="method must be"):
+        quantize_static(net, x_tr[:8], method="mse")
+    with pytest.raises(SporeError, match="empty"):
+        quantize_static(net, [])
+    with pytest.raises(SporeError, match="skip_quant_node names no cell"):
+        quantize_static(net, x_tr[:8], skip_quant_node=["nope"])
+    with pytest.raises(SporeError, match="does not run on the calibration data"):
+        quantize_static(net, np.zeros((4, 3, 8, 8), np.float32))
+    with pytest.raises(SporeError, match="no nn.Conv2d / nn.Dense"):
+        quantize_static(nn.SequentialCell([nn.ReLU()]), np.zeros((2, 3), np.float32))
