@@ -2,7 +2,7 @@
 
 import typing as _typing
 
-from . import dynamic_lr, layer, learning_rate_schedule, loss, loss_extra, optim
+from . import dynamic_lr, layer, learning_rate_schedule, loss, loss_extra, optim, vision_sequence_cells
 from .cell import Cell
 from .container import CellDict, CellList, SequentialCell
 from .dynamic_lr import *
@@ -14,6 +14,7 @@ from .learning_rate_schedule import *
 from .loss import *
 from .loss_extra import *
 from .optim import *
+from .vision_sequence_cells import *
 from .wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 
 # isort: split
@@ -72,6 +73,7 @@ __all__ += learning_rate_schedule.__all__
 __all__ += loss.__all__
 __all__ += loss_extra.__all__
 __all__ += optim.__all__
+__all__ += vision_sequence_cells.__all__
 __all__ += ["F1", "MAE", "MSE", "Accuracy", "Fbeta", "Loss", "Metric", "Precision", "Recall", "Top1CategoricalAccuracy",
             "Top5CategoricalAccuracy", "TopKCategoricalAccuracy", "get_metric_fn", "get_metrics", "names",
             "rearrange_inputs", "ConfusionMatrix", "CosineSimilarity", "Dice", "Perplexity", "auc",

@@ -48,6 +48,7 @@ _MODULE_NAMES = (
     "im2col_ops",                                       # col2im, Im2Col, Col2Im (4-D layouts of unfold/fold)
     "ctc_decode_ops",                                   # ctc_greedy_decoder, CTCGreedyDecoder
     "sampling_ops",                                     # grid_sample, crop_and_resize, deformable_conv2d
+    "sequence_losses",                                  # ctc_loss (CTCLossV2), CTCLoss, RNNTLoss, EditDistance
     "misc_ops",                                         # choice_with_mask, coalesce, make_row_tensor; Tensor internals
     "candidate_sampling",                               # uniform/log_uniform_candidate_sampler
 )

@@ -2140,9 +2140,11 @@ def _api_breadth_cases() -> list[Case]:
     from .cases_api_sparse import api_sparse_cell_cases  # nn.SparseToDense / nn.SparseTensorDenseMatmul
     from .cases_nn_api import api_nn_cases  # the issue-14 Cells (imported here: that module imports this one)
     from .cases_rest import api_rest_cell_cases  # nn.SSIM / nn.MSSSIM
+    from .cases_vision_ops import vision_cell_cases  # nn.CTCLoss, nn.FractionalMaxPool2d/3d
 
     return (api_nn_cases() + api_nn_slice_cell_cases() + api_nn_misc_cell_cases() + api_nn_transformer_cases()
-            + api_nn_grad_cell_cases() + api_sparse_cell_cases() + api_rest_cell_cases() + api_misc_cell_cases())
+            + api_nn_grad_cell_cases() + api_sparse_cell_cases() + api_rest_cell_cases() + api_misc_cell_cases()
+            + vision_cell_cases())
 
 
 def covered_name(case: Case) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from spore import ops
+from spore import nn, ops
 
 from .cases_ops import K, _classes, _functions
 from .cases_tensor_nn import C, G, fl, it
@@ -69,4 +69,61 @@ def _vision_classes() -> list:
         K("CropAndResize[0]", ops.CropAndResize(), fl(2, 5, 5, 2), crop_boxes(3), it(0, 2, 3), (4, 3)),
         K("DeformableOffsets[0]", ops.DeformableOffsets((1, 1, 1, 1), (0, 0, 0, 0), (2, 2)), fl(1, 2, 3, 3),
           masked_offsets(1, 1, 4, 2, 2)),
+    ]
+
+
+# --- sequence losses (ops/sequence_losses.py) --------------------------------------------------------------
+def log_probs(t: int, n: int, c: int) -> G:
+    def make(r: np.random.Generator) -> np.ndarray:
+        x = r.standard_normal((t, n, c))
+        return (x - np.log(np.exp(x).sum(-1, keepdims=True))).astype(np.float32)
+    return G(make)
+
+
+def sparse_labels(batch: int, longest: int, classes: int) -> tuple[G, G]:
+    """(indices, values) of a batch of label sequences of lengths 1..longest (one fixed nnz)."""
+    lens = [1 + b % longest for b in range(batch)]
+    idx = np.array([(b, i) for b in range(batch) for i in range(lens[b])], np.int64)
+    return G(lambda r: idx.copy()), G(lambda r: r.integers(0, classes, len(idx)).astype(np.int32))
+
+
+@_functions
+def _sequence_functions() -> list:
+    return [
+        C("ops.ctc_loss[0]", ops.ctc_loss, log_probs(5, 3, 4), it(1, 4, 3, 3, dt=np.int64), (5, 4, 5), (3, 2, 1)),
+        C("ops.ctc_loss[none tensors]", ops.ctc_loss, log_probs(4, 2, 3), it(1, 3, 2, 2), it(3, 5, 2), it(0, 3, 2),
+          0, "none", True),
+        C("ops.ctc_loss[sum blank]", ops.ctc_loss, log_probs(6, 2, 5), it(0, 4, 2, 3, dt=np.int64), (6, 5), (3, 2),
+          kw={"blank": 4, "reduction": "sum"}),
+    ]
+
+
+@_classes
+def _sequence_classes() -> list:
+    ind, vals = sparse_labels(3, 2, 3)
+    hi, hv = sparse_labels(2, 3, 4)
+    ti, tv = sparse_labels(2, 2, 4)
+    return [
+        K("CTCLoss[0]", ops.CTCLoss(), fl(4, 3, 4), ind, vals, G(lambda r: np.array([4, 3, 4], np.int32))),
+        K("CTCLoss[collapse no merge]", ops.CTCLoss(True, False, True), fl(3, 3, 4), ind, vals,
+          G(lambda r: np.array([3, 1, 3], np.int32))),
+        K("RNNTLoss[0]", ops.RNNTLoss(), fl(2, 3, 3, 4), it(1, 4, 2, 2), G(lambda r: np.array([3, 2], np.int32)),
+          G(lambda r: np.array([2, 1], np.int32))),
+        K("EditDistance[0]", ops.EditDistance(), hi, G(lambda r: r.integers(0, 3, 3).astype(np.int64)),
+          G(lambda r: np.array([2, 3], np.int64)), ti, G(lambda r: r.integers(0, 3, 3).astype(np.int64)),
+          G(lambda r: np.array([2, 2], np.int64))),
+        K("EditDistance[raw]", ops.EditDistance(False), hi, G(lambda r: r.integers(0, 3, 3).astype(np.int64)),
+          G(lambda r: np.array([2, 3], np.int64)), ti, G(lambda r: r.integers(0, 3, 3).astype(np.int64)),
+          G(lambda r: np.array([2, 2], np.int64))),
+    ]
+
+
+def vision_cell_cases() -> list:
+    """nn Cells of the slice (nn/vision_sequence_cells.py)."""
+    return [
+        C("nn.CTCLoss[0]", nn.CTCLoss(), log_probs(5, 2, 4), it(1, 4, 2, 3), (5, 4), (3, 2)),
+        C("nn.CTCLoss[sum zero_infinity]", nn.CTCLoss(blank=3, reduction="sum", zero_infinity=True),
+          log_probs(3, 2, 4), it(0, 3, 2, 2), it(2, 4, 2), it(1, 3, 2)),
+        C("nn.CTCLoss[unbatched]", nn.CTCLoss(reduction="none"), G(lambda r: log_probs(4, 1, 3).fn(r)[:, 0]),
+          it(1, 3, 2), (4,), (2,)),
     ]

@@ -33,12 +33,17 @@ from .bbox import *  # noqa: E402,F403  (the ...WithBBox transforms, BoundingBox
 from . import auto_augment  # noqa: E402
 from .auto_augment import AutoAugment, AutoAugmentPolicy  # noqa: E402,F401  (issue 14, rest slice)
 
+# isort: split
+from . import video  # noqa: E402
+from .video import DecodeVideo, VideoDecoder, read_video, read_video_timestamps  # noqa: E402,F401  (issue 14, data)
+
 __all__ = ["Border", "CenterCrop", "Decode", "HWC2CHW", "Inter", "Normalize", "Pad", "RandomCrop",
            "RandomHorizontalFlip", "RandomVerticalFlip", "Rescale", "Resize", "ToTensor"]
 __all__ += extra.__all__
 __all__ += augment.__all__
 __all__ += bbox.__all__
 __all__ += auto_augment.__all__
+__all__ += video.__all__
 
 
 if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherwise accept any attribute of the module

@@ -1,0 +1,43 @@
+"""nn Cells of the vision/sequence slice (issue 14): `nn.CTCLoss` over `ops.ctc_loss`, and the
+fractional max-pooling Cells over `ops.fractional_max_pool2d/3d`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ops import functional as F
+from ..tensor import Tensor
+from .cell import Cell
+
+__all__ = ["CTCLoss"]
+
+
+class CTCLoss(Cell):
+    """``CTCLoss(blank=0, reduction='mean', zero_infinity=False)(log_probs, targets, input_lengths,
+    target_lengths)``: the CTC loss of `ops.ctc_loss` (without its log_alpha). Unbatched input —
+    log_probs (T, C), targets (S,) — is taken as a batch of one."""
+
+    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> None:
+        super().__init__()
+        if isinstance(blank, bool) or not isinstance(blank, int):
+            raise TypeError(f"CTCLoss: blank must be an int, got {type(blank).__name__}")
+        if reduction not in ("none", "mean", "sum"):
+            raise ValueError(f"CTCLoss: reduction must be 'none', 'mean' or 'sum', got {reduction!r}")
+        if not isinstance(zero_infinity, bool):
+            raise TypeError(f"CTCLoss: zero_infinity must be a bool, got {type(zero_infinity).__name__}")
+        self.blank, self.reduction, self.zero_infinity = blank, reduction, zero_infinity
+
+    def construct(self, log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any) -> Tensor:
+        if log_probs.ndim == 2:  # unbatched
+            log_probs = F.expand_dims(log_probs, 1)
+            targets = F.expand_dims(targets, 0)
+            if isinstance(input_lengths, Tensor):
+                input_lengths = F.reshape(input_lengths, (1,))
+            if isinstance(target_lengths, Tensor):
+                target_lengths = F.reshape(target_lengths, (1,))
+        loss, _ = F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
+                             self.zero_infinity)
+        return loss
+
+    def extend_repr(self) -> str:
+        return f"blank={self.blank}, reduction={self.reduction}, zero_infinity={self.zero_infinity}"
