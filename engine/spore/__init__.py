@@ -136,6 +136,8 @@ if TYPE_CHECKING:  # what static tools (Pylance, Pyright, jedi) see
     from .jit_config import JitConfig  # noqa: E402,F401
     from .log_config import get_level, get_log_config  # noqa: E402,F401
     from .onnx.ms_api import export, load  # noqa: E402,F401
+    from .ops.functional_control import register_saved_tensors_hooks, saved_tensors_hooks  # noqa: E402,F401
+    from .ops.primitive_helpers import _enable_dynamic as enable_dynamic  # noqa: E402,F401
     from .parallel import (  # noqa: E402,F401
         ParallelMode,
         get_auto_parallel_context,

@@ -84,6 +84,10 @@ EXCLUDED: dict[str, str] = {
     **{f"mindspore.ops.{n}": "an internal op MindSpore's graph compiler inserts (side-effect ordering, Python "
                              "fallback); not user-facing, and Spore's compiler needs no such node" for n in (
         "UpdateState", "PyExecute")},
+    **{f"mindspore.ops.{n}": "a dataflow control op of MindSpore's GE (Ascend graph engine) backend: the output on "
+                             "the branch not taken is a 'dead' tensor that only GE's dataflow executor can carry; "
+                             "an eager/traced CPU engine has no dead tensors (use if on a tensor, or ops.select)"
+       for n in ("GeSwitch", "Merge")},
     "mindspore.Tensor.set_device_address": _DEVICE,
     # internals of MindSpore's runtime that its package happens to export (issue 14, rest slice)
     **{f"mindspore.dataset.{n}": "an argument-checking decorator of MindSpore's dataset methods (internal); "

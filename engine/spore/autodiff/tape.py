@@ -38,11 +38,16 @@ class _TapeState:
 
 STATE = _TapeState()
 
+# tensors with gradient hooks (autodiff/hooks.py), by id: empty unless a hook is set, so backward
+# checks them only then; and the open saved_tensors_hooks contexts, (pack, unpack), innermost last
+TENSOR_HOOKS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+SAVED_HOOKS: list[tuple[Any, Any]] = []
+
 
 class Node:
     """One recorded primitive application."""
 
-    __slots__ = ("prim", "inputs", "versions", "attrs", "out_refs", "out_arrays", "generation")
+    __slots__ = ("prim", "inputs", "versions", "attrs", "out_refs", "out_arrays", "generation", "packed")
 
     def __init__(self, prim: Primitive, inputs: tuple, attrs: dict, outputs: Sequence[Tensor]):
         self.prim = prim
@@ -52,6 +57,7 @@ class Node:
         self.out_refs = tuple(weakref.ref(o) for o in outputs)
         self.out_arrays = tuple(o._data for o in outputs)
         self.generation = STATE.generation
+        self.packed = _pack(inputs) if SAVED_HOOKS else None
 
     def outputs(self) -> list[Tensor]:
         """The output Tensors; one that the user already dropped comes back as an untracked copy."""
@@ -62,6 +68,31 @@ class Node:
             t = ref()
             outs.append(t if t is not None else Tensor._wrap(arr))
         return outs
+
+
+def _pack(inputs: tuple) -> tuple:
+    """(unpack hook, packed inputs) under a saved_tensors_hooks context; the hooks are not recorded."""
+    pack, unpack = SAVED_HOOKS[-1]
+    depth, STATE.depth = STATE.depth, 0
+    saved = SAVED_HOOKS[:]
+    SAVED_HOOKS.clear()
+    try:
+        return unpack, tuple(pack(t) for t in inputs)
+    finally:
+        STATE.depth = depth
+        SAVED_HOOKS[:] = saved
+
+
+def _unpack(node: Node) -> tuple:
+    from ..tensor import Tensor
+
+    unpack, packed = node.packed
+    outs = tuple(unpack(p) for p in packed)
+    for t in outs:
+        if not isinstance(t, Tensor):
+            raise located(GradError(f"saved_tensors_hooks: unpack_hook returned a {type(t).__name__}; "
+                                    "it must return a Tensor"))
+    return outs
 
 
 def is_tracked(t: Tensor) -> bool:
@@ -203,6 +234,8 @@ def backward(roots: Sequence[Tensor], sens: Sequence[Tensor], leaves: Sequence[T
     for i, node in enumerate(order):
         outs = node.outputs()
         cots = [grads.pop(id(o), None) for o in outs]
+        if TENSOR_HOOKS:  # a gradient hook is set somewhere: run those of these outputs
+            cots = [_hooked(o, c) for o, c in zip(outs, cots)]
         if all(c is None for c in cots):
             for t in ready.get(i, ()):
                 GRAD_READY.hook(t, grads.get(id(t)))
@@ -214,15 +247,28 @@ def backward(roots: Sequence[Tensor], sens: Sequence[Tensor], leaves: Sequence[T
                 "so its gradient cannot be computed",
                 hint="write into a copy instead (y = x.copy(); y[...] = v), or write before reading"))
         check_vjp(node.prim)
+        # recorded under saved_tensors_hooks: the rule reads the unpacked values
+        read = inputs if node.packed is None else _unpack(node)
         if node.prim.multi_output:
             cots = [c if c is not None else F.zeros_like(o) for c, o in zip(cots, outs)]
-        in_grads = apply_vjp(node.prim, cots, outs, inputs, node.attrs)
+        in_grads = apply_vjp(node.prim, cots, outs, read, node.attrs)
         for t, g in zip(inputs, in_grads):
             if g is not None and (is_tracked(t)):
                 accumulate(t, g)
         for t in ready.get(i, ()):  # these leaves' gradients are final: data parallelism starts reducing them
             GRAD_READY.hook(t, grads.get(id(t)))
+    if TENSOR_HOOKS:
+        return [_hooked(t, grads.get(id(t))) for t in leaves]
     return [grads.get(id(t)) for t in leaves]
+
+
+def _hooked(t: Tensor, g: Tensor | None) -> Tensor | None:
+    """`g` after the gradient hooks of `t`, if it has any (autodiff/hooks.py)."""
+    if g is None or id(t) not in TENSOR_HOOKS:
+        return g
+    from .hooks import run_tensor_hooks
+
+    return run_tensor_hooks(t, g)
 
 
 class _GradReady:

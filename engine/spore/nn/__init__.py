@@ -2,6 +2,7 @@
 
 import typing as _typing
 
+from ..ops.primitive_helpers import _no_init_parameters as no_init_parameters  # MindSpore's nn name
 from . import dynamic_lr, layer, learning_rate_schedule, loss, loss_extra, optim, vision_sequence_cells
 from .cell import Cell
 from .container import CellDict, CellList, SequentialCell
@@ -66,7 +67,7 @@ from .sampled_embedding import MultiFieldEmbeddingLookup, SampledSoftmaxLoss  # 
 
 __all__ += ["MultiFieldEmbeddingLookup", "SampledSoftmaxLoss"]
 
-__all__ += ["ConfusionMatrixMetric"]
+__all__ += ["ConfusionMatrixMetric", "no_init_parameters"]
 __all__ += dynamic_lr.__all__
 __all__ += layer.__all__
 __all__ += learning_rate_schedule.__all__

@@ -51,6 +51,7 @@ _MODULE_NAMES = (
     "sequence_losses",                                  # ctc_loss (CTCLossV2), CTCLoss, RNNTLoss, EditDistance
     "misc_ops",                                         # choice_with_mask, coalesce, make_row_tensor; Tensor internals
     "candidate_sampling",                               # uniform/log_uniform_candidate_sampler
+    "functional_control", "primitive_helpers",          # ForiLoop/Scan, jet/linearize, hooks; PrimitiveWithInfer, ...
 )
 DECLARATION_MODULES: tuple[types.ModuleType, ...] = tuple(
     importlib.import_module(f"{__package__}.{n}") for n in _MODULE_NAMES)

@@ -74,7 +74,7 @@ def _unshift(a: np.ndarray, k: int, fill: float = _NEG) -> np.ndarray:
     return out
 
 
-def ctc_core(lp: np.ndarray, ext: np.ndarray, ext_len: np.ndarray, il: np.ndarray, blank: int,
+def _ctc_core(lp: np.ndarray, ext: np.ndarray, ext_len: np.ndarray, il: np.ndarray, blank: int,
              merge_repeated: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(nll (N,), log_alpha (N, T, L), d nll / d lp (T, N, C)) of log-probabilities `lp` (T, N, C)
     for extended label sequences `ext` (N, L) (blank, l1, blank, l2, ..., blank) of lengths
@@ -152,7 +152,7 @@ def _ctc_v2(lp, tg, il, tl, blank, zero_infinity):
     _ctc_check(lp64, tg, il, tl, blank)
     ext, ext_len = _extend(np.where(np.arange(tg.shape[1])[None] < tl[:, None], tg, blank).astype(np.int64), tl,
                            blank)
-    nll, alpha, grad = ctc_core(lp64, ext, ext_len, il, blank)
+    nll, alpha, grad = _ctc_core(lp64, ext, ext_len, il, blank)
     if zero_infinity:
         nll = np.where(np.isfinite(nll), nll, 0.0)
     return nll, alpha, grad
@@ -329,7 +329,7 @@ class CTCLoss(Operation):
             dense[b, :len(lab)] = lab
         lp = _log_softmax(xs.astype(np.float64))
         ext, ext_len = _extend(dense, tl, blank)
-        nll, _, g_lp = ctc_core(lp, ext, ext_len, seq, blank, self.ctc_merge_repeated)
+        nll, _, g_lp = _ctc_core(lp, ext, ext_len, seq, blank, self.ctc_merge_repeated)
         y = np.exp(lp)
         valid_t = (np.arange(t_max)[:, None] < seq[None])[:, :, None]
         grad = np.where(valid_t, g_lp - y * g_lp.sum(-1, keepdims=True), 0.0)
@@ -340,7 +340,7 @@ class CTCLoss(Operation):
 
 
 # --- RNN-T ---------------------------------------------------------------------------------------------
-def rnnt_core(lp: np.ndarray, labels: np.ndarray, il: np.ndarray, ll: np.ndarray,
+def _rnnt_core(lp: np.ndarray, labels: np.ndarray, il: np.ndarray, ll: np.ndarray,
               blank: int) -> tuple[np.ndarray, np.ndarray]:
     """(nll (B,), d nll / d lp (B, T, U, V)) of the transducer lattice of log-probabilities `lp`."""
     b, t_max, u_max, _ = lp.shape
@@ -416,7 +416,7 @@ class RNNTLoss(Operation):
         if ((lab < 0) | (lab >= v))[np.arange(u_max - 1)[None] < ll[:, None]].any():
             raise ValueError(f"{op}: labels must be in [0, {v})")
         lp = _log_softmax(a.astype(np.float64))
-        nll, g_lp = rnnt_core(lp, lab, il, ll, self.blank_label)
+        nll, g_lp = _rnnt_core(lp, lab, il, ll, self.blank_label)
         grad = g_lp - np.exp(lp) * g_lp.sum(-1, keepdims=True)
         inside = ((np.arange(t_max)[None, :, None] < il[:, None, None])
                   & (np.arange(u_max)[None, None] <= ll[:, None, None]))[..., None]

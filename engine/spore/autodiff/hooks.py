@@ -1,0 +1,275 @@
+"""Gradient hooks on the PyNative tape (issue 14): MindSpore's `Tensor.register_hook`,
+`ops.HookBackward`, `ops.InsertGradientOf`, `ops.DumpGradient` and `ms.saved_tensors_hooks`.
+
+- A *tensor hook* (``t.register_hook(fn)``) sees the gradient that reaches `t` during a backward
+  pass and may replace it by returning a new one (None keeps it). The tape (tape.py) keeps the
+  hooked tensors in `tape.TENSOR_HOOKS`, a weak map that is empty unless a hook is set, so a
+  backward pass without hooks pays one truth test per node and a forward op pays nothing.
+- `HookBackward(hook_fn)` is an identity on its inputs whose backward calls ``hook_fn(grads)``
+  with the tuple of their gradients; `InsertGradientOf(f)` is an identity whose backward maps the
+  gradient through `f`; `DumpGradient` saves the gradient of a tensor to a ``.npy`` file.
+- `saved_tensors_hooks(pack, unpack)`: while the context is open, every tensor a recorded op keeps
+  for its backward is passed through `pack` when the op runs, and the backward rule reads
+  ``unpack(packed)``. (MindSpore calls `pack` only on the tensors an op's own rule saves; Spore's
+  rules may read any input, so `pack` sees every input of every recorded op.)
+
+Graph mode: MindSpore documents HookBackward and saved_tensors_hooks as PyNative-only and
+Spore's compiled gradients do not run Python hooks, so calling them while compiling raises a
+clear error on the user's line; `InsertGradientOf` (whose `f` is made of ops) compiles.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..errors import SporeError, located
+from ..ops.primitive import TRACING, Aval, Primitive, register
+from . import tape
+
+_IDS = itertools.count(1)
+
+
+def _refuse_in_graph(what: str, hint: str) -> None:
+    if TRACING.builder is not None:
+        raise located(SporeError(f"{what} works only in PyNative mode (as in MindSpore): a compiled graph "
+                                 "does not run Python hooks in its backward pass", hint=hint))
+
+
+# --- tensor hooks -------------------------------------------------------------------------------------
+class RemovableHandle:
+    """What `Tensor.register_hook` returns: ``handle.remove()`` takes the hook off again."""
+
+    def __init__(self, tensor: Any, hook_id: int) -> None:
+        import weakref
+
+        self._tensor = weakref.ref(tensor)
+        self.id = hook_id
+
+    def remove(self) -> None:
+        t = self._tensor()
+        if t is not None:
+            _remove(t, self.id)
+
+    def __repr__(self) -> str:
+        return f"RemovableHandle(id={self.id})"
+
+
+def _remove(t: Any, hook_id: int) -> bool:
+    hooks = t.__dict__.get("_grad_hooks")
+    if not hooks or hook_id not in hooks:
+        return False
+    del hooks[hook_id]
+    if not hooks:
+        del t.__dict__["_grad_hooks"]
+        tape.TENSOR_HOOKS.pop(id(t), None)
+    return True
+
+
+def register_hook(self: Any, hook: Callable) -> RemovableHandle:
+    """Registers `hook` to run on the gradient of this tensor in each backward pass (MindSpore's
+    ``Tensor.register_hook``): ``hook(grad)`` returns the new gradient (None keeps it). Several hooks
+    run in the order they were registered. Returns a handle whose ``remove()`` takes the hook off."""
+    if not callable(hook):
+        raise TypeError(f"Tensor.register_hook: hook must be a Python function, got {type(hook).__name__}")
+    _refuse_in_graph("Tensor.register_hook", "register the hook outside the jit function / construct, "
+                                              "or use ops.InsertGradientOf, which compiles")
+    hook_id = next(_IDS)
+    self.__dict__.setdefault("_grad_hooks", {})[hook_id] = hook
+    tape.TENSOR_HOOKS[id(self)] = self
+    return RemovableHandle(self, hook_id)
+
+
+def remove_hook(self: Any, handle: Any) -> bool:
+    """Removes a hook registered on this tensor, given its handle (or the handle's id); returns
+    whether there was one."""
+    hook_id = handle.id if isinstance(handle, RemovableHandle) else handle
+    if not isinstance(hook_id, int) or isinstance(hook_id, bool):
+        raise TypeError(f"Tensor.remove_hook: expected the handle register_hook returned, got {type(handle).__name__}")
+    return _remove(self, hook_id)
+
+
+def hooks(self: Any) -> dict[int, Callable]:
+    """The gradient hooks registered on this tensor, by handle id, in the order they run."""
+    return dict(self.__dict__.get("_grad_hooks", {}))
+
+
+def run_tensor_hooks(t: Any, grad: Any) -> Any:
+    """`grad` after the hooks of `t` (called by tape.backward for a hooked tensor only)."""
+    for fn in list(t.__dict__.get("_grad_hooks", {}).values()):
+        new = fn(grad)
+        if new is not None:
+            grad = _as_grad(new, grad, "Tensor.register_hook")
+    return grad
+
+
+def _as_grad(new: Any, old: Any, who: str) -> Any:
+    from ..tensor import Tensor
+
+    if not isinstance(new, Tensor):
+        raise located(SporeError(f"{who}: the hook returned a {type(new).__name__}; it must return a Tensor "
+                                 "(the new gradient) or None"))
+    if tuple(new.shape) != tuple(old.shape):
+        raise located(SporeError(f"{who}: the hook returned a gradient of shape {tuple(new.shape)} for a "
+                                 f"tensor of shape {tuple(old.shape)}"))
+    return new
+
+
+# --- identity primitives whose backward runs user code ------------------------------------------------
+def _same_avals(*xs: Any, **_: Any) -> tuple[Aval, ...]:
+    return tuple(Aval(tuple(x.shape), x.dtype) for x in xs)
+
+
+def _copies(*arrays: np.ndarray, **_: Any) -> list[np.ndarray]:
+    return [a.copy() for a in arrays]
+
+
+def _hook_backward_vjp(cots: tuple, outs: tuple, *inputs: Any, hook: Callable, name: str) -> tuple:
+    res = hook(tuple(cots))
+    if res is None:
+        return tuple(cots)
+    res = res if isinstance(res, (tuple, list)) else (res,)
+    if len(res) != len(cots):
+        raise located(SporeError(f"HookBackward: the hook returned {len(res)} gradients for {len(cots)} inputs"))
+    return tuple(_as_grad(r, c, "HookBackward") for r, c in zip(res, cots))
+
+
+HOOK_BACKWARD = register(Primitive(
+    "HookBackward", _same_avals, _copies, _hook_backward_vjp,
+    "Identity on its inputs; in the backward pass calls the hook with the tuple of their gradients.",
+    multi_output=True, internal=True))
+
+
+def _insert_infer(x: Any, *, f: Callable) -> Aval:
+    return Aval(tuple(x.shape), x.dtype)
+
+
+def _insert_impl(x: np.ndarray, *, f: Callable) -> np.ndarray:
+    return x.copy()
+
+
+def _insert_vjp(g: Any, out: Any, x: Any, *, f: Callable) -> tuple:
+    return (_as_grad(f(g), g, "InsertGradientOf"),)
+
+
+INSERT_GRADIENT = register(Primitive(
+    "InsertGradientOf", _insert_infer, _insert_impl, _insert_vjp,
+    "Identity; its gradient is f(gradient).", internal=True))
+
+
+class HookBackward:
+    """MindSpore's ``ops.HookBackward(hook_fn, cell_id="")``: ``hook(*inputs)`` returns the inputs
+    unchanged (one tensor for one input); in the backward pass ``hook_fn(grads)`` is called with the
+    tuple of their gradients and may return replacements (a tuple, or None to keep them).
+    PyNative only (as MindSpore documents)."""
+
+    def __init__(self, hook_fn: Callable, cell_id: str = "") -> None:
+        if not callable(hook_fn):
+            raise TypeError(f"HookBackward: hook_fn must be a Python function, got {type(hook_fn).__name__}")
+        if not isinstance(cell_id, str):
+            raise TypeError(f"HookBackward: cell_id must be a str, got {type(cell_id).__name__}")
+        self.hook_fn = hook_fn
+        self.cell_id = cell_id
+
+    def __call__(self, *inputs: Any) -> Any:
+        from ..tensor import Tensor
+
+        _refuse_in_graph("ops.HookBackward", "call it in PyNative mode, or use ops.InsertGradientOf, which compiles")
+        if not inputs or not all(isinstance(t, Tensor) for t in inputs):
+            raise TypeError("HookBackward: the inputs must be Tensors")
+        outs = HOOK_BACKWARD(*inputs, hook=self.hook_fn, name=self.cell_id)
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+class InsertGradientOf:
+    """MindSpore's ``ops.InsertGradientOf(f)``: an identity whose gradient is ``f(gradient)`` (e.g. to
+    clip or scale it). `f` is written with ops, so this also compiles in Graph mode."""
+
+    def __init__(self, f: Callable) -> None:
+        if not callable(f):
+            raise TypeError(f"InsertGradientOf: f must be a function, got {type(f).__name__}")
+        self.f = f
+
+    def __call__(self, input_x: Any) -> Any:
+        return INSERT_GRADIENT(input_x, f=self.f)
+
+
+def _dump_infer(x: Any, *, path: str, when: str) -> Aval:
+    return Aval(tuple(x.shape), x.dtype)
+
+
+def _dump_impl(x: np.ndarray, *, path: str, when: str) -> np.ndarray:
+    return x.copy()
+
+
+def _dump_vjp(g: Any, out: Any, x: Any, *, path: str, when: str) -> tuple:
+    target = path if path.endswith(".npy") else path + ".npy"
+    os.makedirs(os.path.dirname(os.path.abspath(target)), exist_ok=True)
+    np.save(target, g.asnumpy())
+    return (g,)
+
+
+DUMP_GRADIENT = register(Primitive(
+    "DumpGradient", _dump_infer, _dump_impl, _dump_vjp,
+    "Identity; its backward saves the gradient to a .npy file.", internal=True))
+
+
+class DumpGradient:
+    """MindSpore's ``ops.DumpGradient()``: ``dump(path, x, input_output)`` returns `x`; in the backward
+    pass the gradient of `x` is saved to ``path`` (``.npy`` appended when missing). `input_output`
+    ('in' or 'out') says which side of the op the dump stands for in MindSpore's dump layout; it
+    does not change what is saved. PyNative only."""
+
+    def __call__(self, path: str, x: Any, input_output: str) -> Any:
+        if not isinstance(path, str) or not path:
+            raise TypeError("DumpGradient: path must be a non-empty str")
+        if input_output not in ("in", "out"):
+            raise ValueError(f"DumpGradient: input_output must be 'in' or 'out', got {input_output!r}")
+        _refuse_in_graph("ops.DumpGradient", "call it in PyNative mode")
+        return DUMP_GRADIENT(x, path=path, when=input_output)
+
+
+# --- saved-tensor hooks --------------------------------------------------------------------------------
+class saved_tensors_hooks:  # noqa: N801  (MindSpore's name)
+    """Context manager: tensors kept for the backward pass by ops recorded inside it go through
+    ``pack_hook(tensor)`` when the op runs and come back as ``unpack_hook(packed)`` when its
+    gradient rule runs (MindSpore's ``ms.saved_tensors_hooks``). The hooks themselves are not
+    recorded. PyNative only, as in MindSpore. Contexts nest: the innermost one applies."""
+
+    def __init__(self, pack_hook: Callable, unpack_hook: Callable) -> None:
+        if not callable(pack_hook) or not callable(unpack_hook):
+            raise TypeError("saved_tensors_hooks: pack_hook and unpack_hook must be functions")
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self) -> saved_tensors_hooks:
+        _refuse_in_graph("ms.saved_tensors_hooks", "open the context in PyNative mode")
+        tape.SAVED_HOOKS.append((self.pack_hook, self.unpack_hook))
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        tape.SAVED_HOOKS.pop()
+
+
+def register_saved_tensors_hooks(pack_hook: Callable, unpack_hook: Callable) -> Callable:
+    """Decorator form of `saved_tensors_hooks` (MindSpore's ``ms.register_saved_tensors_hooks``):
+    the decorated function runs inside ``saved_tensors_hooks(pack_hook, unpack_hook)``. MindSpore
+    offers it for Graph mode; Spore's compiled gradients do not run Python hooks, so it works in
+    PyNative and refuses while compiling."""
+    ctx = saved_tensors_hooks(pack_hook, unpack_hook)
+
+    def deco(fn: Callable) -> Callable:
+        import functools
+
+        @functools.wraps(fn)
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            with ctx:
+                return fn(*args, **kwargs)
+
+        return wrapped
+
+    return deco

@@ -1,0 +1,187 @@
+"""Gradient hooks (issue 14): Tensor.register_hook / remove_hook / hooks, ops.HookBackward,
+ops.InsertGradientOf, ops.DumpGradient and ms.saved_tensors_hooks, checked against gradients
+worked out by hand (and MindSpore's documented examples), in PyNative; in Graph mode the
+PyNative-only ones refuse with the user's line."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import spore as ms
+from spore import ops
+from spore.autodiff import tape
+from spore.errors import SporeError
+
+
+def T(a, dt=np.float32):
+    return ms.Tensor(np.asarray(a, dt))
+
+
+def test_register_hook_matches_mindspores_example():
+    def hook_test(x, y):
+        z = x * y
+        z.register_hook(lambda g: g * 2)
+        return z * y
+
+    gx, gy = ms.grad(hook_test, grad_position=(0, 1))(T(1.0), T(2.0))
+    assert float(gx.asnumpy()) == 8.0 and float(gy.asnumpy()) == 6.0
+
+
+def test_hooks_run_in_order_and_none_keeps_the_gradient():
+    seen = []
+    rng = np.random.default_rng(0)
+    xv = rng.normal(size=(3, 4)).astype(np.float32)
+
+    def f(x):
+        z = x * 3
+        z.register_hook(lambda g: seen.append(g.asnumpy().copy()))  # returns None: unchanged
+        z.register_hook(lambda g: g + 1)
+        return (z * z).sum()
+
+    g = ms.grad(f)(T(xv)).asnumpy()
+    np.testing.assert_allclose(seen[0], 2 * 3 * xv, rtol=1e-6)       # d(z^2)/dz
+    np.testing.assert_allclose(g, (2 * 3 * xv + 1) * 3, rtol=1e-6)  # second hook added one
+
+
+def test_handle_remove_and_remove_hook_and_hooks_listing():
+    x = T([1.0, 2.0])
+    h1 = x.register_hook(lambda g: g * 10)
+    h2 = x.register_hook(lambda g: g * 100)
+    assert list(x.hooks()) == [h1.id, h2.id]
+    h1.remove()
+    assert list(x.hooks()) == [h2.id]
+    assert x.remove_hook(h2) is True and x.remove_hook(h2) is False
+    assert x.hooks() == {} and id(x) not in tape.TENSOR_HOOKS
+    np.testing.assert_allclose(ms.grad(lambda a: (a * a).sum())(x).asnumpy(), [2.0, 4.0])
+
+
+def test_hook_on_a_leaf_changes_its_gradient():
+    x = T([1.0, -2.0, 3.0])
+    h = x.register_hook(lambda g: g * 0.5)
+    g = ms.grad(lambda a: (a ** 3).sum())(x).asnumpy()
+    np.testing.assert_allclose(g, 0.5 * 3 * np.array([1.0, 4.0, 9.0]), rtol=1e-6)
+    h.remove()
+
+
+def test_hook_errors():
+    with pytest.raises(TypeError, match="register_hook"):
+        T([1.0]).register_hook(3)
+
+    def bad(x):
+        z = x * 2
+        z.register_hook(lambda g: 5)
+        return z.sum()
+
+    with pytest.raises(SporeError, match="must return a Tensor"):
+        ms.grad(bad)(T([1.0, 2.0]))
+
+
+def test_hook_backward_matches_mindspores_example():
+    seen = []
+    hook = ops.HookBackward(lambda grads: seen.append(grads))
+
+    def hook_test(x, y):
+        z = x * y
+        z = hook(z)
+        return z * y
+
+    gx, gy = ms.grad(hook_test, grad_position=(0, 1))(T(1.0), T(2.0))
+    assert float(gx.asnumpy()) == 4.0 and float(gy.asnumpy()) == 4.0
+    assert isinstance(seen[0], tuple) and float(seen[0][0].asnumpy()) == 2.0
+
+
+def test_hook_backward_replaces_gradients_of_several_inputs():
+    hook = ops.HookBackward(lambda grads: (grads[0] * 0, grads[1] * 2))
+
+    def f(x, y):
+        a, b = hook(x, y)
+        return (a * b).sum()
+
+    xv, yv = np.array([1.0, 2.0], np.float32), np.array([3.0, 5.0], np.float32)
+    gx, gy = ms.grad(f, grad_position=(0, 1))(T(xv), T(yv))
+    np.testing.assert_allclose(gx.asnumpy(), [0.0, 0.0])
+    np.testing.assert_allclose(gy.asnumpy(), 2 * xv)
+
+
+def test_insert_gradient_of_clips_in_both_modes():
+    igo = ops.InsertGradientOf(lambda g: ops.clip_by_value(g, -1.0, 1.0))
+
+    def f(a):
+        return (igo(a * 3) * a).sum()
+
+    xv = np.array([0.1, 2.0, -3.0], np.float32)
+    want = np.clip(xv, -1, 1) * 3 + 3 * xv  # through igo: clip(d/d(3a)) * 3; plus the direct path
+    np.testing.assert_allclose(ms.grad(f)(T(xv)).asnumpy(), want, rtol=1e-6)
+    np.testing.assert_allclose(ms.jit(ms.grad(f))(T(xv)).asnumpy(), want, rtol=1e-6)
+
+
+def test_dump_gradient_saves_the_gradient(tmp_path):
+    path = str(tmp_path / "sub" / "g")
+
+    def f(a):
+        return (ops.DumpGradient()(path, a * a, "in") * 3).sum()
+
+    xv = np.array([1.0, 2.0], np.float32)
+    ms.grad(f)(T(xv))
+    np.testing.assert_allclose(np.load(path + ".npy"), [3.0, 3.0])
+    with pytest.raises(ValueError, match="input_output"):
+        ops.DumpGradient()(path, T(xv), "sideways")
+
+
+def test_saved_tensors_hooks_matches_mindspores_example():
+    log = []
+
+    def pack(x):
+        log.append(("pack", x.asnumpy().tolist()))
+        return x + 1
+
+    def unpack(x):
+        log.append(("unpack", x.asnumpy().tolist()))
+        return x
+
+    def forward_fn(x, y):
+        with ms.saved_tensors_hooks(pack, unpack):
+            out = x * y
+        return out
+
+    ones = ops.ones(2, ms.float32)
+    out, (gx, gy) = ms.value_and_grad(forward_fn, grad_position=(0, 1))(ones, ops.ones(2, ms.float32))
+    assert log == [("pack", [1.0, 1.0]), ("pack", [1.0, 1.0]), ("unpack", [2.0, 2.0]), ("unpack", [2.0, 2.0])]
+    np.testing.assert_allclose(out.asnumpy(), [1.0, 1.0])
+    np.testing.assert_allclose(gx.asnumpy(), [2.0, 2.0])  # the rule read the unpacked y = 2
+    np.testing.assert_allclose(gy.asnumpy(), [2.0, 2.0])
+    assert tape.SAVED_HOOKS == []
+
+
+def test_register_saved_tensors_hooks_decorator_offloads_to_numpy():
+    @ms.register_saved_tensors_hooks(lambda t: t.asnumpy().copy(), lambda a: ms.Tensor(a))
+    def f(x):
+        return (ops.sin(x) * x).sum()
+
+    xv = np.array([0.3, -1.2, 2.0], np.float32)
+    np.testing.assert_allclose(ms.grad(f)(T(xv)).asnumpy(), np.cos(xv) * xv + np.sin(xv), rtol=1e-6)
+
+
+def _hooked(x):
+    z = x * 2
+    z.register_hook(_identity)
+    return z
+
+
+def _identity(t):
+    return t
+
+
+def test_pynative_only_hooks_refuse_when_compiled():
+    with pytest.raises(SporeError, match="PyNative") as info:
+        ms.jit(_hooked, fullgraph=True)(T([1.0]))
+    assert info.value.loc is not None and info.value.loc.line == _hooked.__code__.co_firstlineno + 2
+
+
+def test_no_hook_costs_nothing_on_the_tape():
+    assert not tape.TENSOR_HOOKS and not tape.SAVED_HOOKS
+    x = T([1.0, 2.0])
+    with tape.watching([x]):
+        y = x * 2
+    assert y._node.packed is None
