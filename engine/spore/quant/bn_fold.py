@@ -143,11 +143,10 @@ class Conv2dBnFoldQuant(Cell):
         return ops.conv2d(x, w, None, self.stride, self.pad_mode, self.padding, self.dilation, self.group)
 
     def _stats(self, x: Tensor) -> tuple[Tensor, Tensor]:
-        """(mean, std) to fold with: the batch's (updating the moving ones) before `freeze_bn` training
-        steps, the moving ones after it and in eval."""
-        run_std = ops.sqrt(ops.add(self.moving_variance, self.eps))
+        """(mean, std) to fold with: the batch's (updating the moving ones) for the first `freeze_bn`
+        training steps, then the moving ones (as this step updated them), and the moving ones in eval."""
         if not self.training:
-            return self.moving_mean, run_std
+            return self.moving_mean, ops.sqrt(ops.add(self.moving_variance, self.eps))
         y = self._conv(x, self.weight)
         if self.bias is not None:
             y = ops.add(y, ops.reshape(self.bias, (1, -1, 1, 1)))
@@ -156,12 +155,14 @@ class Conv2dBnFoldQuant(Cell):
         var_b = ops.mean(ops.square(ops.sub(y, ops.reshape(mean_b, (1, -1, 1, 1)))), (0, 2, 3))
         m = self.momentum
         unbiased = ops.mul(ops.stop_gradient(var_b), n / max(n - 1, 1))
-        ops.assign(self.moving_mean, ops.add(ops.mul(self.moving_mean, m), ops.mul(ops.stop_gradient(mean_b), 1 - m)))
-        ops.assign(self.moving_variance, ops.add(ops.mul(self.moving_variance, m), ops.mul(unbiased, 1 - m)))
+        run_mean = ops.assign(self.moving_mean, ops.add(ops.mul(self.moving_mean, m),
+                                                        ops.mul(ops.stop_gradient(mean_b), 1 - m)))
+        run_var = ops.assign(self.moving_variance, ops.add(ops.mul(self.moving_variance, m), ops.mul(unbiased, 1 - m)))
         step = ops.assign(self.step, ops.add(self.step, 1.0))
         batch = ops.less_equal(step, float(self.freeze_bn))
         std_b = ops.sqrt(ops.add(var_b, self.eps))
-        return ops.where(batch, mean_b, self.moving_mean), ops.where(batch, std_b, run_std)
+        run_std = ops.sqrt(ops.add(run_var, self.eps))
+        return ops.where(batch, mean_b, run_mean), ops.where(batch, std_b, run_std)
 
     def folded(self, mean: Tensor, std: Tensor) -> tuple[Tensor, Tensor]:
         """(folded weight, folded bias) for the given statistics (Tensors; differentiable)."""

@@ -12,18 +12,22 @@ then convert it into a real int8 network.
 What is rewritten: every `nn.Conv2d` becomes `Conv2dQuant` and every `nn.Dense` `DenseQuant`; inside
 an `nn.SequentialCell`, a Conv2d followed by a BatchNorm2d becomes one `Conv2dBnFoldQuant` (or
 `Conv2dBnWithoutFoldQuant` with ``bn_fold=False``) and a ReLU right after a conv/dense is fused into
-it; `nn.Conv2dBnAct` / `nn.DenseBnAct` fuse the same way. A Cell whose `construct` calls a conv then
-a separate ReLU keeps the ReLU in float: relu(fake_quant(y)) is still on the int8 grid, so the
+it (the fused cells' positions hold `nn.Identity`, so the other layers keep their parameter names);
+`nn.Conv2dBnAct` / `nn.DenseBnAct` fuse the same way. A Cell whose `construct` calls a conv then a
+separate ReLU keeps the ReLU in float: relu(fake_quant(y)) is still on the int8 grid, so the
 converted network computes the same values. Every QAT cell fake-quantizes its input
 (`_input_quantizer`), its weights (`fake_quant_weight`, per output channel) and its output
 (`_output_quantizer`), as golden-stick's QuantCell does; the activation quantizers track an EMA of
 the min/max in training and are frozen in eval.
 
 Where Spore differs from MindSpore 1.x's ``QuantizationAwareTraining`` (pairs are (weight,
-activation) as there): ``per_channel`` defaults to (True, False) and ``symmetric`` to (True, False),
-because the int8 kernels take symmetric per-channel weights (MindSpore's defaults are all False);
-asymmetric weights are accepted for training and refused by `convert` with a message saying so.
-Activations must be 8-bit to convert (uint8, as onnxruntime's QDQ).
+activation) as there): ``per_channel``, ``symmetric`` and ``narrow_range`` default to (True, False)
+(MindSpore's defaults are all False), because the int8 kernels take symmetric per-channel weights
+on the narrow grid -127..127. Symmetric weights on the full grid nudge the zero point from 127.5,
+which float32 rounds to 127 or 128 per channel, so a channel's largest weight can land one step
+away from the int8 kernel's; narrow range has zero point 128 exactly. Asymmetric weights are
+accepted for training and refused by `convert` with a message saying so. Activations must be
+8-bit to convert (uint8, as onnxruntime's QDQ).
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ import numpy as np
 
 from .. import ops
 from ..errors import SporeError
-from ..nn import BatchNorm2d, Cell, Conv2d, Dense, ReLU, SequentialCell
+from ..nn import BatchNorm2d, Cell, Conv2d, Dense, Identity, ReLU, SequentialCell
 from ..tensor import Tensor
 from .bn_fold import Conv2dBnFoldQuant, fold_bn, per_channel_fake_quant_weight
 from .fake_quant import FakeQuantWithMinMaxObserver, QuantDtype, qparams
@@ -49,7 +53,7 @@ QuantConfig.__doc__ = """(weight, activation): factories of the fake-quant obser
 def create_quant_config(quant_observer: Any = (FakeQuantWithMinMaxObserver, FakeQuantWithMinMaxObserver),
                         quant_delay: Any = (0, 0), quant_dtype: Any = (QuantDtype.INT8, QuantDtype.INT8),
                         per_channel: Any = (True, False), symmetric: Any = (True, False),
-                        narrow_range: Any = (False, False), mode: str = "DEFAULT") -> QuantConfig:
+                        narrow_range: Any = (True, False), mode: str = "DEFAULT") -> QuantConfig:
     """A `QuantConfig` as MindSpore 1.x's `create_quant_config` (pairs are (weight, activation));
     weight observers take their range from the weights (ema=False), activation observers an EMA."""
     obs_w, obs_a = _pair(quant_observer, "quant_observer")
@@ -242,7 +246,7 @@ class QuantizationAwareTraining:
 
     def __init__(self, bn_fold: bool = True, freeze_bn: int = 10000000, quant_delay: Any = (0, 0),
                  quant_dtype: Any = (QuantDtype.INT8, QuantDtype.INT8), per_channel: Any = (True, False),
-                 symmetric: Any = (True, False), narrow_range: Any = (False, False),
+                 symmetric: Any = (True, False), narrow_range: Any = (True, False),
                  optimize_option: Any = None, one_conv_fold: bool = True) -> None:
         if not isinstance(bn_fold, bool):
             raise SporeError(f"QuantizationAwareTraining: bn_fold must be a bool, got {bn_fold!r}")
@@ -293,7 +297,11 @@ class QuantizationAwareTraining:
                 relu = j < len(cells) and type(cells[j]) is ReLU
                 out.append(self._fused(c, bn, relu))
                 names.append(fixed[i])
-                i = j + (1 if relu else 0)
+                end = j + (1 if relu else 0)
+                for k in range(i + 1, end):  # the fused BN / ReLU: Identity keeps every position's name
+                    out.append(Identity())
+                    names.append(fixed[k])
+                i = end
                 continue
             out.append(self._rewrite(c))
             names.append(fixed[i])
@@ -360,7 +368,7 @@ class SimulatedQuantizationAwareTraining(QuantizationAwareTraining):
                          quant_delay=swap("quant_delay", (0, 0)),
                          quant_dtype=swap("quant_dtype", (QuantDtype.INT8, QuantDtype.INT8)),
                          per_channel=swap("per_channel", (False, True)), symmetric=swap("symmetric", (False, True)),
-                         narrow_range=swap("narrow_range", (False, False)),
+                         narrow_range=swap("narrow_range", (False, True)),
                          one_conv_fold=cfg.get("one_conv_fold", True))
 
 
@@ -408,30 +416,42 @@ def convert_cell(cell: Cell) -> Cell:
 
 
 def convert(network: Cell) -> Cell:
-    """Replace every QAT cell of `network` (in place) by its real int8 cell and return the network,
-    in eval mode. The int8 cells quantize their float input with the input quantizer's scale, run
-    int8 x int8 -> int32 and requantize to the output quantizer's scale, so each layer's output is
-    on the grid the QAT network's eval output is on (they differ by at most one step where float
-    rounding of the int32 sum and of the fake-quant product disagree)."""
+    """The int8 network of a QAT-trained one: every QAT cell of `network` is replaced (in place) by
+    its real int8 cell, and the network is returned wrapped in a `spore.quant.QuantizedNet` (in eval
+    mode), so ``export_qdq(qnet, x, file_name=...)`` / ``ms.export(qnet, x, file_format="ONNX")``
+    write it as QDQ ONNX.
+
+    The int8 cells quantize their float input with the input quantizer's scale, run int8 x int8 ->
+    int32 and requantize to the output quantizer's scale, so each layer's output is on the grid
+    the QAT network's eval output is on (they differ by at most one step where the float rounding
+    of the int32 sum and of the fake-quant product disagree)."""
+    from .ptq import QuantizedNet
+
     if not isinstance(network, Cell):
         raise SporeError(f"convert: expected an nn.Cell, got {type(network).__name__}")
-    found = [0]
-
-    def walk(cell: Cell) -> Cell:
-        if isinstance(cell, _QAT_CELLS + (Conv2dBnWithoutFoldQuant,)):
-            found[0] += 1
-            return convert_cell(cell)
-        if isinstance(cell, SequentialCell):
-            cell._rebuild([walk(c) for c in cell], list(cell.__dict__["_fixed"]))
-            return cell
-        for name, child in list(cell.name_cells().items()):
-            new = walk(child)
-            if new is not child:
-                cell.insert_child_to_cell(name, new)
-        return cell
-
-    out = walk(network)
-    if not found[0]:
+    layers: dict[str, dict[str, Any]] = {}
+    targets = [(p, c) for p, c in network.cells_and_names() if isinstance(c, _QAT_CELLS + (Conv2dBnWithoutFoldQuant,))]
+    if not targets:
         raise SporeError("convert: the network has no QAT cell (run QuantizationAwareTraining.quantize first)")
-    out.set_train(False)
-    return out
+    for path, cell in targets:
+        layers[path] = {"kind": "dense" if isinstance(cell, DenseQuant) else "conv2d", "relu": cell.relu,
+                        "bn": None}
+        _replace(network, path, convert_cell(cell))
+    network.set_train(False)
+    return QuantizedNet(network, layers, [], "qat")
+
+
+def _replace(root: Cell, path: str, new: Cell) -> None:
+    """Put `new` where the cell at dotted `path` is (a SequentialCell position or an attribute)."""
+    *parents, last = path.split(".")
+    owner = root
+    for name in parents:
+        owner = owner.name_cells()[name]
+    if isinstance(owner, SequentialCell):
+        cells = list(owner)
+        names = list(owner.__dict__["_fixed"])
+        idx = list(owner.name_cells()).index(last)
+        cells[idx] = new
+        owner._rebuild(cells, names)
+    else:
+        owner.insert_child_to_cell(last, new)

@@ -1,0 +1,180 @@
+"""Quantization-aware training (spore/quant/qat.py, bn_fold.py): BatchNorm folding against a NumPy
+conv -> BN oracle, the folding QAT cell's batch statistics, moving statistics and freeze, the
+rewrite of a network and its configuration errors (conversion: test_qat_convert.py)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import spore as ms
+from spore import nn
+from spore.errors import SporeError
+from spore.quant.bn_fold import Conv2dBnFoldQuant, fold_bn, fold_conv_bn
+from spore.quant.fake_quant import fake_quant_numpy
+from spore.quant.qat import (
+    Conv2dBnWithoutFoldQuant,
+    QuantizationAwareTraining,
+    SimulatedQuantizationAwareTraining,
+    create_quant_config,
+)
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def t(a) -> ms.Tensor:
+    return ms.Tensor(np.asarray(a, np.float32))
+
+
+def np_conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, pad: int) -> np.ndarray:
+    """Direct float64 cross-correlation (stride 1, group 1, symmetric zero padding)."""
+    x = np.pad(np.asarray(x, np.float64), ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    n, _, h, wd = x.shape
+    o, _, kh, kw = w.shape
+    out = np.zeros((n, o, h - kh + 1, wd - kw + 1))
+    for i in range(kh):
+        for j in range(kw):
+            out += np.einsum("nchw,oc->nohw", x[:, :, i:i + out.shape[2], j:j + out.shape[3]], w[:, :, i, j])
+    return out + (0 if b is None else np.asarray(b, np.float64)[None, :, None, None])
+
+
+def _bn_params(r: np.random.Generator, c: int) -> dict[str, np.ndarray]:
+    return {"gamma": r.uniform(0.5, 1.5, c), "beta": r.standard_normal(c) * 0.3,
+            "mean": r.standard_normal(c) * 0.5, "var": r.uniform(0.3, 2.0, c)}
+
+
+def _set_bn(bn: nn.BatchNorm2d, p: dict[str, np.ndarray]) -> None:
+    bn.gamma.set_data(t(p["gamma"]))
+    bn.beta.set_data(t(p["beta"]))
+    bn.moving_mean.set_data(t(p["mean"]))
+    bn.moving_variance.set_data(t(p["var"]))
+
+
+# --- BatchNorm folding ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("has_bias", [False, True])
+def test_folded_conv_equals_conv_then_batchnorm_in_eval(has_bias):
+    r = np.random.default_rng(1 + has_bias)
+    conv = nn.Conv2d(3, 4, 3, pad_mode="pad", padding=1, has_bias=has_bias)
+    bn = nn.BatchNorm2d(4, eps=1e-3)
+    p = _bn_params(r, 4)
+    _set_bn(bn, p)
+    x = r.standard_normal((2, 3, 6, 5)).astype(np.float32)
+    w = conv.weight.asnumpy()
+    b = conv.bias.asnumpy() if has_bias else None
+    # the oracle: conv in float64, then the BN's eval formula
+    ref = np_conv(x, w.astype(np.float64), b, 1)
+    k = (p["gamma"] / np.sqrt(p["var"] + 1e-3))[None, :, None, None]
+    ref = (ref - p["mean"][None, :, None, None]) * k + p["beta"][None, :, None, None]
+    wf, bf = fold_bn(w, b, p["gamma"], p["beta"], p["mean"], p["var"], 1e-3)
+    np.testing.assert_allclose(np_conv(x, wf.astype(np.float64), bf, 1), ref, rtol=1e-5, atol=1e-5)
+    folded = fold_conv_bn(conv, bn)
+    np.testing.assert_allclose(folded(t(x)).asnumpy(), ref, rtol=1e-5, atol=1e-5)
+    seq = nn.SequentialCell([conv, bn])
+    seq.set_train(False)
+    np.testing.assert_allclose(folded(t(x)).asnumpy(), seq(t(x)).asnumpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_fold_refuses_mismatched_statistics():
+    with pytest.raises(SporeError, match="fold_bn: gamma must have shape \\(4,\\)"):
+        fold_bn(np.zeros((4, 1, 1, 1)), None, np.ones(3), np.zeros(4), np.zeros(4), np.ones(4), 1e-5)
+
+
+def _fq(x, obs):
+    return fake_quant_numpy(x, obs.minq.asnumpy(), obs.maxq.asnumpy(), obs.num_bits, obs.symmetric,
+                            obs.narrow_range)
+
+
+def _fq_weight(w):
+    red = tuple(range(1, w.ndim))  # the default weight quantization: symmetric, narrow, per channel
+    return fake_quant_numpy(w, np.minimum(w.min(red), 0), np.maximum(w.max(red), 0), 8, True, True, 0)
+
+
+def test_bn_fold_quant_trains_with_batch_statistics_then_freezes():
+    r = np.random.default_rng(3)
+    ms.set_seed(3)
+    conv = nn.Conv2d(2, 3, 3, pad_mode="pad", padding=1)
+    bn = nn.BatchNorm2d(3, momentum=0.8)
+    ref_bn = nn.BatchNorm2d(3, momentum=0.8)
+    p = _bn_params(r, 3)
+    _set_bn(bn, p)
+    _set_bn(ref_bn, p)
+    cell = Conv2dBnFoldQuant.from_float(conv, bn, create_quant_config(), relu=False, freeze_bn=1)
+    cell.set_train(True)
+    ref_bn.set_train(True)
+    x = r.standard_normal((4, 2, 5, 5)).astype(np.float32)
+    y_float = conv(t(x))
+    want = ref_bn(y_float).asnumpy()  # the float conv -> BN in training (batch statistics)
+    got = cell(t(x)).asnumpy()
+    scale = (cell._output_quantizer.maxq.asnumpy() - cell._output_quantizer.minq.asnumpy())[0] / 255
+    # step 1 folds the batch statistics: the output is batch-normalised up to the quantization error
+    assert np.abs(got - want).max() < 6 * scale, (np.abs(got - want).max(), scale)
+    np.testing.assert_allclose(cell.moving_mean.asnumpy(), ref_bn.moving_mean.asnumpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(cell.moving_variance.asnumpy(), ref_bn.moving_variance.asnumpy(), rtol=1e-5)
+    # step 2 is past freeze_bn=1: it folds the moving statistics (the ones after this step's update)
+    x2 = r.standard_normal((4, 2, 5, 5)).astype(np.float32)
+    got2 = cell(t(x2)).asnumpy()
+    w_f, b_f = fold_bn(conv.weight.asnumpy(), None, p["gamma"], p["beta"],
+                       cell.moving_mean.asnumpy(), cell.moving_variance.asnumpy(), bn.eps)
+    xq = _fq(x2, cell._input_quantizer)
+    want2 = _fq(np_conv(xq, _fq_weight(w_f).astype(np.float64), b_f, 1), cell._output_quantizer)
+    np.testing.assert_allclose(got2, want2, atol=2 * scale + 1e-5)
+    assert np.mean(np.abs(got2 - want2) < 1e-4) > 0.97
+    # eval: the same running fold, and the ranges are frozen
+    cell.set_train(False)
+    lo = cell._output_quantizer.minq.asnumpy().copy()
+    got3 = cell(t(x2)).asnumpy()
+    np.testing.assert_array_equal(cell._output_quantizer.minq.asnumpy(), lo)
+    want3 = _fq(np_conv(xq, _fq_weight(w_f).astype(np.float64), b_f, 1), cell._output_quantizer)
+    assert np.mean(np.abs(got3 - want3) < 1e-4) > 0.97
+
+
+# --- the rewrite -----------------------------------------------------------------------------------------
+def _seq_net() -> nn.SequentialCell:
+    return nn.SequentialCell([nn.Conv2d(1, 4, 3, pad_mode="pad", padding=1), nn.BatchNorm2d(4), nn.ReLU(),
+                              nn.MaxPool2d(2, 2), nn.Conv2d(4, 8, 3, pad_mode="pad", padding=1), nn.ReLU(),
+                              nn.MaxPool2d(2, 2), nn.Flatten(), nn.Dense(32, 10)])
+
+
+def test_quantize_rewrites_conv_bn_relu_and_dense_and_keeps_parameter_names():
+    net = _seq_net()
+    names = [n for n, _ in net.parameters_and_names() if n.endswith(("weight", "bias"))]
+    w0 = net[0].weight
+    net = QuantizationAwareTraining(freeze_bn=50).quantize(net)
+    kinds = [type(c).__name__ for c in net]
+    assert kinds == ["Conv2dBnFoldQuant", "Identity", "Identity", "MaxPool2d", "Conv2dQuant", "Identity",
+                     "MaxPool2d", "Flatten", "DenseQuant"]
+    assert net[0].relu and net[4].relu and not net[8].relu and net[0].freeze_bn == 50
+    assert net[0].weight is w0  # the float Parameters themselves
+    assert net[4].fake_quant_weight.per_channel and net[4].fake_quant_weight.symmetric
+    assert not net[4]._output_quantizer.symmetric and net[4]._output_quantizer.ema
+    after = [n for n, _ in net.parameters_and_names() if n.endswith(("weight", "bias"))]
+    assert after == names  # a float checkpoint's conv/dense entries still load by name
+    assert {"0.gamma", "0.beta", "0.moving_mean", "0.moving_variance"} <= {n for n, _ in net.parameters_and_names()}
+    unfolded = QuantizationAwareTraining(bn_fold=False).quantize(_seq_net())
+    assert isinstance(unfolded[0], Conv2dBnWithoutFoldQuant) and unfolded[0].relu
+    gs = SimulatedQuantizationAwareTraining({"per_channel": (False, True), "bn_fold": True}).apply(_seq_net())
+    assert isinstance(gs[0], Conv2dBnFoldQuant) and gs[4].fake_quant_weight.per_channel
+
+
+def test_quantize_rewrites_cell_attributes_and_combined_layers():
+    from examples.train_digits import LeNet  # type: ignore[import-not-found]
+
+    net = QuantizationAwareTraining().quantize(LeNet())
+    assert [type(getattr(net, n)).__name__ for n in ("conv1", "conv2", "fc1", "fc2", "fc3")] == \
+        ["Conv2dQuant", "Conv2dQuant", "DenseQuant", "DenseQuant", "DenseQuant"]
+    combo = QuantizationAwareTraining().quantize(nn.Conv2dBnAct(1, 2, 3, has_bn=True, activation="relu"))
+    assert isinstance(combo, Conv2dBnFoldQuant) and combo.relu
+
+
+def test_bad_configurations_are_refused():
+    with pytest.raises(SporeError, match="per_channel activations are not supported"):
+        QuantizationAwareTraining(per_channel=(True, True))
+    with pytest.raises(SporeError, match="quant_dtype must be QuantDtype"):
+        QuantizationAwareTraining(quant_dtype=("INT3", "INT8"))
+    with pytest.raises(SporeError, match="freeze_bn must be an int"):
+        QuantizationAwareTraining(freeze_bn=-1)
+    with pytest.raises(SporeError, match="no Conv2d or Dense"):
+        QuantizationAwareTraining().quantize(nn.SequentialCell([nn.ReLU()]))
