@@ -27,7 +27,7 @@ CLASS_MODULES = tuple(_importlib.import_module(f"{__name__}.{n}")
                                 "fused_norm_color_ops", "gamma_sampling_ops", "im2col_ops",
                                 "classes_conv_backprop", "ctc_decode_ops", "extract_patches_ops",
                                 "sequence_losses",
-                                "dilation2d_ops", "sampling_ops", "misc_ops", "candidate_sampling",
+                                "dilation2d_ops", "sampling_ops", "misc_ops", "candidate_sampling", "train_misc_ops",
                                 "functional_control", "primitive_helpers"))
 _CLASSES = {n: getattr(_m, n) for _m in CLASS_MODULES for n in _m.__all__}
 globals().update(_CLASSES)

@@ -139,3 +139,39 @@ def api_misc_cell_cases() -> list:
               fl(2, 5), fields),
             C("nn.MultiFieldEmbeddingLookup[max]", nn.MultiFieldEmbeddingLookup(10, 3, 3, operator="MAX"), ids,
               fl(2, 5), fields)]
+
+
+# --- training primitives (state copied in the function: the ops write it in place) ----------------
+def step_sgd(p, g, a, s):
+    p2, a2, s2 = p * 1, a * 1, s * 1
+    out = ops.SGD(0.1, 0.01)(p2, g, 0.1, a2, 0.9, s2)
+    return p2, a2, s2, out
+
+
+def step_sgd_nesterov(p, g, a, s):
+    p2, a2, s2 = p * 1, a * 1, s * 1
+    out = ops.SGD(0.0, 0.0, True)(p2, g, 0.1, a2, 0.9, s2)
+    return p2, a2, out
+
+
+def step_adagrad_da(v, ga, gs, g):
+    v2, ga2, gs2 = v * 1, ga * 1, gs * 1
+    out = ops.ApplyAdagradDA()(v2, ga2, gs2, g, 0.1, 0.05, 0.02, 2)
+    return v2, ga2, gs2, out
+
+
+def lars_update(w, g):
+    return ops.LARSUpdate(1e-5, 0.001, True)(w, g, (w * w).sum(), (g * g).sum(), 0.01, 0.5)
+
+
+@_classes
+def _train_classes() -> list:
+    from .cases_tensor_nn import pos
+
+    stat = G(lambda r: (r.random((3, 4)) > 0.5).astype(np.float32))
+    return [C("ops.SGD[0]", step_sgd, fl(3, 4), fl(3, 4), fl(3, 4), stat),
+            C("ops.SGD[nesterov]", step_sgd_nesterov, fl(3, 4), fl(3, 4), fl(3, 4), stat),
+            C("ops.ApplyAdagradDA[0]", step_adagrad_da, fl(3, 4), fl(3, 4), pos(3, 4), fl(3, 4)),
+            C("ops.LARSUpdate[0]", lars_update, fl(3, 4), fl(3, 4)),
+            K("LARSUpdate[default]", ops.LARSUpdate(), fl(3, 4), fl(3, 4), pos(), pos(), 0.01, 0.1),
+            K("BasicLSTMCell[0]", ops.BasicLSTMCell(), fl(2, 3), fl(2, 4), fl(2, 4), fl(7, 16), fl(16))]

@@ -7,6 +7,7 @@ parameters per step (`spore._kernels.*_update_multi`); other dtypes and Adagrad/
 
 from .ada_grad import Adagrad
 from .adadelta import Adadelta
+from .adafactor_lars import LARS, AdaFactor
 from .adam import Adam, AdamW, AdamWeightDecay
 from .momentum import Momentum
 from .more_optimizers import ASGD, FTRL, AdaMax, Lamb, LazyAdam, ProximalAdagrad, Rprop
@@ -15,4 +16,4 @@ from .rmsprop import RMSProp
 from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamWeightDecay", "AdamW", "Adagrad", "Adadelta", "RMSProp",
-           "AdaMax", "ASGD", "Rprop", "ProximalAdagrad", "LazyAdam", "Lamb", "FTRL"]
+           "AdaMax", "ASGD", "Rprop", "ProximalAdagrad", "LazyAdam", "Lamb", "FTRL", "AdaFactor", "LARS"]
