@@ -119,6 +119,7 @@ from .worker_errors import ExceptionHandler, Implementation  # noqa: E402
 
 # isort: split
 # more readers, debug hooks and dtype helpers (issue 14, data slice)
+from .audio_sources_more import GTZANDataset, TedliumDataset  # noqa: E402
 from .debug_utils import DebugHook, flatten_single_lists, mstype_to_detype  # noqa: E402
 from .image_sources_more import (  # noqa: E402
     Caltech101Dataset,
@@ -126,8 +127,10 @@ from .image_sources_more import (  # noqa: E402
     Flowers102Dataset,
     Food101Dataset,
     KITTIDataset,
+    LFWDataset,
     PhotoTourDataset,
     Places365Dataset,
+    SBDataset,
     SVHNDataset,
 )
 from .serialize import DeserializedDataset, compare, deserialize, serialize, show  # noqa: E402
@@ -173,7 +176,8 @@ __all__ += ["AudioBaseDataset", "SourceDataset", "TextBaseDataset", "UnionBaseDa
 __all__ += ["CLUEDataset", "Caltech101Dataset", "CityscapesDataset", "DebugHook", "Flowers102Dataset", "Food101Dataset",
             "IWSLT2016Dataset", "IWSLT2017Dataset", "KITTIDataset", "PhotoTourDataset", "Places365Dataset",
             "SVHNDataset", "flatten_single_lists", "mstype_to_detype", "SentencePieceModel",
-            "DeserializedDataset", "compare", "deserialize", "serialize", "show"]
+            "DeserializedDataset", "compare", "deserialize", "serialize", "show", "GTZANDataset", "LFWDataset",
+            "SBDataset", "TedliumDataset"]
 
 
 if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherwise accept any attribute of the module

@@ -21,7 +21,7 @@ from .source_base import MappableSource
 from .vision_folders import MAX_IMAGE_FILE_BYTES, _check_dir
 
 __all__ = ["Caltech101Dataset", "CityscapesDataset", "Flowers102Dataset", "Food101Dataset", "KITTIDataset",
-           "PhotoTourDataset", "Places365Dataset", "SVHNDataset"]
+           "LFWDataset", "PhotoTourDataset", "Places365Dataset", "SBDataset", "SVHNDataset"]
 
 
 def load_mat(path: str, owner: str) -> dict[str, Any]:
@@ -483,3 +483,156 @@ class Caltech101Dataset(_FileColumns):
         """The class-name-to-category mapping."""
         return dict(self.class_indexing)
 
+
+
+_LFW_FOLDERS = {"original": "lfw", "funneled": "lfw_funneled", "deepfunneled": "lfw-deepfunneled"}
+
+
+def _lfw_image(images: str, name: str, number: str, listing: str, line_no: int) -> str:
+    try:
+        return os.path.join(images, name, f"{name}_{int(number):04d}.jpg")
+    except ValueError:
+        raise DatasetError(f"LFWDataset: {listing}, entry {line_no - 1}: {number!r} is not an image number") from None
+
+
+def _lfw_blocks(lines: list[str], listing: str, kind: str) -> list[list[str]]:
+    """The entry lines of an LFW listing. people: ``N`` then N ``name count`` lines (DevTrain,
+    DevTest) or ``folds`` then per fold ``N`` and N lines (people.txt); pairs: ``N`` (DevTrain,
+    DevTest) or ``folds N`` (pairs.txt), then per fold N matched and N mismatched pairs."""
+    body = [line.split() for line in lines if line.strip()]
+    if not body:
+        raise DatasetError(f"LFWDataset: {listing} is empty")
+    try:
+        if kind == "pairs":
+            folds, n = (1, int(body[0][0])) if len(body[0]) == 1 else (int(body[0][0]), int(body[0][1]))
+            entries = body[1:]
+            if len(entries) != 2 * folds * n:
+                raise ValueError
+            return entries
+        count = int(body[0][0])
+        if kind == "people":
+            if len(body) - 1 < count:
+                raise ValueError
+            return body[1:1 + count]
+        out, i = [], 1
+        for _ in range(count):
+            n = int(body[i][0])
+            out += body[i + 1:i + 1 + n]
+            i += 1 + n
+        return out
+    except (ValueError, IndexError):
+        raise DatasetError(f"LFWDataset: {listing}: the counts in it do not match its entries") from None
+
+
+class LFWDataset(_FileColumns):
+    """Labeled Faces in the Wild. ``task`` 'people' (default): ``image`` and ``label`` (uint32,
+    the person's line in ``lfw-names.txt``); 'pairs': ``image1``, ``image2`` and ``label``
+    (uint32: 1 for the same person). ``usage`` 'train' (``*DevTrain.txt``), 'test'
+    (``*DevTest.txt``), '10fold' (``people.txt``/``pairs.txt``) or 'all' (train then test);
+    ``image_set`` 'original' (``lfw/``), 'funneled' (default, ``lfw_funneled/``) or
+    'deepfunneled' (``lfw-deepfunneled/``), each ``<name>/<name>_NNNN.jpg``."""
+
+    def __init__(self, dataset_dir: str, task: str | None = None, usage: str | None = None,
+                 image_set: str | None = None, num_samples: int | None = None, num_parallel_workers: int | None = None,
+                 shuffle: bool | None = None, decode: bool = False, sampler: Any = None, num_shards: int | None = None,
+                 shard_id: int | None = None, cache: Any = None) -> None:
+        owner = "LFWDataset"
+        root = _check_dir(dataset_dir, owner)
+        task = "people" if task is None else task
+        if task not in ("people", "pairs"):
+            raise ValueError(f"{owner}: task must be 'people' or 'pairs', got {task!r}")
+        usage = "all" if usage is None else usage
+        listings = {"train": ["DevTrain"], "test": ["DevTest"], "10fold": [""], "all": ["DevTrain", "DevTest"]}
+        if usage not in listings:
+            raise ValueError(f"{owner}: usage must be one of {list(listings)}, got {usage!r}")
+        image_set = "funneled" if image_set is None else image_set
+        if image_set not in _LFW_FOLDERS:
+            raise ValueError(f"{owner}: image_set must be one of {list(_LFW_FOLDERS)}, got {image_set!r}")
+        images = os.path.join(root, _LFW_FOLDERS[image_set])
+        if task == "people":
+            names_file = os.path.join(root, "lfw-names.txt")
+            names = [line.split()[0] for line in _read_lines(names_file, owner) if line.strip()]
+            self.class_indexing = {n: i for i, n in enumerate(names)}
+            files, labels = [], []
+            for suffix in listings[usage]:
+                listing = os.path.join(root, f"people{suffix}.txt")
+                for line_no, entry in enumerate(_lfw_blocks(_read_lines(listing, owner), listing,
+                                                                  "people10" if suffix == "" else "people"), 2):
+                    if len(entry) != 2 or entry[0] not in self.class_indexing:
+                        raise DatasetError(f"{owner}: {listing}: entry {entry} is not 'name count' of a name in "
+                                           "lfw-names.txt")
+                    for k in range(1, int(entry[1]) + 1):
+                        files.append(_lfw_image(images, entry[0], str(k), listing, line_no))
+                        labels.append(np.uint32(self.class_indexing[entry[0]]))
+            self._setup(["image", "label"], [files, labels], ["file", "value"], decode, num_samples, shuffle,
+                        sampler, num_shards, shard_id, num_parallel_workers)
+            return
+        self.class_indexing = {}
+        first, second, same = [], [], []
+        for suffix in listings[usage]:
+            listing = os.path.join(root, f"pairs{suffix}.txt")
+            for line_no, entry in enumerate(_lfw_blocks(_read_lines(listing, owner), listing, "pairs"), 2):
+                if len(entry) == 3:
+                    a, b, match = (entry[0], entry[1]), (entry[0], entry[2]), 1
+                elif len(entry) == 4:
+                    a, b, match = (entry[0], entry[1]), (entry[2], entry[3]), 0
+                else:
+                    raise DatasetError(f"{owner}: {listing}: entry {entry} is not 'name i j' or 'name1 i name2 j'")
+                first.append(_lfw_image(images, *a, listing, line_no))
+                second.append(_lfw_image(images, *b, listing, line_no))
+                same.append(np.uint32(match))
+        self._setup(["image1", "image2", "label"], [first, second, same], ["file", "file", "value"], decode,
+                    num_samples, shuffle, sampler, num_shards, shard_id, num_parallel_workers)
+
+    def get_class_indexing(self) -> dict[str, int]:
+        """The person-to-label mapping (task 'people')."""
+        return dict(self.class_indexing)
+
+
+class _SBDTargets:
+    """Reads an SBD ``cls/<id>.mat`` target by row: the 20 class boundary maps (uint8 (20, H, W))
+    or the class segmentation (uint8 (H, W))."""
+
+    def __init__(self, files: list[str], boundaries: bool) -> None:
+        self.files, self.boundaries = files, boundaries
+
+    def __getitem__(self, index: int) -> np.ndarray:
+        path = self.files[index]
+        mat = load_mat(path, "SBDataset")
+        try:
+            gt = mat["GTcls"][0]
+            if self.boundaries:
+                cells = gt["Boundaries"][0].reshape(-1)
+                return np.stack([np.asarray(c.toarray() if hasattr(c, "toarray") else c, np.uint8) for c in cells])
+            return np.ascontiguousarray(gt["Segmentation"][0], np.uint8)
+        except (KeyError, IndexError, ValueError, TypeError) as e:
+            raise DatasetError(f"SBDataset: {path} (row {index}) is not an SBD GTcls file "
+                               f"({type(e).__name__}: {e})") from e
+
+
+class SBDataset(_FileColumns):
+    """Semantic Boundaries Dataset: ``image`` (``img/<id>.jpg``) and ``task`` (``cls/<id>.mat``'s
+    GTcls: its 20 class boundary maps, uint8 (20, H, W), for ``task`` 'Boundaries'; its class
+    segmentation, uint8 (H, W), for 'Segmentation'); ids from ``train.txt``, ``val.txt`` or
+    ``train_noval.txt`` (``usage`` 'train', 'val', 'train_noval'; 'all': train then val)."""
+
+    def __init__(self, dataset_dir: str, task: str = "Boundaries", usage: str = "all", num_samples: int | None = None,
+                 num_parallel_workers: int | None = 1, shuffle: bool | None = None, decode: bool | None = None,
+                 sampler: Any = None, num_shards: int | None = None, shard_id: int | None = None) -> None:
+        owner = "SBDataset"
+        root = _check_dir(dataset_dir, owner)
+        if task not in ("Boundaries", "Segmentation"):
+            raise ValueError(f"{owner}: task must be 'Boundaries' or 'Segmentation', got {task!r}")
+        parts = {"train": ["train"], "val": ["val"], "train_noval": ["train_noval"], "all": ["train", "val"]}
+        if usage not in parts:
+            raise ValueError(f"{owner}: usage must be one of {list(parts)}, got {usage!r}")
+        ids: list[str] = []
+        for part in parts[usage]:
+            ids += [line.strip() for line in _read_lines(os.path.join(root, f"{part}.txt"), owner) if line.strip()]
+        images = [os.path.join(root, "img", f"{i}.jpg") for i in ids]
+        targets = _SBDTargets([os.path.join(root, "cls", f"{i}.mat") for i in ids], task == "Boundaries")
+        self._setup(["image", "task"], [images, targets], ["file", "value"], bool(decode), num_samples, shuffle,
+                    sampler, num_shards, shard_id, num_parallel_workers)
+
+    def _num_rows(self) -> int:
+        return len(self._fcols[0])
