@@ -104,6 +104,13 @@ EXCLUDED: dict[str, str] = {
         "BlockReleasePair", "WorkerTarget", "close_worker", "worker_is_alive", "FuncWrapper", "DummyIterator")},
     "mindspore.dataset.TransferDataset": "the stage that sends a pipeline to an Ascend/GPU device queue "
                                          "(dataset sink); Spore feeds the CPU directly",
+    # issue 14, data slice
+    "mindspore.dataset.LSUNDataset": "reads LSUN's LMDB databases, which needs the lmdb package (not a Spore "
+                                     "dependency); export the images to an ImageFolderDataset layout instead",
+    "mindspore.dataset.encrypt": "encrypts a MindRecord file with MindSpore's C++ crypto (AES-GCM/SM4-CBC in its own "
+                                 "file layout); Spore does not write MindRecord",
+    "mindspore.dataset.sync_wait_for_dataset": "waits for OBSMindDataset's downloads from Huawei Cloud OBS (a storage "
+                                               "service); Spore has no OBS reader",
     **{f"mindspore.nn.{n}": "THOR (second-order optimizer) layers, built for Ascend/GPU kernels; Spore has no THOR"
        for n in ("Conv2dThor", "DenseThor", "EmbeddingLookupThor", "EmbeddingThor", "thor")},
     **{f"mindspore.{ns}{n}": "converts a network/model for the THOR optimizer, which Spore does not have"
