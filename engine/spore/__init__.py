@@ -89,6 +89,8 @@ if TYPE_CHECKING:  # what static tools (Pylance, Pyright, jedi) see
     from .common.dtype import (  # noqa: E402,F401
         bfloat16,
         bool_,
+        complex64,
+        complex128,
         double,
         dtype_to_nptype,
         dtype_to_pytype,

@@ -42,13 +42,18 @@ def _infer_np(data: Any, dtype: DType | None) -> np.ndarray:
                 arr = arr.astype(np.float32)
             elif arr.dtype.kind in "iu":
                 arr = arr.astype(np.int64)
+            elif arr.dtype.kind == "c":  # Python complex numbers: complex64, as Python floats are float32
+                arr = arr.astype(np.complex64)
     if arr.dtype.kind in "OUSVc" and arr.dtype not in mstype._BY_NP:
         what = {"O": "Python objects", "U": "strings", "S": "bytes", "c": "complex numbers"}.get(
             arr.dtype.kind, str(arr.dtype))
         raise TypeError(f"Tensor: cannot make a tensor from {what} (NumPy dtype {arr.dtype}); "
-                        "Spore tensors hold bool, integer or floating-point numbers")
+                        "Spore tensors hold bool, integer, floating-point or complex numbers")
     if dtype is not None:
         dt = mstype.to_dtype(dtype).np
+        if arr.dtype.kind == "c" and dt.kind != "c":
+            raise TypeError(f"Tensor: cannot make a {mstype.to_dtype(dtype)} tensor from complex numbers "
+                            "(the imaginary part would be dropped); take ops.real or ops.abs first")
         if arr.dtype != dt:
             arr = arr.astype(dt)
     elif arr.dtype not in mstype._BY_NP:

@@ -157,3 +157,26 @@ def test_max_pool_and_bias_grad_in_float16_keep_indices_and_sum_in_float32() -> 
     # float32 accumulation: within one float16 rounding of the float64 sum (NumPy's float16 sum was not)
     np.testing.assert_allclose(db.astype(np.float64), d.astype(np.float64).sum(axis=(0, 2, 3)), rtol=2.0 ** -11,
                                atol=2.0 ** -14)
+
+
+@pytest.mark.parametrize("dt", [np.dtype(np.float16), BF16], ids=["float16", "bfloat16"])
+def test_bias_add_and_its_gradient_in_16bit(dt: np.dtype) -> None:
+    # Add in float32 with C++ casts gives NumPy's / ml_dtypes' own bits (they also convert, add in
+    # float32 and round); SumTo (a Dense bias gradient) accumulates in float32 and rounds once
+    rng = np.random.default_rng(8)
+    a = (rng.standard_normal((64, 256)) * 50).astype(np.float32).astype(dt)
+    b = rng.standard_normal(256).astype(np.float32).astype(dt)
+    got = ops.add(ms.Tensor(a), ms.Tensor(b)).asnumpy()
+    assert got.dtype == dt
+    np.testing.assert_array_equal(got.view(np.uint16), np.add(a, b).view(np.uint16))
+    from spore.ops.array import sum_to
+
+    s = sum_to(ms.Tensor(a), (256,)).asnumpy()
+    assert s.dtype == dt
+    ref = a.astype(np.float64).sum(axis=0)
+    ulp = 2.0 ** (-10 if dt == np.float16 else -7)  # one rounding of the float32 sum
+    err = np.abs(s.astype(np.float64) - ref)
+    assert (err <= ulp * np.abs(ref) + 64 * 2.0 ** -24 * np.abs(a.astype(np.float64)).sum(axis=0)).all()
+    s3 = sum_to(ms.Tensor(a.reshape(4, 16, 256)), (1, 16, 1)).asnumpy()
+    np.testing.assert_allclose(s3.astype(np.float64), a.reshape(4, 16, 256).astype(np.float64).sum(
+        axis=(0, 2), keepdims=True), rtol=ulp, atol=1e-2)

@@ -58,7 +58,6 @@ def test_construction_by_shape_and_initializer():
 
 @pytest.mark.parametrize("bad,err,msg", [
     ("abc", TypeError, "from a str"), (["a", "b"], TypeError, "strings"), ([[1, 2], [3]], ValueError, "ragged"),
-    (np.ones(2, np.complex64), TypeError, "complex"), ([1 + 2j], TypeError, "complex"),
     (np.ones(2, np.uint16), TypeError, "uint16 has no Spore dtype"), ([None, 1], TypeError, "Python objects"),
     (object(), TypeError, "Python objects"),
 ])

@@ -17,13 +17,14 @@ import numpy as np
 class DType:
     """A tensor element type; compares equal to itself only and hashes by name."""
 
-    __slots__ = ("name", "np", "is_float", "is_int", "itemsize")
+    __slots__ = ("name", "np", "is_float", "is_int", "is_complex", "itemsize")
 
     def __init__(self, name: str, np_dtype: np.dtype) -> None:
         self.name = name
         self.np = np.dtype(np_dtype)
         self.is_float = self.np.kind == "f"
         self.is_int = self.np.kind in "iu"
+        self.is_complex = self.np.kind == "c"  # complex64/128: neither float nor int (MindSpore's split)
         self.itemsize = self.np.itemsize
 
     def __repr__(self) -> str:
@@ -42,7 +43,7 @@ class _BFloat16(DType):
 
     def __init__(self) -> None:  # noqa: D107  (no DType.__init__: `np` is the lazy property below)
         self.name, self._np = "bfloat16", None
-        self.is_float, self.is_int, self.itemsize = True, False, 2
+        self.is_float, self.is_int, self.is_complex, self.itemsize = True, False, False, 2
 
     @property  # type: ignore[override]
     def np(self) -> np.dtype:
@@ -63,6 +64,9 @@ int32 = DType("int32", np.int32)
 int64 = DType("int64", np.int64)
 uint8 = DType("uint8", np.uint8)
 bool_ = DType("bool", np.bool_)
+# complex numbers (issue 14): MindSpore's complex64/complex128, stored as NumPy's; `is_float` is False
+complex64 = DType("complex64", np.complex64)
+complex128 = DType("complex128", np.complex128)
 # bfloat16 is optional: ml_dtypes is a well-kept package but not a hard requirement
 bfloat16 = _BFloat16() if importlib.util.find_spec("ml_dtypes") is not None else None
 
@@ -70,7 +74,8 @@ bfloat16 = _BFloat16() if importlib.util.find_spec("ml_dtypes") is not None else
 half, single, double = float16, float32, float64
 float_, int_ = float32, int64
 
-_ALL = [t for t in (float16, float32, float64, int8, int16, int32, int64, uint8, bool_, bfloat16) if t]
+_ALL = [t for t in (float16, float32, float64, int8, int16, int32, int64, uint8, bool_, bfloat16,
+                    complex64, complex128) if t]
 class _NpTable(dict):
     """NumPy dtype -> DType. bfloat16 joins when Spore first loads ml_dtypes, or on the first lookup
     of a bfloat16 NumPy dtype that ml_dtypes, imported by someone else, made (a user's array)."""
@@ -93,6 +98,7 @@ _BY_NAME = {t.name: t for t in _ALL} | {"bool_": bool_, "float": float32, "int":
 number_type = tuple(t for t in _ALL if t is not bool_)
 float_type = tuple(t for t in _ALL if t.is_float)
 int_type = tuple(t for t in _ALL if t.is_int)
+complex_type = (complex64, complex128)
 
 
 def get_dtype(name: str) -> DType:
@@ -124,6 +130,8 @@ def to_dtype(obj: Any) -> DType:
         return float32
     if obj is int:
         return int64
+    if obj is complex:
+        return complex64
     if isinstance(obj, str):
         return get_dtype(obj)
     try:
@@ -145,9 +153,9 @@ def pytype_to_dtype(obj: type) -> DType:
 
 
 def dtype_to_pytype(type_: DType) -> type:
-    """MindSpore's ``dtype_to_pytype``: the Python type of a dtype's values (bool, int or float)."""
+    """MindSpore's ``dtype_to_pytype``: the Python type of a dtype's values (bool, int, float or complex)."""
     dt = to_dtype(type_)
-    return bool if dt is bool_ else (float if dt.is_float else int)
+    return bool if dt is bool_ else (float if dt.is_float else complex if dt.is_complex else int)
 
 
 def get_py_obj_dtype(obj: Any) -> DType:
@@ -161,4 +169,6 @@ def get_py_obj_dtype(obj: Any) -> DType:
         return int64
     if isinstance(obj, (float, np.floating)):
         return float32
+    if isinstance(obj, (complex, np.complexfloating)):
+        return complex64
     return to_dtype(obj)

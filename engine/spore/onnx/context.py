@@ -166,6 +166,9 @@ def _elem(aval: Any) -> int:
 
 def _emit_op(ctx: ExportCtx, e: Any) -> list[str]:
     spec = e.prim.onnx
+    if any(getattr(getattr(getattr(v, "aval", None), "dtype", None), "is_complex", False)
+           for v in (*e.inputs, *e.outputs)):  # ONNX's operators take no complex tensors
+        raise _no_mapping(e, f"{e.prim.name} on a complex tensor (ONNX has no complex arithmetic)")
     if spec is None or (spec.export is None and spec.op_type is None):
         raise _no_mapping(e, f"{e.prim.name} has no ONNX mapping")
     if spec.since > ctx.opset:

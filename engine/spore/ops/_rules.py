@@ -56,8 +56,10 @@ def reduced_shape(shape: Sequence[int], axes: Sequence[int], keep_dims: bool) ->
 
 
 def require_float(op: str, *avals: Any) -> None:
+    """Float input (complex passes too: an op without a complex kernel refuses it by name before its
+    rule runs, see ops/complex_ops.py `_guard_registry`)."""
     for a in avals:
-        if not a.dtype.is_float:
+        if not (a.dtype.is_float or a.dtype.is_complex):
             raise DTypeError(op, "a floating-point tensor", f"{a.dtype}",
                              hint="cast it first, e.g. x.astype(ms.float32)")
 
@@ -71,23 +73,27 @@ def as_tensor(x: Any, like: Tensor | None = None) -> Tensor:
     """Wrap a Python number, list or ndarray; a number takes `like`'s dtype when kinds agree."""
     if isinstance(x, Tensor):
         return x
-    if like is not None and isinstance(x, (int, float, bool, np.number)):
+    if like is not None and isinstance(x, (int, float, bool, np.number)) and not isinstance(x, np.complexfloating):
         dt = like.dtype
         if isinstance(x, bool) or (isinstance(x, (int, np.integer)) and dt is not mstype.bool_) \
-                or dt.is_float:
+                or dt.is_float or dt.is_complex:
             return Tensor._wrap(np.asarray(x, dtype=dt.np))
         return Tensor._wrap(np.asarray(x, dtype=np.float32))
     return Tensor(x)
 
 
-_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2}  # bfloat16 is kind 'V'
+_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2, "c": 3}  # bfloat16 is kind 'V'
 
 
 def promote(a: DType, b: DType) -> DType:
-    """MindSpore's implicit conversion: bool < int < float, and the wider type within a kind."""
+    """MindSpore's implicit conversion: bool < int < float < complex, and the wider type within a
+    kind (float64 with complex64 gives complex128, as MindSpore and NumPy)."""
     if a is b:
         return a
     ra, rb = _RANK[a.np.kind], _RANK[b.np.kind]
+    if ra == 3 or rb == 3:
+        wide = mstype.float64 in (a, b) or mstype.complex128 in (a, b)
+        return mstype.complex128 if wide else mstype.complex64
     if ra != rb:
         return a if ra > rb else b
     if a is mstype.bfloat16 or b is mstype.bfloat16:

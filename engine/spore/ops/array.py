@@ -106,6 +106,12 @@ class SumTo:
             from .. import _kernels
 
             return _kernels.bias_grad(a)
+        if a.dtype.itemsize == 2 and a.dtype.kind in "fV" and a.size >= 1024:
+            # float16/bfloat16 (mixed precision's bias gradients): accumulate in float32, round once
+            from ..amp import lowp
+
+            if lowp.is_lowp(a.dtype):
+                return lowp.cast(SumTo.impl(lowp.cast(a, np.float32), shape), a.dtype)
         lead = a.ndim - len(shape)
         axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and a.shape[i + lead] != 1)
         out = a.sum(axis=axes, keepdims=True) if axes else a

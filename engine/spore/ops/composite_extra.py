@@ -494,13 +494,15 @@ def is_floating_point(input: Tensor) -> bool:
 
 @tensor_method("is_complex")
 def is_complex(input: Tensor) -> bool:
-    """Whether the dtype is complex (never, in Spore: it has no complex dtypes)."""
-    return False
+    """Whether the dtype is complex64 or complex128."""
+    return bool(input.dtype.is_complex)
 
 
 @tensor_method("isreal")
 def isreal(input: Tensor) -> Tensor:
-    """Which elements are real: all of them (Spore has no complex dtypes)."""
+    """Which elements are real: those with a zero imaginary part (all of a real tensor)."""
+    if input.dtype.is_complex:
+        return F.equal(F.imag(input), 0)
     return F.cast(F.ones_like(input, dtype=mstype.int32), mstype.bool_)
 
 

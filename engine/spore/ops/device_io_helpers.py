@@ -35,9 +35,13 @@ def tensordump(file_name: str, tensor: Tensor, mode: str = "out") -> None:
 
 
 def real(input: Tensor) -> Tensor:
-    """The real part of `input`: the tensor itself (Spore's dtypes are all real)."""
+    """The real part of `input`: Re z of a complex tensor (ops/complex_ops.py), a real tensor itself."""
     if not isinstance(input, Tensor):
         raise TypeError(f"real: input must be a Tensor, got {type(input).__name__}")
+    if input.dtype.is_complex:
+        from .complex_ops import _Real as Real
+
+        return Real(input)
     return input
 
 

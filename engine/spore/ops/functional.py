@@ -52,6 +52,7 @@ _MODULE_NAMES = (
     "misc_ops",                                         # choice_with_mask, coalesce, make_row_tensor; Tensor internals
     "candidate_sampling",                               # uniform/log_uniform_candidate_sampler
     "functional_control", "primitive_helpers",          # ForiLoop/Scan, jet/linearize, hooks; PrimitiveWithInfer, ...
+    "complex_ops", "fft_ops",                           # complex dtype ops (angle, imag, polar, ...); fft family
 )
 DECLARATION_MODULES: tuple[types.ModuleType, ...] = tuple(
     importlib.import_module(f"{__package__}.{n}") for n in _MODULE_NAMES)
@@ -67,5 +68,6 @@ for _m in DECLARATION_MODULES:
     globals().update(_public_functions(_m))
     __all__.extend(_public_functions(_m))
 __all__ = sorted(set(__all__))
+importlib.import_module(f"{__package__}.complex_ops")._guard_registry()  # complex in/refused: all modules loaded
 
 _binary = importlib.import_module(f"{__package__}.elementwise")._binary

@@ -202,9 +202,13 @@ def dyn_shape(input_x: Tensor) -> Tensor:
 
 
 def conj(input: Tensor) -> Tensor:
-    """The complex conjugate; Spore's tensors are real, so the tensor itself (as MindSpore for reals)."""
+    """The complex conjugate (ops/complex_ops.py); a real tensor is itself (as MindSpore for reals)."""
     if not isinstance(input, Tensor):
         raise TypeError(f"conj: expected a Tensor, got {type(input).__name__}")
+    if input.dtype.is_complex:
+        from .complex_ops import _Conj as Conj
+
+        return Conj(input)
     return input
 
 

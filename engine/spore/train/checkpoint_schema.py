@@ -90,10 +90,11 @@ TENSOR_TYPES: dict[str, DType] = {name: t for name, t in (
     ("Float16", mstype.float16), ("Float32", mstype.float32), ("Float64", mstype.float64),
     ("BFloat16", mstype.bfloat16), ("Int8", mstype.int8), ("Int16", mstype.int16),
     ("Int32", mstype.int32), ("Int64", mstype.int64), ("UInt8", mstype.uint8), ("Bool", mstype.bool_),
+    ("Complex64", mstype.complex64), ("Complex128", mstype.complex128),  # interleaved (re, im), as NumPy's
 ) if t is not None}
 _NAME_BY_DTYPE = {t: name for name, t in TENSOR_TYPES.items()}  # by DType: bfloat16 stays unloaded
 # MindSpore writes these too; Spore has no dtype for them, so they are refused by name.
-MINDSPORE_ONLY_TYPES = ("UInt16", "UInt32", "UInt64", "Int4", "Complex64", "Complex128", "random_op")
+MINDSPORE_ONLY_TYPES = ("UInt16", "UInt32", "UInt64", "Int4", "random_op")
 STR_TYPE = "str"
 _BIG_ENDIAN = sys.byteorder == "big"
 

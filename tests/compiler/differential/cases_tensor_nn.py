@@ -1385,10 +1385,11 @@ def _api_breadth_tensor_cases() -> list[Case]:
     from .cases_api_nn import api_nn_tensor_cases  # the nn slice's (fold/unfold)
     from .cases_api_sparse import api_sparse_tensor_cases  # the sparse slice's (to_coo/to_csr)
     from .cases_autodiff_api import autodiff_tensor_cases  # the autodiff slice's (register_hook, ...)
+    from .cases_complex import complex_tensor_cases  # the complex slice's (angle, imag, eigvals, orgqr, ormqr)
 
     return (api_tensor_cases() + api_a_tensor_cases() + api_nn_tensor_cases() + api_b_tensor_cases()
             + api_sparse_tensor_cases() + api_b2_tensor_cases() + api_a2_tensor_cases()
-            + api_misc_tensor_cases() + autodiff_tensor_cases())
+            + api_misc_tensor_cases() + autodiff_tensor_cases() + complex_tensor_cases())
 
 
 # --- helper Cells (user code: compiled by the frontend) -------------------------------------------

@@ -142,7 +142,8 @@ def _same(a: list, b: list, rtol: float, atol: float) -> str | None:
         if ax.shape != ay.shape:
             return f"output {i}: shape {ax.shape} vs {ay.shape}"
         if ax.dtype.kind in "fcV":
-            fx, fy = ax.astype(np.float64), ay.astype(np.float64)
+            wide = np.complex128 if ax.dtype.kind == "c" else np.float64  # complex: compare both parts
+            fx, fy = ax.astype(wide), ay.astype(wide)
             if not np.allclose(fx, fy, rtol=rtol, atol=atol, equal_nan=True):
                 return f"output {i}: values differ (max |d| {np.nanmax(np.abs(fx - fy))})"
         elif not np.array_equal(ax, ay):

@@ -63,6 +63,11 @@ class FusedReluGradBias:
             from ... import _kernels
 
             return _kernels.relu_grad_bias(g, y)
+        if g.dtype.itemsize == 2 and g.dtype == y.dtype and g.ndim == 2:
+            # float16/bfloat16 (mixed precision): PyNative's kernels (C++ mask, float32 column sums),
+            # so both modes give the same bits
+            r = ReluGrad.impl(g, y)
+            return r, SumTo.impl(r, tuple(r.shape[1:]))
         r = np.multiply(g, y > 0, dtype=g.dtype)
         return r, r.sum(axis=0)
 

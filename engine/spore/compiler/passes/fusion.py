@@ -44,6 +44,11 @@ class FusedDense:
 
             return _kernels.dense_forward(x, w, b, transpose_a, transpose_b, relu)  # bias and ReLU as the epilogue
         out = matmul(x, w, transpose_a=transpose_a, transpose_b=transpose_b)
+        if out.dtype.itemsize == 2 and out.dtype == b.dtype and out.dtype.kind in "fV":
+            # float16/bfloat16 (mixed precision): PyNative's Add and ReLU (C++ casts and masks; NumPy's
+            # 16-bit loops are scalar), so both modes give the same bits
+            out = Add.impl(out, b)
+            return ReLU.impl(out) if relu else out
         if not out.flags.writeable or out.base is not None:
             out = np.array(out)
         np.add(out, b, out=out)

@@ -1,0 +1,33 @@
+"""Samples for the complex-number and FFT primitives (issue 14). The complex-valued ones have no
+finite-difference check here (the shared checker perturbs real inputs only): their conjugate-Wirtinger
+gradients are checked by finite differences on the real and imaginary parts separately in
+tests/engine/test_complex_grad.py."""
+
+import numpy as np
+
+from . import Sample
+
+r = np.random.default_rng(14)
+_z = r.standard_normal((2, 3)) + 1j * r.standard_normal((2, 3))
+_z6 = r.standard_normal((2, 6)) + 1j * r.standard_normal((2, 6))
+_WIRT = "complex input: its Wirtinger gradient is checked in tests/engine/test_complex_grad.py"
+
+SAMPLES = {
+    "Complex": [Sample([r.standard_normal((2, 3)), r.standard_normal((2, 3))], grad=False, why=_WIRT),
+                Sample([r.standard_normal((2, 3)).astype(np.float32), r.standard_normal((3,)).astype(np.float32)],
+                       grad=False, why=_WIRT)],
+    "Real": [Sample([_z], grad=False, why=_WIRT), Sample([_z.astype(np.complex64)], grad=False, why=_WIRT)],
+    "Imag": [Sample([_z], grad=False, why=_WIRT)],
+    "Conj": [Sample([_z], grad=False, why=_WIRT)],
+    "Angle": [Sample([_z], grad=False, why=_WIRT), Sample([_z.astype(np.complex64)], grad=False, why=_WIRT)],
+    "ComplexAbs": [Sample([_z], grad=False, why=_WIRT)],
+    "ViewAsReal": [Sample([_z], grad=False, why=_WIRT)],
+    "FFTN": [
+        Sample([_z6], {"kind": "c2c", "axes": (1,), "s": (4,), "norm": "backward", "inverse": False},
+               grad=False, why=_WIRT),
+        Sample([_z6.astype(np.complex64)], {"kind": "c2c", "axes": (0, 1), "s": (3, 6), "norm": "ortho",
+                                            "inverse": True}, grad=False, why=_WIRT),
+        Sample([r.standard_normal((2, 6))], {"kind": "r2c", "axes": (1,), "s": (7,), "norm": "forward"}),
+        Sample([_z6], {"kind": "c2r", "axes": (1,), "s": (9,), "norm": "backward"}, grad=False, why=_WIRT),
+    ],
+}
