@@ -163,20 +163,54 @@ def test_register_saved_tensors_hooks_decorator_offloads_to_numpy():
     np.testing.assert_allclose(ms.grad(f)(T(xv)).asnumpy(), np.cos(xv) * xv + np.sin(xv), rtol=1e-6)
 
 
-def _hooked(x):
-    z = x * 2
-    z.register_hook(_identity)
-    return z
+def _hooked_loss(a):
+    z = a * a
+    z.register_hook(_double)
+    return (z * a).sum()
 
 
-def _identity(t):
-    return t
+def _double(g):
+    return g * 2
+
+
+def _used_then_hooked(a):
+    z = a * a
+    w = z + 1
+    z.register_hook(_double)
+    return (w * z).sum()
+
+
+def _hooked_param(a):
+    P.register_hook(_double)
+    return (a * P).sum()
+
+
+P = ms.Parameter(T([1.0, 2.0]), name="p")
+
+
+def test_register_hook_compiles_into_the_backward_graph():
+    xv = np.array([0.5, -1.5, 2.0], np.float32)
+    want = 2 * (2 * xv) * xv + xv * xv  # d/da of (z a) with z = a^2: hook doubles dL/dz = a
+    np.testing.assert_allclose(ms.grad(_hooked_loss)(T(xv)).asnumpy(), want, rtol=1e-6)
+    np.testing.assert_allclose(ms.jit(ms.grad(_hooked_loss), fullgraph=True)(T(xv)).asnumpy(), want, rtol=1e-6)
+
+
+def test_register_hook_in_a_graph_follows_mindspores_constraints():
+    with pytest.raises(SporeError, match="already used") as info:
+        ms.jit(ms.grad(_used_then_hooked), fullgraph=True)(T([1.0, 2.0]))
+    assert info.value.loc is not None and info.value.loc.line == _used_then_hooked.__code__.co_firstlineno + 3
+    with pytest.raises(SporeError, match="Parameter"):
+        ms.jit(_hooked_param, fullgraph=True)(T([1.0, 2.0]))
+
+
+def _hook_backward_loss(a):
+    return (ops.HookBackward(_double)(a * a)).sum()
 
 
 def test_pynative_only_hooks_refuse_when_compiled():
     with pytest.raises(SporeError, match="PyNative") as info:
-        ms.jit(_hooked, fullgraph=True)(T([1.0]))
-    assert info.value.loc is not None and info.value.loc.line == _hooked.__code__.co_firstlineno + 2
+        ms.jit(ms.grad(_hook_backward_loss), fullgraph=True)(T([1.0]))
+    assert info.value.loc is not None and info.value.loc.line == _hook_backward_loss.__code__.co_firstlineno + 1
 
 
 def test_no_hook_costs_nothing_on_the_tape():

@@ -13,9 +13,10 @@
   ``unpack(packed)``. (MindSpore calls `pack` only on the tensors an op's own rule saves; Spore's
   rules may read any input, so `pack` sees every input of every recorded op.)
 
-Graph mode: MindSpore documents HookBackward and saved_tensors_hooks as PyNative-only and
-Spore's compiled gradients do not run Python hooks, so calling them while compiling raises a
-clear error on the user's line; `InsertGradientOf` (whose `f` is made of ops) compiles.
+Graph mode: `Tensor.register_hook` and `InsertGradientOf` compile (the hook is traced into the
+backward graph, under MindSpore's Graph-mode constraints); HookBackward, DumpGradient and
+saved_tensors_hooks, which MindSpore documents as PyNative-only, raise a clear error on the
+user's line while compiling.
 """
 
 from __future__ import annotations
@@ -70,23 +71,63 @@ def _remove(t: Any, hook_id: int) -> bool:
     return True
 
 
-def register_hook(self: Any, hook: Callable) -> RemovableHandle:
+def register_hook(self: Any, hook: Callable) -> Any:
     """Registers `hook` to run on the gradient of this tensor in each backward pass (MindSpore's
     ``Tensor.register_hook``): ``hook(grad)`` returns the new gradient (None keeps it). Several hooks
-    run in the order they were registered. Returns a handle whose ``remove()`` takes the hook off."""
+    run in the order they were registered. Returns a handle whose ``remove()`` takes the hook off.
+
+    Inside a compiled graph (as MindSpore documents for Graph mode) the hook becomes part of the
+    graph's backward pass and the call returns the tensor itself; there, a tensor takes one hook,
+    before its first use, and a Parameter takes none (MindSpore's constraints)."""
     if not callable(hook):
         raise TypeError(f"Tensor.register_hook: hook must be a Python function, got {type(hook).__name__}")
-    _refuse_in_graph("Tensor.register_hook", "register the hook outside the jit function / construct, "
-                                              "or use ops.InsertGradientOf, which compiles")
+    if TRACING.builder is not None:
+        return _register_in_graph(self, hook)
     hook_id = next(_IDS)
     self.__dict__.setdefault("_grad_hooks", {})[hook_id] = hook
     tape.TENSOR_HOOKS[id(self)] = self
     return RemovableHandle(self, hook_id)
 
 
+def _register_in_graph(t: Any, hook: Callable) -> Any:
+    """Graph mode: rebind the traced tensor to an InsertGradientOf of itself whose gradient rule runs
+    `hook` (traced into the backward graph)."""
+    from ..tensor import Parameter
+
+    def refuse(why: str) -> SporeError:
+        return located(SporeError(f"Tensor.register_hook inside a compiled graph: {why}",
+                                  hint="register the hook in PyNative mode, or at the tensor's creation"))
+
+    if isinstance(t, Parameter):
+        raise refuse("a Parameter cannot take a hook inside the graph (as in MindSpore)")
+    if not getattr(t, "_traced", False):
+        raise refuse("this tensor is a constant of the graph (made outside it), so no gradient reaches it")
+    if t.__dict__.get("_graph_hooked"):
+        raise refuse("a tensor takes one hook inside the graph (as in MindSpore)")
+    var = t._var
+    b = TRACING.builder
+    while b is not None:
+        if any(a is var for e in b.eqns for a in e.inputs):
+            raise refuse("the tensor was already used before the hook was registered, so those uses "
+                         "would bypass it (MindSpore refuses this too)")
+        b = b.parent
+
+    def f(g: Any) -> Any:
+        new = hook(g)
+        return g if new is None else new
+
+    t._rebind(INSERT_GRADIENT(t, f=f))
+    t.__dict__["_graph_hooked"] = True
+    return t
+
+
 def remove_hook(self: Any, handle: Any) -> bool:
     """Removes a hook registered on this tensor, given its handle (or the handle's id); returns
     whether there was one."""
+    if TRACING.builder is not None:
+        raise located(SporeError("Tensor.remove_hook: a hook cannot be removed inside a compiled graph "
+                                 "(MindSpore does not support it either)",
+                                 hint="remove the hook in PyNative code, outside the jit function / construct"))
     hook_id = handle.id if isinstance(handle, RemovableHandle) else handle
     if not isinstance(hook_id, int) or isinstance(hook_id, bool):
         raise TypeError(f"Tensor.remove_hook: expected the handle register_hook returned, got {type(handle).__name__}")
