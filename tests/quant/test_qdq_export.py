@@ -57,6 +57,7 @@ def test_ms_export_qdq_runs_in_onnxruntime_and_lite(lenet, tmp_path) -> None:
     onnx.checker.check_model(model, full_check=True)
     ops = [n.op_type for n in model.graph.node]
     assert ops.count("QuantizeLinear") == 9 and ops.count("Conv") == 2 and ops.count("Gemm") == 3
+    assert ops.count("Relu") == 4  # the fused ones; LeNet's own ReLU after each (an identity there) is dropped
     inits = {t.name: onnx.numpy_helper.to_array(t) for t in model.graph.initializer}
     assert inits["conv1.weight_quantized"].dtype == np.int8 and inits["fc1.bias_quantized"].dtype == np.int32
     np.testing.assert_array_equal(inits["fc1.weight_quantized"], q.network.fc1.w_q)

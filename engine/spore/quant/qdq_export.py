@@ -53,6 +53,7 @@ def write_qdq(model: Any, specs: dict[str, dict[str, Any]]) -> Any:
     new_inits: list[Any] = []
     new_nodes: dict[int, tuple[list[Any], list[Any]]] = {}  # id(node) -> (nodes before, nodes after)
     found: set[str] = set()
+    nonneg: set[str] = set()  # dequantized outputs of fused-ReLU layers with zero point 0
     for n in g.node:
         if n.op_type not in ("Conv", "Gemm") or len(n.input) < 2 or n.input[1] not in specs:
             continue
@@ -103,6 +104,8 @@ def write_qdq(model: Any, specs: dict[str, dict[str, Any]]) -> Any:
             tail = readers[0]
         if s["y_scale"] is not None:
             y = tail.output[0]
+            if s["relu"] and int(s["y_zp"]) == 0:
+                nonneg.add(y)
             pre = f"{p}.y_float"
             tail.output[0] = pre
             # the tail's readers keep reading `y`, which is now DQ's output: nothing to rewire
@@ -129,7 +132,31 @@ def write_qdq(model: Any, specs: dict[str, dict[str, Any]]) -> Any:
         before, after = new_nodes.get(id(n), ([], []))
         g.node.extend(before + [n] + after)
     g.initializer.extend(new_inits)
+    _drop_identity_relus(g, nonneg)
     return model
+
+
+def _drop_identity_relus(g: Any, nonneg: set[str]) -> int:
+    """Remove each Relu that reads a fused-ReLU layer's dequantized output (zero point 0, so never
+    negative: the Relu is the identity there). The network's own ReLU cell after a fused layer
+    exports as such a Relu; without it, DQ -> MaxPool/Reshape -> Q chains are pure integer
+    pass-through for the runtimes (spore.lite, onnxruntime). Returns how many were removed."""
+    outputs = {o.name for o in g.output}
+    rename: dict[str, str] = {}
+    keep = []
+    for n in g.node:
+        src = rename.get(n.input[0], n.input[0]) if n.input else ""
+        if n.op_type == "Relu" and src in nonneg and n.output[0] not in outputs:
+            rename[n.output[0]] = src
+            continue
+        for k, i in enumerate(n.input):
+            if i in rename:
+                n.input[k] = rename[i]
+        keep.append(n)
+    removed = len(g.node) - len(keep)
+    del g.node[:]
+    g.node.extend(keep)
+    return removed
 
 
 def to_qdq_model(qnet: Any, *inputs: Any, opset_version: int = 17, dynamic_axes: dict | None = None,
