@@ -28,6 +28,9 @@ class Cast:
     onnx = OnnxMap(export="cast")
 
     def infer(a, dtype):
+        if a.dtype.is_complex and not dtype.is_complex:  # NumPy would warn and drop the imaginary part
+            raise DTypeError("Cast", "a real tensor (a complex -> real cast would drop the imaginary part)",
+                             f"{a.dtype} -> {dtype}", hint="take ops.real(x), ops.imag(x) or ops.abs(x) first")
         return Aval(a.shape, dtype)
 
     def impl(a, dtype):

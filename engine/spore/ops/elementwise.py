@@ -241,8 +241,9 @@ class ReluGrad:
 
 
 def _as_float(x: Tensor) -> Tensor:
-    """Integer and bool tensors become float32 (what MindSpore's math functions compute in)."""
-    return x if x.dtype.is_float else cast(x, mstype.float32)
+    """Integer and bool tensors become float32 (what MindSpore's math functions compute in); complex
+    ones stay complex (an op without a complex kernel refuses them by name: ops/complex_ops.py)."""
+    return x if x.dtype.is_float or x.dtype.is_complex else cast(x, mstype.float32)
 
 
 def _promoted(a: Any, b: Any) -> tuple[Tensor, Tensor]:
