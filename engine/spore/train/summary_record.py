@@ -101,7 +101,9 @@ class SummaryRecord:
             raise RuntimeError("SummaryRecord.record: the SummaryRecord is closed")
         if isinstance(step, bool) or not isinstance(step, int) or step < 0:
             raise ValueError(f"SummaryRecord.record: step must be a non-negative int, got {step!r}")
-        staged, self._staged = self._staged, []
+        from ..ops.summary_ops import take_pending  # the summary operators' values since the last record
+
+        staged, self._staged = self._staged + take_pending(), []
         if self._mode == "eval":
             return False
         net = train_network if train_network is not None else self._network

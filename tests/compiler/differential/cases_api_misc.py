@@ -175,3 +175,20 @@ def _train_classes() -> list:
             C("ops.LARSUpdate[0]", lars_update, fl(3, 4), fl(3, 4)),
             K("LARSUpdate[default]", ops.LARSUpdate(), fl(3, 4), fl(3, 4), pos(), pos(), 0.01, 0.1),
             K("BasicLSTMCell[0]", ops.BasicLSTMCell(), fl(2, 3), fl(2, 4), fl(2, 4), fl(7, 16), fl(16))]
+
+
+def summary_then_value(x):
+    ops.ScalarSummary()("s", x.sum())
+    ops.HistogramSummary()("h", x)
+    ops.TensorSummary()("t", x)
+    ops.ImageSummary()("i", ops.reshape(x, (1, 1, 2, 3)))
+    return x * 2
+
+
+@_classes
+def _summary_classes() -> list:
+    return [K("ScalarSummary[0]", ops.ScalarSummary(), "loss", fl()),
+            K("HistogramSummary[0]", ops.HistogramSummary(), "w", fl(2, 3)),
+            K("TensorSummary[0]", ops.TensorSummary(), "t", fl(3)),
+            K("ImageSummary[0]", ops.ImageSummary(), "img", fl(1, 3, 2, 2, lo=0.0, hi=1.0)),
+            C("ops.ScalarSummary[in graph]", summary_then_value, fl(2, 3))]

@@ -188,6 +188,9 @@ class SummaryCollector(Callback):
         cb = run_context.original_args()
         step = cb.get("cur_step_num", 0)
         self._last_step = step
+        from ...ops.summary_ops import take_pending, write_entries
+
+        pending = take_pending()  # the summary operators' values of this step (not kept for a later one)
         if not (self._first_step or step % self._collect_freq == 0):
             return
         self._first_step = False
@@ -203,6 +206,7 @@ class SummaryCollector(Callback):
         if network is not None and self._collect_histograms:
             for name, values in self._histogram_params(network):
                 writer.add_histogram(name, values, step)
+        write_entries(writer, pending, step)
 
     def on_train_epoch_end(self, run_context: RunContext) -> None:
         cb = run_context.original_args()
