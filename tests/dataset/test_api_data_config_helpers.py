@@ -54,7 +54,7 @@ def test_debug_mode_sets_seed_one():
         if old is not None:
             ds.config.set_seed(old)
     assert ds.get_debug_mode() is False
-    with pytest.raises(ValueError, match="debug hooks"):
+    with pytest.raises(TypeError, match="must hold DebugHook objects"):  # MindSpore: TypeError
         ds.config.set_debug_mode(True, [object()])
 
 

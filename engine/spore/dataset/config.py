@@ -94,18 +94,28 @@ def get_error_samples_mode() -> ErrorSamplesMode:
 
 
 _debug_mode = False
+_debug_hooks: list | None = None
 
 
 def set_debug_mode(debug_mode_flag: bool, debug_hook_list: list | None = None) -> None:
     """MindSpore's debug mode runs the pipeline serially with seed 1 so samples can be inspected;
     Spore sets the global seed to 1 when it is turned on, and its pipeline is always Python code a
-    debugger can step into. ``debug_hook_list`` is not supported (Spore has no DebugHook)."""
-    global _debug_mode
+    debugger can step into. ``debug_hook_list`` (`DebugHook` objects) is run before and after every
+    operation of every ``map`` while debug mode is on; None: a hook that logs each operation's
+    input/output shapes and types at DEBUG level on the ``spore.dataset`` logger."""
+    global _debug_mode, _debug_hooks
     if not isinstance(debug_mode_flag, bool):
         raise TypeError(f"set_debug_mode: debug_mode_flag must be a bool, got {debug_mode_flag!r}")
-    if debug_hook_list:
-        raise ValueError("set_debug_mode: debug hooks are not supported by Spore; use a Python function in map()")
+    if debug_hook_list is not None:
+        from .debug_utils import DebugHook
+
+        if not isinstance(debug_hook_list, list):
+            raise TypeError(f"set_debug_mode: debug_hook_list must be a list, got {type(debug_hook_list).__name__}")
+        bad = [h for h in debug_hook_list if not isinstance(h, DebugHook)]
+        if bad:
+            raise TypeError(f"set_debug_mode: debug_hook_list must hold DebugHook objects, got {bad[0]!r}")
     _debug_mode = debug_mode_flag
+    _debug_hooks = list(debug_hook_list) if debug_hook_list is not None else None
     if debug_mode_flag:
         set_seed(1)
 
@@ -113,6 +123,17 @@ def set_debug_mode(debug_mode_flag: bool, debug_hook_list: list | None = None) -
 def get_debug_mode() -> bool:
     """Whether ``set_debug_mode(True)`` was called."""
     return _debug_mode
+
+
+def debug_hooks() -> list | None:
+    """The hooks ``map`` runs around its operations: None outside debug mode."""
+    if not _debug_mode:
+        return None
+    if _debug_hooks is None:
+        from .debug_utils import _LogMetaHook
+
+        return [_LogMetaHook()]
+    return list(_debug_hooks)
 
 
 _callback_timeout = 60

@@ -8,12 +8,15 @@ Spore's pipeline element type is a NumPy dtype (MindData's is its C++ ``DataType
 
 from __future__ import annotations
 
+import logging
 from abc import ABC, abstractmethod
 from typing import Any
 
 import numpy as np
 
 __all__ = ["DebugHook", "flatten_single_lists", "mstype_to_detype"]
+
+_log = logging.getLogger("spore.dataset")
 
 
 class DebugHook(ABC):
@@ -37,6 +40,16 @@ class DebugHook(ABC):
     def set_previous_op_name(self, prev_op_name: str) -> None:
         """Name the operation this hook follows (MindSpore sets it when it inserts hooks itself)."""
         self.prev_op_name = prev_op_name
+
+
+class _LogMetaHook(DebugHook):
+    """The hook debug mode uses when no list is given: logs the shape and dtype of each value
+    passing between two operations (DEBUG level, logger ``spore.dataset``) and passes them on."""
+
+    def compute(self, *args: Any) -> Any:
+        if _log.isEnabledFor(logging.DEBUG):
+            _log.debug("map data: %s", ", ".join(f"{np.asarray(a).dtype}{list(np.shape(a))}" for a in args))
+        return args
 
 
 def flatten_single_lists(nested_list: Any) -> Any:

@@ -143,10 +143,14 @@ class MapDataset(Dataset):
                 pending.append(row)
                 yield pos, tuple(row[i] for i in self._in_idx), ctx.sample_entropy(pos)
 
-        if self._workers > 1:
+        from .config import debug_hooks
+
+        hooks = debug_hooks()  # debug mode: serial, with the hooks before and after every operation
+        self._active_ops = self._ops if hooks is None else [*hooks, *(x for op in self._ops for x in (op, *hooks))]
+        if self._workers > 1 and hooks is None:
             results: Iterator[Any] = self._get_pool().imap(items())
         else:
-            results = (run_sample(self._ops, it) for it in items())
+            results = (run_sample(self._active_ops, it) for it in items())
         from .config import ErrorSamplesMode, get_error_samples_mode
 
         mode = get_error_samples_mode()
@@ -184,15 +188,16 @@ class MapDataset(Dataset):
             child.close()  # type: ignore[attr-defined]
 
     def _error(self, f: Failure, ctx: EpochCtx) -> DatasetMapError:
-        name = op_name(self._ops[f.step]) if f.step < len(self._ops) else "output conversion"
+        ops = getattr(self, "_active_ops", self._ops)
+        name = op_name(ops[f.step]) if f.step < len(ops) else "output conversion"
         inputs = ", ".join(f"{c}: {d}" for c, d in zip(self._in_cols, f.inputs)) if f.step == 0 else \
             ", ".join(f.inputs)
         msg = (f"map: {name} raised {type(f.exc).__name__}: {f.exc}\n"
                f"  on sample {f.position} of epoch {ctx.epoch}, input column(s) {self._in_cols} ({inputs})")
         hint = None
         loc = f.loc
-        if f.step == len(self._ops):
-            name = f"the value returned by {op_name(self._ops[-1])}"
+        if f.step == len(ops):
+            name = f"the value returned by {op_name(ops[-1])}"
             detail = f.exc.reason if isinstance(f.exc, DatasetError) else f.exc
             msg = (f"map: {name} is not array-like ({detail})\n"
                    f"  on sample {f.position} of epoch {ctx.epoch}, input column(s) {self._in_cols}")
