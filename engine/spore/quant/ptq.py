@@ -60,6 +60,20 @@ class QuantizedNet(Cell):
     def construct(self, *args: Any) -> Any:
         return self.network(*args)
 
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Runs in PyNative whatever the context's mode: the int8 cells call the C++ kernels on
+        concrete buffers, which a Graph-mode trace does not have (export traces `float_view()`)."""
+        from .. import context
+
+        mode = context.get_context("mode")
+        if mode == context.PYNATIVE_MODE:
+            return super().__call__(*args, **kwargs)
+        context.set_context(mode=context.PYNATIVE_MODE)
+        try:
+            return super().__call__(*args, **kwargs)
+        finally:
+            context.set_context(mode=mode)
+
     def quant_cells(self) -> dict[str, Any]:
         """path -> the QuantDense / QuantConv2d cell."""
         cells = dict(self.network.cells_and_names())
