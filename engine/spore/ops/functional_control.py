@@ -13,6 +13,7 @@ Higher-order derivatives are exact, built from reverse mode: with ``x(t) = x0 + 
 the k-th output term is ``d^k f(x(t)) / dt^k`` at ``t = 0``. One derivative in the scalar `t` of a
 tensor-valued function is ``grad_u <grad_t <g(t), u>>`` (the Jacobian-vector product by two
 reverse passes, exact because ``grad_t <g, u>`` is linear in `u`); nesting it gives the k-th.
+The same nesting compiles in Graph mode (Graph mode's grad of grad), with the same values.
 """
 
 from __future__ import annotations
@@ -236,15 +237,6 @@ class Assert:
 
 
 # --- higher-order differentiation --------------------------------------------------------------------------
-def _not_compiled(op: str) -> None:
-    """The nested reverse passes these transforms take are PyNative's tape; compiled they are refused
-    (Graph mode's LAX level runs the call in Python instead, with PyNative's result)."""
-    if TRACING.builder is not None:
-        raise located(SporeError(f"ops.{op} nests reverse-mode passes, which Spore computes on the PyNative "
-                                 "tape only; inside a compiled graph it is not supported",
-                                 hint=f"call ops.{op} outside the jit function / construct"))
-
-
 def _tensors_in(op: str, name: str, value: Any) -> tuple[tuple[Tensor, ...], bool]:
     if isinstance(value, Tensor):
         return (value,), True
@@ -259,6 +251,14 @@ def _as_float(t: Tensor) -> Tensor:
     return t if t.dtype.is_float else F.cast(t, mstype.float32)
 
 
+def _seed(t: Tensor) -> Tensor:
+    """A tensor the transforms differentiate with respect to: a fresh value (not a constant of the
+    graph being compiled, which Graph mode's grad gives no gradient)."""
+    from . import functional as F
+
+    return F.identity(t)
+
+
 def _d_dt(g: Callable) -> Callable:
     """t -> dg/dt for a function g of a scalar tensor t (exact: two reverse passes, see the module doc)."""
     from ..autodiff.api import grad
@@ -268,7 +268,7 @@ def _d_dt(g: Callable) -> Callable:
         def inner(u: Tensor) -> Tensor:
             return grad(lambda tt: F.sum(F.mul(g(tt, like), u)))(t)
 
-        return grad(inner)(F.zeros_like(like))
+        return grad(inner)(_seed(F.zeros_like(like)))
 
     return dg
 
@@ -299,7 +299,7 @@ def _series(fn: Callable, primals: tuple, series: tuple, order: int) -> tuple[Te
             raise TypeError(f"the function returned {type(out).__name__}; jet/derivative need one Tensor output")
         return out
 
-    t0 = Tensor(np.zeros((), dt.np))
+    t0 = _seed(Tensor(np.zeros((), dt.np)))
     out0 = fn(*primals)
     if not isinstance(out0, Tensor):
         raise TypeError(f"the function returned {type(out0).__name__}; jet/derivative need one Tensor output")
@@ -317,7 +317,6 @@ def jet(fn: Callable, primals: Any, series: Any) -> tuple[Any, Any]:
     axis, one stack per primal) is the (k+1)-th derivative of the input path; returns
     ``(fn(primals), out_series)`` with ``out_series[k]`` the (k+1)-th derivative of the output along
     it. Integer primals are computed in float32, as MindSpore does."""
-    _not_compiled("jet")
     ps, single = _tensors_in("jet", "primals", primals)
     ss, single_s = _tensors_in("jet", "series", series)
     if single != single_s or len(ps) != len(ss):
@@ -340,7 +339,6 @@ def derivative(fn: Callable, primals: Any, order: int) -> tuple[Any, Any]:
     """The `order`-th derivative of `fn` along the all-ones direction (MindSpore's
     ``ops.derivative``): ``(fn(primals), d^order fn(x + t) / dt^order at t = 0)``; for an
     elementwise function that is the elementwise `order`-th derivative."""
-    _not_compiled("derivative")
     ps, _ = _tensors_in("derivative", "primals", primals)
     if isinstance(order, bool) or not isinstance(order, int):
         raise TypeError(f"derivative: order must be an int, got {type(order).__name__}")
@@ -358,7 +356,6 @@ def linearize(fn: Callable, inputs: Any) -> tuple[Any, Callable]:
     from ..autodiff.api import _detach, grad
     from . import functional as F
 
-    _not_compiled("linearize")
     xs, _ = _tensors_in("linearize", "inputs", inputs)
     out = fn(*xs)
     if not isinstance(out, Tensor):
@@ -381,7 +378,7 @@ def linearize(fn: Callable, inputs: Any) -> tuple[Any, Callable]:
                 total = part if total is None else F.add(total, part)
             return total
 
-        return _detach(grad(inner)(F.zeros_like(out)))
+        return _detach(grad(inner)(_seed(F.zeros_like(out))))
 
     return _detach(out), jvp_fn
 
