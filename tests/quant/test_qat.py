@@ -17,6 +17,8 @@ from spore.quant.bn_fold import Conv2dBnFoldQuant, fold_bn, fold_conv_bn
 from spore.quant.fake_quant import fake_quant_numpy
 from spore.quant.qat import (
     Conv2dBnWithoutFoldQuant,
+    Conv2dQuant,
+    DenseQuant,
     QuantizationAwareTraining,
     SimulatedQuantizationAwareTraining,
     create_quant_config,
@@ -167,6 +169,43 @@ def test_quantize_rewrites_cell_attributes_and_combined_layers():
         ["Conv2dQuant", "Conv2dQuant", "DenseQuant", "DenseQuant", "DenseQuant"]
     combo = QuantizationAwareTraining().quantize(nn.Conv2dBnAct(1, 2, 3, has_bn=True, activation="relu"))
     assert isinstance(combo, Conv2dBnFoldQuant) and combo.relu
+
+
+class _ConvBnNet(nn.Cell):
+    """Conv -> BN -> ReLU called in construct (no SequentialCell): only a trace shows the chain."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = nn.Conv2d(1, 3, 3, pad_mode="pad", padding=1)
+        self.bn = nn.BatchNorm2d(3)
+        self.act = nn.ReLU()
+        self.flat = nn.Flatten()
+        self.fc = nn.Dense(3 * 4 * 4, 2)
+
+    def construct(self, x):
+        return self.fc(self.flat(self.act(self.bn(self.conv(x)))))
+
+
+def test_quantize_with_example_inputs_fuses_chains_of_any_construct():
+    r = np.random.default_rng(6)
+    ms.set_seed(6)
+    x = r.standard_normal((4, 1, 4, 4)).astype(np.float32)
+    plain = QuantizationAwareTraining().quantize(_ConvBnNet())
+    assert isinstance(plain.conv, Conv2dQuant) and isinstance(plain.bn, nn.BatchNorm2d) and not plain.conv.relu
+    net = _ConvBnNet()
+    _set_bn(net.bn, _bn_params(r, 3))
+    net.set_train(False)
+    want = net(t(x)).asnumpy()
+    net = QuantizationAwareTraining().quantize(net, x)
+    assert isinstance(net.conv, Conv2dBnFoldQuant) and net.conv.relu and isinstance(net.bn, nn.Identity)
+    assert isinstance(net.fc, DenseQuant) and not net.fc.relu
+    net.set_train(True)
+    net(t(x))  # one step sets the activation ranges (the fold uses the moving statistics in eval)
+    net.set_train(False)
+    got = net(t(x)).asnumpy()
+    assert np.abs(got - want).max() < 0.05 * np.abs(want).max() + 0.05, (got, want)
+    with pytest.raises(SporeError, match="does not run on the example inputs"):
+        QuantizationAwareTraining().quantize(_ConvBnNet(), np.zeros((1, 2, 4, 4), np.float32))
 
 
 def test_bad_configurations_are_refused():

@@ -47,13 +47,13 @@ def _train(net: nn.Cell, x: np.ndarray, y: np.ndarray, epochs: int, lr: float, s
     net.set_train(False)
 
 
-def _qat_then_convert(net: nn.Cell, qat: QuantizationAwareTraining, epochs: int, seed: int):
+def _qat_then_convert(net: nn.Cell, qat: QuantizationAwareTraining, epochs: int, seed: int, traced: bool = False):
     from examples.train_digits import accuracy, load_split  # type: ignore[import-not-found]
 
     x_tr, x_te, y_tr, y_te = load_split(0)
     _train(net, x_tr, y_tr, epochs, 0.003, seed)
     acc_float = accuracy(net, x_te, y_te)
-    net = qat.quantize(net)
+    net = qat.quantize(net, x_tr[:4]) if traced else qat.quantize(net)
     _train(net, x_tr, y_tr, 1, 0.0005, seed + 1)  # a short QAT fine-tune
     acc_qat = accuracy(net, x_te, y_te)
     layer_io = _layer_io(net, x_te[:64])
@@ -90,17 +90,22 @@ def _check_int8_against_qat(qnet, layer_io, qat_logits, x_te) -> None:
     assert np.mean(logits.argmax(1) == qat_logits.argmax(1)) > 0.98
 
 
-def test_qat_lenet_digits_converts_to_int8_within_one_point():
+@pytest.mark.parametrize("traced", [False, True])
+def test_qat_lenet_digits_converts_to_int8_within_one_point(traced):
+    """LeNet's construct calls its ReLU separately: traced, each ReLU is fused into its layer."""
     ms.set_seed(0)
     from examples.train_digits import LeNet  # type: ignore[import-not-found]
 
     qnet, layer_io, qat_logits, (acc_f, acc_qat, acc_q), x_te = _qat_then_convert(
-        LeNet(), QuantizationAwareTraining(), epochs=6, seed=0)
+        LeNet(), QuantizationAwareTraining(), epochs=6, seed=0, traced=traced)
     assert acc_f > 0.9, acc_f
     assert acc_f - acc_q < 0.01, (acc_f, acc_qat, acc_q)
     assert abs(acc_qat - acc_q) < 0.01, (acc_qat, acc_q)
     _check_int8_against_qat(qnet, layer_io, qat_logits, x_te)
     assert type(qnet.network.conv1).__name__ == "QuantConv2d"
+    assert qnet.network.conv1.relu is traced and qnet.network.fc2.relu is traced and not qnet.network.fc3.relu
+    if traced:
+        assert qnet.network.conv1.y_zp == 0  # a ReLU-fused output's range starts at 0
 
 
 def test_qat_bn_cnn_folds_converts_and_exports_qdq_onnx(tmp_path):

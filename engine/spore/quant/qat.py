@@ -330,11 +330,49 @@ class QuantizationAwareTraining:
                 cell.insert_child_to_cell(name, new)
         return cell
 
-    def quantize(self, network: Cell) -> Cell:
+    def _rewrite_traced(self, network: Cell, example_inputs: tuple) -> None:
+        """Fuse the Conv2d -> BatchNorm2d -> ReLU and Dense -> ReLU chains one PyNative run of
+        `network` on `example_inputs` shows (the trace `quantize_static` uses), whatever its
+        construct does; each fused BatchNorm's place holds an `nn.Identity` (a fused ReLU stays:
+        applied again to the QAT cell's non-negative output it changes nothing)."""
+        from .. import context
+        from .ptq import _plan, _trace
+
+        arrays = tuple(a.asnumpy() if isinstance(a, Tensor) else np.asarray(a) for a in example_inputs)
+        was_training, mode = network.training, context.get_context("mode")
+        network.set_train(False)
+        context.set_context(mode=context.PYNATIVE_MODE)
+        try:
+            events, out = _trace(network, arrays)
+        except SporeError as err:
+            raise SporeError(f"QuantizationAwareTraining.quantize: the network does not run on the example "
+                             f"inputs ({err})") from err
+        finally:
+            context.set_context(mode=mode)
+            network.set_train(was_training)
+        plans = _plan(network, events, out, True, True, set())
+        cells = dict(network.cells_and_names())
+        for path, plan in plans.items():
+            cell = cells[path]
+            bn = cells[plan["bn"]] if plan["bn"] else None
+            relu = plan["relu"]
+            if bn is not None and not isinstance(bn, BatchNorm2d):  # Dense -> BatchNorm1d: not folded
+                bn, relu = None, False
+            _replace(network, path, self._fused(cell, bn, relu))
+            if bn is not None:
+                _replace(network, plan["bn"], Identity())
+
+    def quantize(self, network: Cell, *example_inputs: Any) -> Cell:
         """Rewrite `network` in place for QAT and return it (its Parameters are kept: the optimizer
-        and a float checkpoint still address them by name)."""
+        and a float checkpoint still address them by name).
+
+        With `example_inputs` (a Spore extension: one batch the network runs on), the conv/BN/ReLU
+        chains of any `construct` are found by running it once; without, only the structure of
+        `SequentialCell`s and `Conv2dBnAct`/`DenseBnAct` shows them (MindSpore 1.x's rule)."""
         if not isinstance(network, Cell):
             raise SporeError(f"QuantizationAwareTraining.quantize: expected an nn.Cell, got {type(network).__name__}")
+        if example_inputs:
+            self._rewrite_traced(network, example_inputs)
         out = self._rewrite(network)
         if not any(isinstance(c, _QAT_CELLS + (Conv2dBnWithoutFoldQuant,)) for _, c in out.cells_and_names()):
             raise SporeError("QuantizationAwareTraining.quantize: the network has no Conv2d or Dense to quantize")
