@@ -43,8 +43,9 @@ def test_clue_afqmc_columns_order_and_sharding(tmp_path):
 
 def test_clue_test_ids_wsc_and_csl(tmp_path):
     (tmp_path / "test.json").write_text(json.dumps({"id": 7, "sentence": "新闻", "keywords": "a,b"}) + "\n")
-    ((ident, sentence, keywords),) = _rows(ds.CLUEDataset(str(tmp_path / "test.json"), task="TNEWS", usage="test",
-                                                         shuffle=False))
+    tnews = ds.CLUEDataset(str(tmp_path / "test.json"), task="TNEWS", usage="test", shuffle=False)
+    assert tnews.get_col_names() == ["label", "keywords", "sentence"]  # MindSpore's table for TNEWS test
+    ((ident, keywords, sentence),) = _rows(tnews)
     assert ident.dtype == np.uint32 and int(ident) == 7 and str(sentence) == "新闻" and str(keywords) == "a,b"
     wsc = {"target": {"span1_index": 1, "span2_index": 4, "span1_text": "他", "span2_text": "她"}, "idx": 3,
            "text": "文本", "label": "true"}
@@ -94,7 +95,7 @@ def test_iwslt2016_train_valid_test(tmp_path):
 
 
 def test_iwslt2017_reversed_pair(tmp_path):
-    folder = tmp_path / "texts" / "DeEnItNlRo" / "DeEnItNlRo" / "DeEnItNlRo-DeEnItNlRo"
+    folder = tmp_path / "DeEnItNlRo" / "DeEnItNlRo" / "DeEnItNlRo-DeEnItNlRo"  # MindSpore's documented tree
     folder.mkdir(parents=True)
     (folder / "IWSLT17.TED.tst2010.it-en.it.xml").write_text(_iwslt_xml(["Ciao", "Grazie"]))
     (folder / "IWSLT17.TED.tst2010.it-en.en.xml").write_text(_iwslt_xml(["Hi", "Thanks"]))

@@ -36,7 +36,8 @@ _CLUE: dict[str, dict[str, list[tuple[str, tuple[str, ...], str]]]] = {
               "test": [("id", ("id",), _U), ("sentence1", ("sentence1",), _S), ("sentence2", ("sentence2",), _S)]},
     "TNEWS": {"train": [("label", ("label",), _S), ("label_des", ("label_desc",), _S), ("sentence", ("sentence",), _S),
                         ("keywords", ("keywords",), _S)],
-              "test": [("id", ("id",), _U), ("sentence", ("sentence",), _S), ("keywords", ("keywords",), _S)]},
+              # MindSpore's table names TNEWS's test id column "label" (uint32), keywords before sentence
+              "test": [("label", ("id",), _U), ("keywords", ("keywords",), _S), ("sentence", ("sentence",), _S)]},
     "IFLYTEK": {"train": [("label", ("label",), _S), ("label_des", ("label_des",), _S),
                           ("sentence", ("sentence",), _S)],
                 "test": [("id", ("id",), _U), ("sentence", ("sentence",), _S)]},
@@ -179,8 +180,6 @@ class IWSLT2016Dataset(_Columns):
         for k, v in sets.items():
             if v not in _IWSLT16_SETS:
                 raise ValueError(f"{owner}: {k}_set must be one of {list(_IWSLT16_SETS)}, got {v!r}")
-        if sets["valid"] == sets["test"]:
-            raise ValueError(f"{owner}: valid_set and test_set must differ, both are {sets['valid']!r}")
         folder = os.path.join(root, "texts", pair[0], pair[1], f"{pair[0]}-{pair[1]}")
         texts, translations = _iwslt(root, folder, "16", _usages(usage, ("train", "valid", "test"), owner), sets, pair,
                                      owner)
@@ -190,7 +189,7 @@ class IWSLT2016Dataset(_Columns):
 
 class IWSLT2017Dataset(_Columns):
     """IWSLT 2017 multilingual TED translations (en, nl, de, it, ro) from
-    ``texts/DeEnItNlRo/DeEnItNlRo/DeEnItNlRo-DeEnItNlRo/`` under ``dataset_dir``; ``usage``
+    ``DeEnItNlRo/DeEnItNlRo/DeEnItNlRo-DeEnItNlRo/`` (or ``texts/DeEnItNlRo/...``) under ``dataset_dir``; ``usage``
     'train', 'valid' (dev2010), 'test' (tst2010) or 'all'."""
 
     def __init__(self, dataset_dir: str, usage: str | None = None, language_pair: Any = None,
@@ -200,7 +199,11 @@ class IWSLT2017Dataset(_Columns):
         root = _check_dir(dataset_dir, owner)
         allowed = {a: tuple(b for b in _IWSLT17_LANGS if b != a) for a in _IWSLT17_LANGS}
         pair = _language_pair(language_pair, allowed, owner)
-        folder = os.path.join(root, "texts", "DeEnItNlRo", "DeEnItNlRo", "DeEnItNlRo-DeEnItNlRo")
+        # MindSpore's tree has DeEnItNlRo/ at the top; the release archive unpacks it under texts/
+        inner = os.path.join("DeEnItNlRo", "DeEnItNlRo", "DeEnItNlRo-DeEnItNlRo")
+        folder = os.path.join(root, inner)
+        if not os.path.isdir(folder) and os.path.isdir(os.path.join(root, "texts", inner)):
+            folder = os.path.join(root, "texts", inner)
         texts, translations = _iwslt(root, folder, "17", _usages(usage, ("train", "valid", "test"), owner),
                                      {"valid": "dev2010", "test": "tst2010"}, pair, owner)
         self._init_columns(["text", "translation"], [_strings(texts), _strings(translations)], num_samples,
