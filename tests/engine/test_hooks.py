@@ -219,3 +219,18 @@ def test_no_hook_costs_nothing_on_the_tape():
     with tape.watching([x]):
         y = x * 2
     assert y._node.packed is None
+
+
+def test_a_leaf_hook_runs_once_and_the_data_parallel_callback_sees_its_result():
+    seen, calls = [], []
+    x = T([1.0, 2.0])
+    h = x.register_hook(lambda g: calls.append(1) or g * 3)
+    tape.GRAD_READY.hook = lambda t, g: seen.append(g.asnumpy().copy())
+    try:
+        g = ms.grad(lambda a: (a * a).sum())(x)
+    finally:
+        tape.GRAD_READY.hook = None
+        h.remove()
+    np.testing.assert_allclose(g.asnumpy(), [6.0, 12.0])
+    np.testing.assert_allclose(seen[0], [6.0, 12.0])
+    assert calls == [1]

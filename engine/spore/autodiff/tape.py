@@ -231,6 +231,7 @@ def backward(roots: Sequence[Tensor], sens: Sequence[Tensor], leaves: Sequence[T
         accumulate(r, s)
     order = _toposort(roots, leaf_ids)
     ready = _ready_schedule(order, leaves) if GRAD_READY.hook is not None else {}
+    hooked: set[int] = set()  # leaves whose gradient hooks have run
     for i, node in enumerate(order):
         outs = node.outputs()
         cots = [grads.pop(id(o), None) for o in outs]
@@ -238,7 +239,7 @@ def backward(roots: Sequence[Tensor], sens: Sequence[Tensor], leaves: Sequence[T
             cots = [_hooked(o, c) for o, c in zip(outs, cots)]
         if all(c is None for c in cots):
             for t in ready.get(i, ()):
-                GRAD_READY.hook(t, grads.get(id(t)))
+                GRAD_READY.hook(t, _final(t, grads, hooked))
             continue
         inputs = tuple(as_read(t, v) for t, v in zip(node.inputs, node.versions))
         if any(t is None for t in inputs):
@@ -256,10 +257,21 @@ def backward(roots: Sequence[Tensor], sens: Sequence[Tensor], leaves: Sequence[T
             if g is not None and (is_tracked(t)):
                 accumulate(t, g)
         for t in ready.get(i, ()):  # these leaves' gradients are final: data parallelism starts reducing them
-            GRAD_READY.hook(t, grads.get(id(t)))
+            GRAD_READY.hook(t, _final(t, grads, hooked))
     if TENSOR_HOOKS:
-        return [_hooked(t, grads.get(id(t))) for t in leaves]
+        return [_final(t, grads, hooked) for t in leaves]
     return [grads.get(id(t)) for t in leaves]
+
+
+def _final(t: Tensor, grads: dict, hooked: set[int]) -> Tensor | None:
+    """A leaf's complete gradient, after its gradient hooks (run once: the result replaces it, and
+    `hooked` remembers that, as the data-parallel callback and the result both ask)."""
+    g = grads.get(id(t))
+    if not TENSOR_HOOKS or g is None or id(t) not in TENSOR_HOOKS or id(t) in hooked:
+        return g
+    g = grads[id(t)] = _hooked(t, g)
+    hooked.add(id(t))
+    return g
 
 
 def _hooked(t: Tensor, g: Tensor | None) -> Tensor | None:
