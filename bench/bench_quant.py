@@ -2,8 +2,9 @@
 an MLP and LeNet on digits and the quickstart SimpleCNN (3x32x32, generated data as in
 tests/quant/test_ptq.py), each trained briefly here:
 
-- Spore fp32: the float Cell in Graph mode;
-- Spore int8: `spore.quant.quantize_static`'s Cell (PyNative; oneDNN u8 x s8 kernels per layer);
+- Spore fp32: the float Cell in Graph mode, and in PyNative (spore_fp32_pynative);
+- Spore int8: `spore.quant.quantize_static`'s Cell (it always runs PyNative: oneDNN u8 x s8 kernels
+  per layer, float32 between layers);
 - lite int8: spore.lite running Spore's QDQ export of that Cell;
 - lite fp32: spore.lite running the float ONNX;
 - ort fp32 / ort int8 (Spore QDQ) / ort int8 (ort quantize_static): onnxruntime on the float ONNX,
@@ -35,7 +36,8 @@ import numpy as np  # noqa: E402
 
 from bench.timing import measure  # noqa: E402
 
-COLS = ["spore_fp32", "spore_int8", "lite_int8", "lite_fp32", "ort_fp32", "ort_int8_spore", "ort_int8_ortq"]
+COLS = ["spore_fp32", "spore_fp32_pynative", "spore_int8", "lite_int8", "lite_fp32", "ort_fp32", "ort_int8_spore",
+        "ort_int8_ortq"]
 
 
 def _mlp():
@@ -108,7 +110,7 @@ def run(quick: bool = False) -> dict:
                 lites[k] = m
 
             def runner(key: str):
-                if key == "spore_fp32":
+                if key in ("spore_fp32", "spore_fp32_pynative"):
                     return lambda x: net(ms.Tensor(x)).asnumpy()
                 if key == "spore_int8":
                     return lambda x: qnet(ms.Tensor(x)).asnumpy()
@@ -144,11 +146,13 @@ def report(res: dict) -> str:
     for r in res["rows"]:
         lines.append(f"| {r['net']} | {r['batch']} | " + " | ".join(f"{r[c] * 1e3:.3f}" for c in COLS) + " |")
     lines += ["", "Ratios (< 1 means the int8 runtime is faster than its float32 counterpart):", "",
-              "| net | batch | Spore int8 / Spore fp32 | lite int8 / lite fp32 | lite int8 / Spore fp32 | "
+              "| net | batch | Spore int8 / Spore fp32 Graph | Spore int8 / Spore fp32 PyNative | "
+              "lite int8 / lite fp32 | lite int8 / Spore fp32 Graph | "
               "ort int8 (Spore QDQ) / ort fp32 | ort int8 (ort quantize) / ort fp32 |",
-              "|---|---:|---:|---:|---:|---:|---:|"]
+              "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for r in res["rows"]:
         lines.append(f"| {r['net']} | {r['batch']} | {r['spore_int8'] / r['spore_fp32']:.2f} | "
+                     f"{r['spore_int8'] / r['spore_fp32_pynative']:.2f} | "
                      f"{r['lite_int8'] / r['lite_fp32']:.2f} | {r['lite_int8'] / r['spore_fp32']:.2f} | "
                      f"{r['ort_int8_spore'] / r['ort_fp32']:.2f} | {r['ort_int8_ortq'] / r['ort_fp32']:.2f} |")
     lines += ["", "Test accuracy (%) and ONNX file size:", "",

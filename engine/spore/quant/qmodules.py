@@ -45,10 +45,16 @@ def float_view() -> Iterator[None]:
         _FLOAT_VIEW[0] = old
 
 
-def _K() -> Any:
-    from .. import _kernels
+_KMOD: list[Any] = []
 
-    return _kernels
+
+def _K() -> Any:
+    """spore._kernels, imported once (the cells call it on every forward)."""
+    if not _KMOD:
+        from .. import _kernels
+
+        _KMOD.append(_kernels)
+    return _KMOD[0]
 
 
 def _np(x: Any) -> np.ndarray:
@@ -206,10 +212,10 @@ class QuantDense(_QuantLinear):
         xq = self._quantize_input(x)
         if xq.shape[-1] != self.in_channels:
             raise SporeError(f"QuantDense: input of shape (..., {self.in_channels}) expected, got {xq.shape}")
-        x2 = np.ascontiguousarray(xq.reshape(-1, self.in_channels))
+        x2 = xq if xq.ndim == 2 else np.ascontiguousarray(xq.reshape(-1, self.in_channels))
         out = np.empty((x2.shape[0], self.out_channels), np.float32 if self.y_scale is None else np.uint8)
         self._mm.run(x2, out)
-        return self._finish(out.reshape(*xq.shape[:-1], self.out_channels))
+        return self._finish(out if xq.ndim == 2 else out.reshape(*xq.shape[:-1], self.out_channels))
 
     def extend_repr(self) -> str:
         return (f"in_channels={self.in_channels}, out_channels={self.out_channels}, x_scale={self.x_scale:.4g}, "
