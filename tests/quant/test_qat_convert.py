@@ -156,3 +156,28 @@ def test_convert_cell_uses_the_learned_scales():
     assert q.x_scale == pytest.approx(float(s_in[0])) and q.x_zp == int(z_in[0]) + 128
     w = cell.weight.asnumpy()
     np.testing.assert_allclose(q.w_scale, np.abs(w).max(1) / 127, rtol=1e-5)  # symmetric narrow, per channel
+
+
+def test_qat_quickstart_cnn_converts_to_int8_within_one_point():
+    """The quickstart notebook's SimpleCNN on the PTQ tests' 3x32x32 blobs: float, QAT fine-tune, int8."""
+    from .test_ptq import _blobs, _SimpleCNN
+
+    ms.set_seed(1)
+    x_tr, y_tr = _blobs(800, 1)
+    x_te, y_te = _blobs(1000, 2)
+    net = _SimpleCNN()
+    _train(net, x_tr, y_tr, 3, 0.002, 1)
+    acc_f = _acc(net, x_te, y_te)
+    assert 0.6 < acc_f < 1.0, acc_f
+    net = QuantizationAwareTraining().quantize(net, x_tr[:4])
+    _train(net, x_tr, y_tr, 1, 0.0003, 2)
+    acc_qat = _acc(net, x_te, y_te)
+    qnet = convert(net)
+    acc_q = _acc(qnet, x_te, y_te)
+    assert acc_f - acc_q < 0.01, (acc_f, acc_qat, acc_q)
+    assert abs(acc_qat - acc_q) < 0.01, (acc_qat, acc_q)
+    assert qnet.network.conv1.relu and qnet.network.fc.y_scale is not None
+
+
+def _acc(net: nn.Cell, x: np.ndarray, y: np.ndarray) -> float:
+    return float(np.mean(net(ms.Tensor(x)).asnumpy().argmax(1) == y))
