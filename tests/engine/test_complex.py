@@ -195,3 +195,21 @@ def test_onnx_export_of_complex_arithmetic_is_refused_on_the_users_line(tmp_path
 
     with pytest.raises(Exception, match="Mul on a complex tensor"):
         ms.export(Net(), ms.Tensor(cx(2, 4)), file_name=str(tmp_path / "m"), file_format="ONNX")
+
+
+def test_composites_handle_complex_as_numpy_or_refuse():
+    a = cx(3, 4, dt=np.complex128)
+    t = ms.Tensor(a)
+    np.testing.assert_allclose(ops.adjoint(t).asnumpy(), a.conj().T)
+    np.testing.assert_allclose(t.H.asnumpy(), a.conj().T)
+    np.testing.assert_allclose(t.var(1, ddof=1).asnumpy(), a.var(1, ddof=1), rtol=1e-12)
+    np.testing.assert_allclose(t.std().asnumpy(), a.std(), rtol=1e-12)
+    for o in (None, 1, 2, np.inf):
+        np.testing.assert_allclose(ops.norm(t[0], o).asnumpy(), np.linalg.norm(a[0], o), rtol=1e-12)
+    for o in ("fro", 1, np.inf):
+        np.testing.assert_allclose(ops.norm(t, o).asnumpy(), np.linalg.norm(a, o), rtol=1e-12)
+    with pytest.raises(DTypeError, match="norm.*singular values"):
+        ops.norm(t, 2)
+    for f, name in ((ops.floor, "Floor"), (ops.ceil, "Ceil"), (ops.trunc, "Trunc")):
+        with pytest.raises(DTypeError, match=name):
+            f(t)

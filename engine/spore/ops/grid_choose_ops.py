@@ -99,10 +99,10 @@ def _index_copy_(self: Tensor, dim: int, index: Tensor, tensor: Tensor) -> Tenso
 
 
 def _H(self: Tensor) -> Tensor:
-    """The conjugate transpose of a 2-D tensor (Spore's tensors are real: the transpose)."""
+    """The conjugate transpose of a 2-D tensor (of a real tensor: the transpose)."""
     if self.ndim != 2:
         raise ShapeError("Tensor.H", "a 2-D tensor", f"shape {tuple(self.shape)}")
-    return F.transpose(self, (1, 0))
+    return F.conj(F.transpose(self, (1, 0))) if self.dtype.is_complex else F.transpose(self, (1, 0))
 
 
 Tensor.H = property(_H)  # type: ignore[attr-defined]

@@ -528,10 +528,10 @@ def batch_dot(x1: Tensor, x2: Tensor, axes: Any = None) -> Tensor:
 
 
 def adjoint(x: Tensor) -> Tensor:
-    """The conjugate transpose of the last two axes (Spore's tensors are real: the transpose)."""
+    """The conjugate transpose of the last two axes (of a real tensor: the transpose)."""
     if x.ndim < 2:
         raise ShapeError("adjoint", "a tensor of rank >= 2", f"shape {tuple(x.shape)}")
-    return _mT(x)
+    return F.conj(_mT(x)) if x.dtype.is_complex else _mT(x)
 
 
 @tensor_method("adjoint")

@@ -687,19 +687,19 @@ def sign(input: Tensor) -> Tensor:
 @tensor_method("floor")
 def floor(input: Tensor) -> Tensor:
     """Rounds each element down to the nearest integer (integer tensors are returned as they are)."""
-    return Floor(input) if input.dtype.is_float else input
+    return Floor(input) if input.dtype.is_float or input.dtype.is_complex else input  # complex: Floor refuses
 
 
 @tensor_method("ceil")
 def ceil(input: Tensor) -> Tensor:
     """Rounds each element up to the nearest integer (integer tensors are returned as they are)."""
-    return Ceil(input) if input.dtype.is_float else input
+    return Ceil(input) if input.dtype.is_float or input.dtype.is_complex else input  # complex: Ceil refuses
 
 
 @tensor_method("trunc")
 def trunc(input: Tensor) -> Tensor:
     """Rounds each element toward zero (integer tensors are returned as they are)."""
-    return Trunc(input) if input.dtype.is_float else input
+    return Trunc(input) if input.dtype.is_float or input.dtype.is_complex else input  # complex: Trunc refuses
 
 
 @tensor_method("round")

@@ -476,7 +476,12 @@ def cumsum(x: Tensor, axis: Any = None, dtype: Any = None) -> Tensor:
 
 @tensor_method("var")
 def var(input: Tensor, axis: Any = None, ddof: int | bool = 0, keepdims: bool = False) -> Tensor:
-    """Variance over `axis` (all when None) with divisor N - ddof (``ddof=True`` means 1)."""
+    """Variance over `axis` (all when None) with divisor N - ddof (``ddof=True`` means 1); of a complex
+    tensor, the real mean of |x - mean|^2 (NumPy's), the variances of the real and imaginary parts summed."""
+    if input.dtype.is_complex:
+        from .complex_ops import _Imag, _Real
+
+        return add(var(_Real(input), axis, ddof, keepdims), var(_Imag(input), axis, ddof, keepdims))
     x = _as_float(input)
     axes = norm_axes("var", _axis(axis), x.ndim)
     n = math.prod(x.shape[i] for i in axes)
@@ -565,6 +570,15 @@ def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *, 
     2-norm of the flattened input; None with `ord` given: `A` must be 1-D (vector) or 2-D (matrix).
     """
     x = _as_float(A) if dtype is None else cast(A, dtype)
+    if x.dtype.is_complex:  # a norm of the magnitudes |z| (NumPy's), but for the singular-value ones
+        matrix = (isinstance(dim, (tuple, list)) and len(dim) == 2) or (dim is None and ord is not None
+                                                                         and x.ndim == 2)
+        if matrix and (ord in (2, -2, "nuc")):
+            raise DTypeError("norm", f"a real matrix for ord={ord!r} (singular values of complex matrices "
+                             "are not implemented)", f"{x.dtype}")
+        from .complex_ops import _ComplexAbs
+
+        x = _ComplexAbs(x)
     if dim is None:
         if ord is None:
             return _vector_norm(x, None, tuple(range(x.ndim)), keepdim)
