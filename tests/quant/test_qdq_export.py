@@ -127,3 +127,18 @@ def test_export_qdq_errors(lenet) -> None:
         export_qdq(net, ms.Tensor(x_te[:1]), file_name="never")
     with pytest.raises(SporeError, match="opset >= 13"):
         export_qdq(q, ms.Tensor(x_te[:1]), file_name="never", opset_version=11)
+
+
+def test_export_qdq_dense_on_3d_input(tmp_path) -> None:
+    ms.set_seed(4)
+    rng = np.random.default_rng(4)
+    net = nn.SequentialCell([nn.Dense(8, 16), nn.ReLU(), nn.Dense(16, 4)])
+    net.set_train(False)
+    x = rng.normal(size=(16, 5, 8)).astype(np.float32)
+    q = quantize_static(net, x)
+    assert q.network[0].relu
+    path = export_qdq(q, ms.Tensor(x[:2]), file_name=str(tmp_path / "d3"))  # Reshape -> Gemm -> Reshape
+    cell = q(ms.Tensor(x[:2])).asnumpy()
+    assert cell.shape == (2, 5, 4)
+    np.testing.assert_allclose(_ort(path, x[:2]), cell, atol=1e-5)
+    np.testing.assert_allclose(_lite(path, x[:2])[0], cell, atol=1e-5)

@@ -97,7 +97,11 @@ def write_qdq(model: Any, specs: dict[str, dict[str, Any]]) -> Any:
             n.attribute.append(helper.make_attribute("transB", 1))
         tail = n
         if s["relu"]:
+            # the fused Relu, possibly after the Reshapes a Dense on (..., K) inputs exports as
             readers = consumers.get(n.output[0], [])
+            while (len(readers) == 1 and readers[0].op_type in ("Reshape", "Flatten", "Squeeze", "Unsqueeze")
+                   and readers[0].output[0] not in graph_outputs):
+                readers = consumers.get(readers[0].output[0], [])
             if len(readers) != 1 or readers[0].op_type != "Relu" or n.output[0] in graph_outputs:
                 raise SporeError(f"QDQ export: layer {p!r} fuses a ReLU, but its output is not read by one Relu "
                                  "in the traced graph")
