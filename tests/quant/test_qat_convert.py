@@ -14,6 +14,7 @@ import pytest
 import spore as ms
 from spore import nn
 from spore.errors import SporeError
+from spore.quant import load_quantized_model, save_quantized_model
 from spore.quant.bn_fold import Conv2dBnFoldQuant
 from spore.quant.qat import (
     Conv2dQuant,
@@ -111,9 +112,13 @@ def test_qat_lenet_digits_converts_to_int8_within_one_point(traced):
 def test_qat_bn_cnn_folds_converts_and_exports_qdq_onnx(tmp_path):
     ort = pytest.importorskip("onnxruntime")
     ms.set_seed(1)
-    net = nn.SequentialCell([nn.Conv2d(1, 8, 3, pad_mode="pad", padding=1), nn.BatchNorm2d(8), nn.ReLU(),
-                             nn.MaxPool2d(2, 2), nn.Conv2d(8, 16, 3, pad_mode="pad", padding=1), nn.BatchNorm2d(16),
-                             nn.ReLU(), nn.MaxPool2d(2, 2), nn.Flatten(), nn.Dense(64, 10)])
+
+    def bn_cnn() -> nn.SequentialCell:
+        return nn.SequentialCell([nn.Conv2d(1, 8, 3, pad_mode="pad", padding=1), nn.BatchNorm2d(8), nn.ReLU(),
+                                  nn.MaxPool2d(2, 2), nn.Conv2d(8, 16, 3, pad_mode="pad", padding=1),
+                                  nn.BatchNorm2d(16), nn.ReLU(), nn.MaxPool2d(2, 2), nn.Flatten(), nn.Dense(64, 10)])
+
+    net = bn_cnn()
     qnet, layer_io, qat_logits, (acc_f, acc_qat, acc_q), x_te = _qat_then_convert(
         net, QuantizationAwareTraining(freeze_bn=30), epochs=4, seed=1)
     assert acc_f > 0.9, acc_f
@@ -121,6 +126,11 @@ def test_qat_bn_cnn_folds_converts_and_exports_qdq_onnx(tmp_path):
     assert [type(c).__name__ for c in qnet.network][:5] == ["QuantConv2d", "Identity", "Identity", "MaxPool2d",
                                                            "QuantConv2d"]
     _check_int8_against_qat(qnet, layer_io, qat_logits, x_te)
+    assert qnet.folded == ["1", "5"] and qnet.layers["0"]["bn"] == "1"
+    # saved as PTQ's int8 file, it loads into a fresh float network of the same structure
+    saved = save_quantized_model(qnet, str(tmp_path / "qat_cnn_int8"))
+    loaded = load_quantized_model(bn_cnn(), saved)
+    np.testing.assert_array_equal(loaded(ms.Tensor(x_te[:50])).asnumpy(), qnet(ms.Tensor(x_te[:50])).asnumpy())
     path = ms.export(qnet, ms.Tensor(x_te[:200]), file_name=str(tmp_path / "qat_cnn"), file_format="ONNX")
     import onnx
 

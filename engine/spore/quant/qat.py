@@ -279,8 +279,13 @@ class QuantizationAwareTraining:
         if bn is None:
             return Conv2dQuant.from_float(conv, cfg, relu)
         if self.bn_fold:
-            return Conv2dBnFoldQuant.from_float(conv, bn, cfg, relu, self.freeze_bn)
-        return Conv2dBnWithoutFoldQuant.from_float(conv, bn, cfg, relu)
+            cell: Cell = Conv2dBnFoldQuant.from_float(conv, bn, cfg, relu, self.freeze_bn)
+        else:
+            cell = Conv2dBnWithoutFoldQuant.from_float(conv, bn, cfg, relu)
+        # where the BatchNorm was in the float network (its place now holds an Identity): what
+        # `convert` reports as folded, so `load_quantized_model` rebuilds from the float class
+        cell.bn_path = self._paths.get(id(bn), "")
+        return cell
 
     def _rewrite_sequence(self, seq: SequentialCell) -> None:
         cells = list(seq)
@@ -371,6 +376,7 @@ class QuantizationAwareTraining:
         `SequentialCell`s and `Conv2dBnAct`/`DenseBnAct` shows them (MindSpore 1.x's rule)."""
         if not isinstance(network, Cell):
             raise SporeError(f"QuantizationAwareTraining.quantize: expected an nn.Cell, got {type(network).__name__}")
+        self._paths = {id(c): p for p, c in network.cells_and_names()}
         if example_inputs:
             self._rewrite_traced(network, example_inputs)
         out = self._rewrite(network)
@@ -468,15 +474,18 @@ def convert(network: Cell) -> Cell:
     if not isinstance(network, Cell):
         raise SporeError(f"convert: expected an nn.Cell, got {type(network).__name__}")
     layers: dict[str, dict[str, Any]] = {}
-    targets = [(p, c) for p, c in network.cells_and_names() if isinstance(c, _QAT_CELLS + (Conv2dBnWithoutFoldQuant,))]
+    targets = [(p, c) for p, c in network.cells_and_names() if isinstance(c, _QAT_CELLS)]
     if not targets:
         raise SporeError("convert: the network has no QAT cell (run QuantizationAwareTraining.quantize first)")
+    folded = []
     for path, cell in targets:
-        layers[path] = {"kind": "dense" if isinstance(cell, DenseQuant) else "conv2d", "relu": cell.relu,
-                        "bn": None}
+        bn = getattr(cell, "bn_path", "") or None
+        layers[path] = {"kind": "dense" if isinstance(cell, DenseQuant) else "conv2d", "relu": cell.relu, "bn": bn}
+        if bn:
+            folded.append(bn)
         _replace(network, path, convert_cell(cell))
     network.set_train(False)
-    return QuantizedNet(network, layers, [], "qat")
+    return QuantizedNet(network, layers, folded, "qat")
 
 
 def _replace(root: Cell, path: str, new: Cell) -> None:
