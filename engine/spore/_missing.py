@@ -68,6 +68,14 @@ EXCLUDED: dict[str, str] = {
                                        "files, which Spore does not ship" for n in ("JiebaTokenizer", "JiebaMode")},
     "mindspore.dataset.transforms.Plugin": "loads a MindData C++ plugin library built against MindSpore's runtime; "
                                            "use a Python function in map() instead",
+    **{f"mindspore.ops.{n}": _SERVICE for n in ("Pull", "Push")},
+    **{f"mindspore.ops.{n}": _DISTRIBUTED + " (redistributes a tensor between semi-auto-parallel layouts; Spore's "
+                             "data-parallel ranks hold whole tensors)" for n in ("Reshard", "reshard")},
+    "mindspore.ops.GetNext": "reads the device data queue that dataset sink mode fills (MindSpore's data channel to "
+                             "Ascend/GPU); Spore's Model feeds each batch from the host dataset iterator",
+    "mindspore.unified_safetensors": "merges the safetensors slices of a model-parallel run by its strategy file; "
+                                     "Spore's data-parallel ranks hold whole parameters and "
+                                     "save_checkpoint(format='safetensors') writes them whole",
     "mindspore.ops.sparse_flash_attention": "an Ascend-only fused kernel (float16/bfloat16, head dim fixed at 512, "
                                             "paged KV layouts); MindSpore has no CPU implementation",
     **{f"mindspore.ops.{n}": "Ascend-only fused kernel (Supported Platforms: Ascend); MindSpore has no CPU "
