@@ -9,7 +9,7 @@ from ..ops import functional as F
 from ..tensor import Tensor
 from .cell import Cell
 
-__all__ = ["CTCLoss"]
+__all__ = ["CTCLoss", "FractionalMaxPool2d", "FractionalMaxPool3d"]
 
 
 class CTCLoss(Cell):
@@ -41,3 +41,42 @@ class CTCLoss(Cell):
 
     def extend_repr(self) -> str:
         return f"blank={self.blank}, reduction={self.reduction}, zero_infinity={self.zero_infinity}"
+
+
+class _FractionalMaxPoolNd(Cell):
+    _fn = staticmethod(F.fractional_max_pool2d)
+
+    def __init__(self, kernel_size: Any, output_size: Any = None, output_ratio: Any = None,
+                 return_indices: bool = False, _random_samples: Tensor | None = None) -> None:
+        super().__init__()
+        name = type(self).__name__
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{name}: one of output_size and output_ratio must be given")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError(f"{name}: give output_size or output_ratio, not both")
+        self.kernel_size, self.output_size, self.output_ratio = kernel_size, output_size, output_ratio
+        self.return_indices = bool(return_indices)
+        self._random_samples = _random_samples
+
+    def construct(self, input: Tensor) -> Any:  # noqa: A002  (MindSpore's name)
+        return type(self)._fn(input, self.kernel_size, self.output_size, self.output_ratio, self.return_indices,
+                              self._random_samples)
+
+    def extend_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, output_size={self.output_size}, "
+                f"output_ratio={self.output_ratio}, return_indices={self.return_indices}")
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """``FractionalMaxPool2d(kernel_size, output_size=None, output_ratio=None, return_indices=False,
+    _random_samples=None)(input)``: `ops.fractional_max_pool2d` as a Cell (fresh random windows per
+    call unless _random_samples is given)."""
+
+    _fn = staticmethod(F.fractional_max_pool2d)
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """``FractionalMaxPool3d(kernel_size, output_size=None, output_ratio=None, return_indices=False,
+    _random_samples=None)(input)``: `ops.fractional_max_pool3d` as a Cell."""
+
+    _fn = staticmethod(F.fractional_max_pool3d)

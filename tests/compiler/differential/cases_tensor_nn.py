@@ -2157,4 +2157,3 @@ def covered_name(case: Case) -> str:
 def summarize(cases: list[Case]) -> Counter:
     """Outcome kinds over `cases` (runs every case)."""
     return Counter(run_case(c).kind for c in cases)
-

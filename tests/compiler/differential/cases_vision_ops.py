@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+import spore as ms
 from spore import nn, ops
 
 from .cases_ops import K, _classes, _functions
@@ -120,10 +121,62 @@ def _sequence_classes() -> list:
 
 def vision_cell_cases() -> list:
     """nn Cells of the slice (nn/vision_sequence_cells.py)."""
-    return [
+    return fractional_cell_cases() + [
         C("nn.CTCLoss[0]", nn.CTCLoss(), log_probs(5, 2, 4), it(1, 4, 2, 3), (5, 4), (3, 2)),
         C("nn.CTCLoss[sum zero_infinity]", nn.CTCLoss(blank=3, reduction="sum", zero_infinity=True),
           log_probs(3, 2, 4), it(0, 3, 2, 2), it(2, 4, 2), it(1, 3, 2)),
         C("nn.CTCLoss[unbatched]", nn.CTCLoss(reduction="none"), G(lambda r: log_probs(4, 1, 3).fn(r)[:, 0]),
           it(1, 3, 2), (4,), (2,)),
+    ]
+
+
+# --- fractional pooling (ops/fractional_pool.py) -----------------------------------------------------------
+def unit(*shape: int) -> G:
+    return G(lambda r: r.random(shape).astype(np.float32))
+
+
+@_functions
+def _fractional_functions() -> list:
+    return [
+        C("ops.fractional_max_pool2d[samples]", ops.fractional_max_pool2d, fl(2, 2, 6, 5), (2, 2), (3, 3),
+          kw={"_random_samples": unit(2, 2, 2)}),
+        C("ops.fractional_max_pool2d[ratio indices]", ops.fractional_max_pool2d, fl(1, 2, 8, 6), 2, None, 0.5, True,
+          unit(1, 2, 2)),
+        C("ops.fractional_max_pool2d[random]", ops.fractional_max_pool2d, fl(1, 2, 6, 6), 2, (3, 3), seeded=True),
+        C("ops.fractional_max_pool3d[samples]", ops.fractional_max_pool3d, fl(1, 2, 4, 4, 3), 2, (2, 3, 2),
+          kw={"return_indices": True, "_random_samples": unit(1, 2, 3)}),
+    ]
+
+
+@_classes
+def _fractional_classes() -> list:
+    return [
+        K("FractionalMaxPoolWithFixedKsize[0]", ops.FractionalMaxPoolWithFixedKsize((2, 3), (3, 2)), fl(2, 2, 5, 6),
+          unit(2, 2, 2)),
+        K("FractionalMaxPool3DWithFixedKsize[0]", ops.FractionalMaxPool3DWithFixedKsize(2, (2, 2, 2)),
+          fl(1, 2, 4, 3, 4), unit(1, 2, 3)),
+        K("FractionalMaxPool[0]", ops.FractionalMaxPool([1.0, 1.5, 1.5, 1.0], seed=3), fl(1, 6, 6, 2)),
+        K("FractionalMaxPool[pseudo overlapping]", ops.FractionalMaxPool([1.0, 1.4, 2.0, 1.0], True, True,
+                                                                         deterministic=True), fl(2, 7, 8, 1)),
+        K("FractionalMaxPool[global seed]", ops.FractionalMaxPool([1.0, 2.0, 1.5, 1.0]), fl(1, 6, 6, 2), seeded=True),
+        K("FractionalAvgPool[0]", ops.FractionalAvgPool([1.0, 1.5, 1.5, 1.0], seed=3), fl(1, 6, 6, 2)),
+        K("FractionalAvgPool[overlapping]", ops.FractionalAvgPool([1.0, 1.3, 1.7, 1.0], False, True,
+                                                                  deterministic=True, seed=1), fl(1, 7, 7, 2)),
+    ]
+
+
+def fractional_cell_cases() -> list:
+    return [
+        C("nn.FractionalMaxPool2d[samples]", nn.FractionalMaxPool2d(2, output_size=(3, 3), _random_samples=ms.Tensor(
+            np.random.default_rng(1).random((1, 2, 2)).astype(np.float32))), fl(1, 2, 6, 6)),
+        C("nn.FractionalMaxPool2d[ratio indices]", nn.FractionalMaxPool2d(
+            (2, 3), output_ratio=(0.5, 0.5), return_indices=True, _random_samples=ms.Tensor(
+                np.random.default_rng(2).random((2, 2, 2)).astype(np.float32))), fl(2, 2, 6, 8)),
+        C("nn.FractionalMaxPool2d[random]", nn.FractionalMaxPool2d(2, output_size=3), fl(1, 1, 6, 6), seeded=True),
+        C("nn.FractionalMaxPool3d[samples]", nn.FractionalMaxPool3d(2, output_size=(2, 2, 2), _random_samples=ms.Tensor(
+            np.random.default_rng(3).random((1, 2, 3)).astype(np.float32))), fl(1, 2, 4, 4, 4)),
+        C("nn.FractionalMaxPool3d[ratio]", nn.FractionalMaxPool3d(2, output_ratio=0.5, _random_samples=ms.Tensor(
+            np.random.default_rng(4).random((1, 1, 3)).astype(np.float32))), fl(1, 1, 4, 6, 4)),
+        C("nn.FractionalMaxPool3d[random indices]", nn.FractionalMaxPool3d(2, output_size=2, return_indices=True),
+          fl(1, 1, 4, 4, 4), seeded=True),
     ]
