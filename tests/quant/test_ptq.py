@@ -152,6 +152,17 @@ def test_save_load_and_size(digits, tmp_path) -> None:
         load_quantized_model(LeNet(), str(bad))
     with pytest.raises(SporeError, match="has no cell 'conv1'"):
         load_quantized_model(nn.SequentialCell([nn.Dense(2, 2)]), path)
+    # a cut blob and a tampered index are refused with a SporeError, never a crash
+    with np.load(path, allow_pickle=False) as z:
+        parts = {k: z[k] for k in z.files}
+    cut = str(tmp_path / "cut.npz")
+    np.savez(cut, **dict(parts, blob=parts["blob"][:100]))
+    with pytest.raises(SporeError, match="truncated"):
+        load_quantized_model(LeNet(), cut)
+    bad_index = str(tmp_path / "idx.npz")
+    np.savez(bad_index, **dict(parts, index=np.frombuffer(b'{"folded": [], "layers": [{}]}', np.uint8)))
+    with pytest.raises(SporeError, match="malformed index"):
+        load_quantized_model(LeNet(), bad_index)
 
 
 class _SimpleCNN(nn.Cell):

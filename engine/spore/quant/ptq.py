@@ -18,6 +18,10 @@ The layer whose output is the network's output keeps a float32 output (logits ar
 requantized). The result is a `QuantizedNet`: a deep copy of the network with `QuantDense` /
 `QuantConv2d` in place of the float layers and `nn.Identity` for folded BatchNorms.
 
+MindSpore's golden-stick `mindspore_gs.ptq.PTQ` targets large language models on Ascend through
+network helpers; the converter's FULL_QUANT is the closer model for CNNs/MLPs, so its config names
+are the ones echoed here (`skip_quant_node` plays the part of golden-stick's `opname_blacklist`).
+
 Limits (stated, checked where possible): the network must run in PyNative (the trace uses hooks);
 only Conv2d (NCHW) and Dense are quantized, everything else stays float32 between them; a ReLU is
 fused only when it is a `nn.ReLU` cell reading the layer's output and no other traced cell reads
@@ -409,9 +413,6 @@ def load_quantized_model(net: Cell, file_name: str) -> QuantizedNet:
     import json
     import os
 
-    from ..nn import Identity
-    from ..tensor import Tensor
-
     try:
         data = np.load(os.fspath(file_name), allow_pickle=False)
         fmt = data["format"].tobytes().decode("utf-8", "replace") if "format" in data.files else None
@@ -424,9 +425,24 @@ def load_quantized_model(net: Cell, file_name: str) -> QuantizedNet:
 
     def get(ref: list) -> np.ndarray:
         o, n, dt, shape = ref
-        if o < 0 or o + n > len(blob):
+        if not (isinstance(o, int) and isinstance(n, int)) or o < 0 or n < 0 or o + n > len(blob):
             raise SporeError(f"load_quantized_model: {file_name} is truncated (an array ends past the blob)")
+        if np.dtype(dt).kind not in "fiu":
+            raise SporeError(f"load_quantized_model: {file_name} names a non-numeric dtype {dt!r}")
         return np.frombuffer(blob[o:o + n], np.dtype(dt)).reshape(shape).copy()
+
+    if not isinstance(net, Cell):
+        raise SporeError(f"load_quantized_model: expected an nn.Cell to load into, got {type(net).__name__}")
+    try:
+        return _rebuild(net, index, get)
+    except (KeyError, TypeError, ValueError, IndexError) as err:
+        raise SporeError(f"load_quantized_model: {file_name} has a malformed index ({type(err).__name__}: {err})") \
+            from err
+
+
+def _rebuild(net: Cell, index: dict, get: Any) -> QuantizedNet:
+    from ..nn import Identity
+    from ..tensor import Tensor
 
     cells = dict(net.cells_and_names())
     for bn in index["folded"]:
