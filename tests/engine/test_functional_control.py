@@ -161,3 +161,16 @@ def test_higher_order_transforms_compile_to_the_same_values():
     np.testing.assert_allclose(eager[0], -np.sin(x), rtol=1e-12)
     np.testing.assert_allclose(eager[1][1], np.exp(x) * (s[0] ** 2 + s[1]), rtol=1e-12)
     np.testing.assert_allclose(eager[2], (1 - np.tanh(x) ** 2) * v, rtol=1e-12)
+
+
+def _checked(x):
+    ops.Assert(3)(x.sum() > 100.0, [x])
+    return x + 1
+
+
+def test_assert_checks_at_run_time_inside_a_compiled_graph():
+    f = ms.jit(_checked, fullgraph=True)
+    np.testing.assert_allclose(f(T([100.0, 2.0])).asnumpy(), [101.0, 3.0])
+    with pytest.raises(SporeError, match=r"condition is false; input data: \[1.0, 2.0\]") as info:
+        f(T([1.0, 2.0]))
+    assert info.value.loc is not None and info.value.loc.line == _checked.__code__.co_firstlineno + 1

@@ -207,3 +207,40 @@ def test_enable_dynamic_and_no_init_parameters():
     b = nn.Dense(3, 2)
     np.testing.assert_array_equal(a.weight.asnumpy(), b.weight.asnumpy())
     assert set(a.init_parameters_data()) == set(a.get_parameters())
+
+
+def test_mindspores_documented_user_primitives_run_on_spores_kernels():
+    class Add(ops.PrimitiveWithInfer):  # MindSpore's PrimitiveWithInfer example
+        @ops.prim_attr_register
+        def __init__(self):
+            pass
+
+        def infer_shape(self, x, y):
+            return x
+
+        def infer_dtype(self, x, y):
+            return x
+
+    class Flatten(ops.PrimitiveWithCheck):  # MindSpore's PrimitiveWithCheck example
+        @ops.prim_attr_register
+        def __init__(self):
+            pass
+
+        def check_shape(self, input_x):
+            if len(input_x) < 1:
+                raise ValueError("Flatten: rank >= 1 needed")
+
+    class ReduceSum(ops.PrimitiveWithInfer):  # an attribute that reaches Spore's class form
+        @ops.prim_attr_register
+        def __init__(self, keep_dims=False):
+            pass
+
+        def infer_shape(self, x, axis):
+            return [1, x[1]] if self.keep_dims else [x[1]]
+
+    xv = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_allclose(Add()(T(xv), T(xv)).asnumpy(), 2 * xv)
+    assert Flatten()(T(np.ones((2, 3, 4)))).shape == (2, 12)
+    np.testing.assert_allclose(ReduceSum(True)(T(xv), 0).asnumpy(), xv.sum(0, keepdims=True))
+    with pytest.raises(ValueError, match="rank >= 1"):
+        Flatten()(T(np.float32(1.0)))

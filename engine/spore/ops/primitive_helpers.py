@@ -11,7 +11,9 @@ decorated with `prim_attr_register`) runs like this when called:
    with the user's own message; ``infer_value`` returning a value short-cuts the call;
 2. the computation is the Python implementation registered for its name with
    ``vm_impl_registry.register(name_or_class)`` (MindSpore's ``vm_impl_getters``: a getter taking
-   the primitive and returning ``impl(*inputs)``), else the Spore op of the same name;
+   the primitive and returning ``impl(*inputs)``), else Spore's class-form op of that name made
+   with the primitive's attributes (so MindSpore's own examples, a Python ``Add`` or ``Flatten``
+   primitive, run on Spore's kernels), else Spore's registered primitive of that name;
 3. the output is checked against what the rules said (shape and dtype).
 
 Its gradient is the registered ``bprop_getters.register(name_or_class)`` rule (a getter returning
@@ -90,22 +92,42 @@ def custom_info_register(*reg_info: Any) -> Callable:
 
 def get_vm_impl_fn(prim: Any) -> Callable | None:
     """MindSpore's ``ops.get_vm_impl_fn(prim)``: the Python implementation of a primitive (object,
-    class or name) — the one registered with ``vm_impl_registry`` if any, else a function applying
-    Spore's op of that name to Tensors; None when there is neither."""
+    class or name) — the one registered with ``vm_impl_registry`` if any, else Spore's class-form
+    op of that name (made with the primitive's attributes), else a function applying Spore's
+    registered primitive of that name to Tensors; None when there is none."""
     getter = vm_impl_registry.get(prim)
     if getter is not None:
         return getter(prim) if not isinstance(prim, (str, type)) else getter
     name = _name_of(prim)
+    attrs = {k: v for k, v in getattr(prim, "attrs", {}).items() if k not in ("input_names", "output_names")}
+    form = _class_form(name, prim, attrs)  # MindSpore's call signature: the class form comes first
+    if form is not None:
+        return form
     op = REGISTRY.get(name)
     if op is None:
         return None
-    attrs = {k: v for k, v in getattr(prim, "attrs", {}).items() if k not in ("input_names", "output_names")}
 
     @functools.wraps(op.impl)
     def vm_impl(*inputs: Any) -> Any:
         return op(*[x if isinstance(x, Tensor) else Tensor(x) for x in inputs], **attrs)
 
     return vm_impl
+
+
+def _class_form(name: str, prim: Any, attrs: dict) -> Callable | None:
+    """Spore's class-form op of that name (``ops.Flatten``...), made with the attributes its
+    constructor takes; None when there is none (or it is a user primitive itself)."""
+    from .. import ops as _ops
+
+    cls = getattr(_ops, name, None) if name.isidentifier() and hasattr(_ops, name) else None
+    if not isinstance(cls, type) or issubclass(cls, _UserPrimitive) or cls is type(prim):
+        return None
+    try:
+        params = inspect.signature(cls).parameters
+    except (TypeError, ValueError):
+        params = {}
+    inst = cls(**{k: v for k, v in attrs.items() if k in params})
+    return inst
 
 
 # --- user primitives ------------------------------------------------------------------------------------
@@ -221,7 +243,7 @@ class _UserPrimitive:
             raise located(SporeError(
                 f"{self.name}: no implementation for this primitive",
                 hint=f"register one with spore.ops.primitive_helpers.vm_impl_registry.register({self.name!r}) "
-                     "(a getter taking the primitive and returning impl(*inputs)), or use ops.Custom"))
+                     "(a getter taking the primitive and returning impl(*inputs))"))
         getter = bprop_getters.get(self)
         if getter is not None:
             out = _with_bprop(self.name, impl, getter(self), args)
