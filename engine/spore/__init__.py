@@ -134,6 +134,7 @@ if TYPE_CHECKING:  # what static tools (Pylance, Pyright, jedi) see
         set_device,
         set_recursion_limit,
     )
+    from .cpu_affinity import set_cpu_affinity  # noqa: E402,F401
     from .errors import DTypeError, GraphCompileError, ShapeError, SporeError  # noqa: E402,F401
     from .jit_config import JitConfig  # noqa: E402,F401
     from .log_config import get_level, get_log_config  # noqa: E402,F401
