@@ -164,3 +164,46 @@ def test_writer_killed_mid_write_leaves_the_old_file(tmp_path: Path) -> None:
     assert f.read_bytes() == before  # a reader never sees a torn file
     assert len(list((tmp_path / "cache").glob(".conv-tuning-*.tmp"))) == 1  # the dead writer's leftover
     assert _run(tmp_path)["loaded"] > 0  # and the next process still reads the old file
+
+
+def _child(tmp_path: Path, code: str, **env_extra: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("SPORE_TUNING", "XDG_CACHE_HOME", "SPORE_PREWARM")}
+    env.update(SPORE_CACHE_DIR=str(tmp_path / "cache"), OMP_NUM_THREADS="1", **env_extra)
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_warm_cache_prewarms_the_cached_convs_and_results_do_not_change(tmp_path: Path) -> None:
+    cold = _run(tmp_path)
+    status = ("import json, spore\nfrom spore import _kernels\nfrom spore._runtime import tuning_cache as t\n"
+              "t._STATE['prewarm'].join()\nprint(json.dumps(t.status()))")
+    res = _child(tmp_path, status)
+    assert res.returncode == 0, res.stderr
+    st = json.loads(res.stdout.strip().splitlines()[-1])
+    # every cached geometry was built in the background thread (a conv per decision), nothing failed
+    assert st["prewarmed_convs"] == st["loaded"] == len(cold["choices"]) and st["note"] == ""
+    # the warm-up changes where primitives are first built, never which kernels run or their results
+    on = _child(tmp_path, _CHILD)
+    off = _child(tmp_path, _CHILD, SPORE_PREWARM="0")
+    assert on.returncode == 0 and off.returncode == 0, on.stderr + off.stderr
+    a, b = (json.loads(r.stdout.strip().splitlines()[-1]) for r in (on, off))
+    assert a["digest"] == b["digest"] == cold["digest"] and a["choices"] == b["choices"]
+    assert a["timed"] == b["timed"] == 0
+
+
+def test_conv_geometry_of_a_tuning_key() -> None:
+    # LeNet's second conv, forward: 64 x 6 x 14 x 14 input, 16 5x5 filters, no padding
+    gm = tuning_cache._conv_geometry([0, 0, 1, 64, 6, 14, 14, 16, 5, 5, 1, 1, 0, 0, 0, 0, 1, 1, 1])
+    assert gm is not None and gm["y"] == (64, 16, 10, 10) and gm["w"] == (16, 6, 5, 5) and not gm["bias"]
+    gm = tuning_cache._conv_geometry([2, 1, 2, 8, 4, 9, 9, 6, 3, 3, 2, 2, 1, 1, 1, 1, 2, 2, 2])
+    assert gm is not None and gm["y"] == (8, 6, 4, 4) and gm["w"] == (6, 2, 3, 3) and gm["bias"]
+    assert tuning_cache._conv_geometry([0, 0, 1, 1, 3, 2, 2, 4, 5, 5, 1, 1, 0, 0, 0, 0, 1, 1, 1]) is None  # no output
+    assert tuning_cache._conv_geometry([0, 0, 1, 1, 3, 8, 8, 4, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 2]) is None  # 3 % 2
+
+
+def test_a_script_that_exits_while_the_prewarm_runs_exits_cleanly(tmp_path: Path) -> None:
+    # before the exit join, the interpreter's finalisation met the prewarm thread inside oneDNN and
+    # libstdc++ aborted ("terminate called without an active exception", status 134) in most runs
+    for _ in range(3):
+        res = _child(tmp_path, "import spore\nfrom spore import _kernels\nprint(_kernels.cpu_isa())")
+        assert res.returncode == 0, res.stderr
+        assert "terminate called" not in res.stderr

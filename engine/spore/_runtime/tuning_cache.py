@@ -138,6 +138,7 @@ def load(kernels: Any) -> int:
         return 0
     n = int(kernels.conv_tuning_import(rows))
     _STATE["loaded"] += n
+    _STATE["rows"] = rows  # what the prewarm thread builds
     return n
 
 
@@ -183,20 +184,82 @@ def _prewarm_gemm(kernels: Any) -> None:
         kernels.sgemm(a, a, ta, tb)
 
 
-def prewarm(kernels: Any) -> threading.Thread | None:
-    """Generate oneDNN's sgemm code in a background thread while the user builds the network.
+def _conv_geometry(key: list[int]) -> dict[str, Any] | None:
+    """The conv call a tuning key describes: key = (kind, flag, threads, n, c, h, w, o, kh, kw, sh, sw,
+    pt, pb, pl, pr, dh, dw, groups) (engine/csrc/conv.cpp); None for one with no valid output."""
+    kind, flag, threads, n, c, h, w, o, kh, kw, sh, sw, pt, pb, pl, pr, dh, dw, g = key
+    oh = (h + pt + pb - ((kh - 1) * dh + 1)) // sh + 1 if sh > 0 else 0
+    ow = (w + pl + pr - ((kw - 1) * dw + 1)) // sw + 1 if sw > 0 else 0
+    if min(n, c, o, g, oh, ow, threads) < 1 or c % g or o % g or kind not in (0, 1, 2):
+        return None
+    return {"kind": kind, "bias": bool(flag), "threads": threads, "x": (n, c, h, w), "w": (o, c // g, kh, kw),
+            "y": (n, o, oh, ow), "args": ((sh, sw), (pt, pb, pl, pr), (dh, dw), g)}
+
+
+# Above this many elements in one operand a geometry is not prewarmed: its zeros would cost more
+# memory than the pause it saves (LeNet's largest operand is 64 x 6 x 28 x 28 = 301K elements).
+_PREWARM_MAX_ELEMENTS = 1 << 23
+
+
+def _prewarm_convs(kernels: Any, rows: list[tuple[list[int], int, list[float]]]) -> int:
+    """Build the conv primitives of the loaded decisions once, on zeros, in this (background) thread.
+
+    Why: with the decisions cached, LeNet's first step still created each conv's oneDNN primitive
+    (generating its JIT code): ~15 ms of a warm first step here. The kernels' own entry caches are
+    per thread, but oneDNN keeps a process-wide primitive cache keyed by the primitive descriptor and
+    team size, so building the same primitives here makes the main thread's creation a lookup. The
+    decisions are already known, so nothing is timed and no choice can differ from the main thread's.
+    Returns how many geometries were built.
+    """
+    import numpy as np
+
+    done = 0
+    for key, _path, _secs in rows:
+        gm = _conv_geometry(list(key))
+        if gm is None or max(np.prod(gm["x"]), np.prod(gm["y"])) > _PREWARM_MAX_ELEMENTS:
+            continue
+        kernels.set_num_threads(gm["threads"])  # this thread's team, as the key was decided with
+        x = np.zeros(gm["x"], np.float32)
+        w = np.zeros(gm["w"], np.float32)
+        dy = np.zeros(gm["y"], np.float32)
+        if gm["kind"] == 0:
+            kernels.conv2d_forward(x, w, np.zeros(gm["w"][0], np.float32) if gm["bias"] else None, *gm["args"])
+        elif gm["kind"] == 1:
+            kernels.conv2d_backward_data(dy, w, gm["x"], *gm["args"])
+        elif gm["bias"]:
+            kernels.conv2d_backward(dy, x, w, *gm["args"], True)
+        else:
+            kernels.conv2d_backward_weights(dy, x, gm["w"], *gm["args"])
+        done += 1
+    return done
+
+
+def _prewarm(kernels: Any, rows: list[tuple[list[int], int, list[float]]]) -> None:
+    try:
+        _prewarm_gemm(kernels)
+        _STATE["prewarmed_convs"] = _prewarm_convs(kernels, rows)
+    except Exception as e:  # noqa: BLE001  (a failed warm-up only means the first step pays it)
+        _STATE["note"] = f"prewarm failed: {e}"
+
+
+def prewarm(kernels: Any, rows: list[tuple[list[int], int, list[float]]] | None = None) -> threading.Thread | None:
+    """Generate oneDNN's sgemm code, and the conv primitives of the cached decisions `rows`, in a
+    background thread while the user builds the network.
 
     Why: with the conv decisions cached, most of LeNet's remaining first step was oneDNN's one-time
     JIT setup on the first sgemm call (~37 ms here, whatever the shape; ~2 ms more per transpose
-    variant). The GEMMs run without the GIL, so this overlaps with Python work. A fork waits for it
-    (`os.register_at_fork`), so a child never inherits oneDNN mid-initialisation. ``SPORE_PREWARM=0``
-    turns it off.
+    variant) and the creation of each conv primitive (`_prewarm_convs`). The kernels run without the
+    GIL, so this overlaps with Python work. A fork waits for it (`os.register_at_fork`), so a child
+    never inherits oneDNN mid-initialisation, and so does the interpreter's exit: a script that ends
+    while the thread is inside oneDNN used to abort ("terminate called without an active exception",
+    exit status 134). ``SPORE_PREWARM=0`` turns it off.
     """
     if os.environ.get("SPORE_PREWARM", "1").strip() == "0":
         return None
-    t = threading.Thread(target=_prewarm_gemm, args=(kernels,), name="spore-prewarm", daemon=True)
+    t = threading.Thread(target=_prewarm, args=(kernels, list(rows or [])), name="spore-prewarm", daemon=True)
     t.start()
     _STATE["prewarm"] = t
+    atexit.register(t.join)
     if hasattr(os, "register_at_fork"):
         os.register_at_fork(before=t.join)
     return t
@@ -204,25 +267,27 @@ def prewarm(kernels: Any) -> threading.Thread | None:
 
 def attach(kernels: Any) -> None:
     """Called once by `spore._kernels` when it loads: apply SPORE_TUNING (load the file, register
-    the save at exit). Never raises: a broken cache must not stop the kernels from loading."""
+    the save at exit), then start the prewarm thread. Never raises: a broken cache must not stop the
+    kernels from loading."""
     if _STATE["attached"]:
         return
     _STATE["attached"] = True
-    prewarm(kernels)
     m = mode()
     _STATE["mode"] = m
-    if m == "off":
-        return
-    try:
-        if m == "cache":
-            load(kernels)
-        else:
-            _STATE["stale"] = True
-    except Exception as e:  # noqa: BLE001  (any failure to read leaves autotuning as it was)
-        _STATE["note"] = f"not loaded: {e}"
-    atexit.register(_save_at_exit, kernels)
+    rows: list[tuple[list[int], int, list[float]]] = []
+    if m != "off":
+        try:
+            if m == "cache":
+                load(kernels)
+                rows = list(_STATE.get("rows", []))
+            else:
+                _STATE["stale"] = True
+        except Exception as e:  # noqa: BLE001  (any failure to read leaves autotuning as it was)
+            _STATE["note"] = f"not loaded: {e}"
+        atexit.register(_save_at_exit, kernels)
+    prewarm(kernels, rows)
 
 
 def status() -> dict[str, Any]:
     """Mode, file, how many decisions were loaded, and why a file was ignored (for reports)."""
-    return {k: v for k, v in _STATE.items() if k not in ("attached", "prewarm")}
+    return {k: v for k, v in _STATE.items() if k not in ("attached", "prewarm", "rows")}
