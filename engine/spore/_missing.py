@@ -113,8 +113,6 @@ EXCLUDED: dict[str, str] = {
     "mindspore.dataset.TransferDataset": "the stage that sends a pipeline to an Ascend/GPU device queue "
                                          "(dataset sink); Spore feeds the CPU directly",
     # issue 14, data slice
-    "mindspore.dataset.LSUNDataset": "reads LSUN's LMDB databases, which needs the lmdb package (not a Spore "
-                                     "dependency); export the images to an ImageFolderDataset layout instead",
     "mindspore.dataset.encrypt": "encrypts a MindRecord file with MindSpore's C++ crypto (AES-GCM/SM4-CBC in its own "
                                  "file layout); Spore does not write MindRecord",
     "mindspore.dataset.sync_wait_for_dataset": "waits for OBSMindDataset's downloads from Huawei Cloud OBS (a storage "

@@ -145,10 +145,10 @@ def test_flowers102_usage_order_and_segmentation(tmp_path):
     scipy.io.savemat(tmp_path / "setid.mat", {"trnid": np.array([[3, 1]]), "valid": np.array([[4]]),
                                               "tstid": np.array([[2]])})
     rows = _rows(ds.Flowers102Dataset(str(tmp_path), decode=True, shuffle=False))
-    assert [int(r[1]) for r in rows] == [101, 4, 6, 0]
-    assert [int(r[0][0, 0, 0]) for r in rows] == [3, 1, 4, 2]
+    assert [int(r[1]) for r in rows] == [101, 4, 0, 6]  # train (3, 1), test (2), valid (4)
+    assert [int(r[0][0, 0, 0]) for r in rows] == [3, 1, 2, 4]
     seg = ds.Flowers102Dataset(str(tmp_path), task="Segmentation", usage="valid", decode=True)
-    assert seg.get_col_names() == ["image", "segment", "label"]
+    assert seg.get_col_names() == ["image", "segmentation", "label"]
     ((image, segment, label),) = _rows(seg)
     assert int(segment[0, 0, 0]) == 40 and int(label) == 6
 
@@ -157,7 +157,7 @@ def test_places365_listing_and_folders(tmp_path):
     (tmp_path / "categories_places365.txt").write_text("/a/airfield 0\n/b/bar 1\n")
     (tmp_path / "places365_train_standard.txt").write_text("/a/airfield/00000001.jpg 0\n/b/bar/00000001.jpg 1\n")
     (tmp_path / "places365_val.txt").write_text("Places365_val_00000001.jpg 1\n")
-    for rel, v in (("data_256/a/airfield/00000001.jpg", 1), ("data_256/b/bar/00000001.jpg", 2),
+    for rel, v in (("data_256_standard/a/airfield/00000001.jpg", 1), ("data_256_standard/b/bar/00000001.jpg", 2),
                    ("val_256/Places365_val_00000001.jpg", 3)):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_bytes(_png(np.full((3, 3, 3), v, np.uint8)))

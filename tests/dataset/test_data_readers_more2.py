@@ -131,3 +131,23 @@ def test_sbd_boundaries_and_segmentation(tmp_path):
     assert image.shape == (4, 4, 3)
     with pytest.raises(ValueError, match="task must be 'Boundaries' or 'Segmentation'"):
         ds.SBDataset(str(tmp_path), task="Edges")
+
+
+def test_lsun_folders_labels_and_classes(tmp_path):
+    for folder, values in (("bedroom_train", [1, 2]), ("bedroom_val", [3]), ("classroom_train", [4]),
+                           ("tower_val", [5]), ("test", [6, 7])):
+        (tmp_path / folder).mkdir()
+        for k, v in enumerate(values):
+            (tmp_path / folder / f"{k}.jpg").write_bytes(_jpg(v))
+    rows = _rows(ds.LSUNDataset(str(tmp_path), decode=True, shuffle=False))
+    # 'all': the folders sorted (bedroom_train, bedroom_val, classroom_train, tower_val), label = position
+    assert [(int(img[0, 0, 0]), int(lab)) for img, lab in rows] == [(1, 0), (2, 0), (3, 1), (4, 2), (5, 3)]
+    train = _rows(ds.LSUNDataset(str(tmp_path), usage="train", classes=["classroom", "bedroom"], decode=True,
+                                 shuffle=False))
+    assert [(int(img[0, 0, 0]), int(lab)) for img, lab in train] == [(1, 0), (2, 0), (4, 1)]
+    valid = _rows(ds.LSUNDataset(str(tmp_path), usage="valid", classes="tower", decode=True))
+    assert [(int(img[0, 0, 0]), int(lab)) for img, lab in valid] == [(5, 0)]
+    test = _rows(ds.LSUNDataset(str(tmp_path), usage="test", shuffle=False))
+    assert len(test) == 2 and all(int(lab) == 0 for _, lab in test) and test[0][0].ndim == 1
+    with pytest.raises(DatasetError, match="no images"):
+        ds.LSUNDataset(str(tmp_path), usage="train", classes=["kitchen"])

@@ -128,6 +128,7 @@ from .image_sources_more import (  # noqa: E402
     Food101Dataset,
     KITTIDataset,
     LFWDataset,
+    LSUNDataset,
     PhotoTourDataset,
     Places365Dataset,
     SBDataset,
@@ -177,7 +178,7 @@ __all__ += ["CLUEDataset", "Caltech101Dataset", "CityscapesDataset", "DebugHook"
             "IWSLT2016Dataset", "IWSLT2017Dataset", "KITTIDataset", "PhotoTourDataset", "Places365Dataset",
             "SVHNDataset", "flatten_single_lists", "mstype_to_detype", "SentencePieceModel",
             "DeserializedDataset", "compare", "deserialize", "serialize", "show", "GTZANDataset", "LFWDataset",
-            "SBDataset", "TedliumDataset"]
+            "SBDataset", "TedliumDataset", "LSUNDataset"]
 
 
 if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherwise accept any attribute of the module

@@ -21,7 +21,7 @@ from .source_base import MappableSource
 from .vision_folders import MAX_IMAGE_FILE_BYTES, _check_dir
 
 __all__ = ["Caltech101Dataset", "CityscapesDataset", "Flowers102Dataset", "Food101Dataset", "KITTIDataset",
-           "LFWDataset", "PhotoTourDataset", "Places365Dataset", "SBDataset", "SVHNDataset"]
+           "LFWDataset", "LSUNDataset", "PhotoTourDataset", "Places365Dataset", "SBDataset", "SVHNDataset"]
 
 
 def load_mat(path: str, owner: str) -> dict[str, Any]:
@@ -164,8 +164,8 @@ class Food101Dataset(_FileColumns):
 class Flowers102Dataset(_FileColumns):
     """Oxford Flowers-102: ``image`` and ``label`` (uint32, the release's 1-102 minus 1) from
     ``jpg/image_NNNNN.jpg``, ``imagelabels.mat`` and ``setid.mat``; task 'Segmentation' adds
-    ``segment`` (``segmim/segmim_NNNNN.jpg``) between them. ``usage`` 'train', 'valid', 'test' or
-    'all' (train, valid, then test ids)."""
+    ``segmentation`` (``segmim/segmim_NNNNN.jpg``) between them. ``usage`` 'train', 'valid',
+    'test' or 'all' (train, test, then valid ids, as MindSpore reads them)."""
 
     def __init__(self, dataset_dir: str, task: str = "Classification", usage: str = "all",
                  num_samples: int | None = None, num_parallel_workers: int | None = 1, shuffle: bool | None = None,
@@ -182,7 +182,7 @@ class Flowers102Dataset(_FileColumns):
             raise DatasetError(f"{owner}: {os.path.join(root, 'imagelabels.mat')} lacks the variable 'labels'")
         all_labels = np.asarray(labels_mat["labels"]).reshape(-1).astype(np.int64)
         ids: list[int] = []
-        for u in _usages(usage, ("train", "valid", "test"), owner):
+        for u in _usages(usage, ("train", "test", "valid"), owner):  # 'all': MindSpore's order, train/test/valid
             if keys[u] not in setid:
                 raise DatasetError(f"{owner}: {os.path.join(root, 'setid.mat')} lacks the variable {keys[u]!r}")
             ids += [int(i) for i in np.asarray(setid[keys[u]]).reshape(-1)]
@@ -197,16 +197,17 @@ class Flowers102Dataset(_FileColumns):
                         num_shards, shard_id, num_parallel_workers)
         else:
             segs = [os.path.join(root, "segmim", f"segmim_{i:05d}.jpg") for i in ids]
-            self._setup(["image", "segment", "label"], [files, segs, labels], ["file", "file", "value"], decode,
+            self._setup(["image", "segmentation", "label"], [files, segs, labels], ["file", "file", "value"], decode,
                         num_samples, shuffle, sampler, num_shards, shard_id, num_parallel_workers)
 
 
 class Places365Dataset(_FileColumns):
     """Places365: ``image`` and ``label`` (uint32) from ``places365_train_standard.txt``,
-    ``places365_train_challenge.txt`` or ``places365_val.txt`` (lines ``<image path> <label>``)
-    and the image folders ``data_256``/``val_256`` (``small=True``) or ``data_large``/``val_large``;
-    ``usage`` 'train-standard' (default), 'train-challenge' or 'val'. ``categories_places365.txt``
-    gives `class_indexing`."""
+    ``places365_train_challenge.txt`` (or ``places365_train-*.txt``) or ``places365_val.txt``
+    (lines ``<image path> <label>``) and the image folders ``data_256_standard``,
+    ``data_256_challenge``, ``val_256`` (``small=True``) or ``data_large_*``, ``val_large`` (a
+    plain ``data_256``/``data_large`` folder is read too); ``usage`` 'train-standard' (default),
+    'train-challenge' or 'val'. ``categories_places365.txt`` gives `class_indexing`."""
 
     def __init__(self, dataset_dir: str, usage: str | None = None, small: bool = True, decode: bool = False,
                  num_samples: int | None = None, num_parallel_workers: int | None = None, shuffle: bool | None = None,
@@ -229,8 +230,14 @@ class Places365Dataset(_FileColumns):
                     if len(parts) != 2 or not parts[1].isdigit():
                         raise DatasetError(f"{owner}: {categories}, line {line_no}: expected '<class> <label>'")
                     self.class_indexing[parts[0]] = int(parts[1])
-        folder = ("val" if usage == "val" else "data") + ("_256" if small else "_large")
+        size = "256" if small else "large"
+        # MindSpore's (and torchvision's) folder names, then the release archives' shorter ones
+        folders = [f"val_{size}"] if usage == "val" else [f"data_{size}_{usage.split('-')[1]}", f"data_{size}"]
+        folder = next((f for f in folders if os.path.isdir(os.path.join(root, f))), folders[0])
         listing = os.path.join(root, listings[usage])
+        if not os.path.isfile(listing) and os.path.isfile(os.path.join(root, listings[usage].replace("_train_",
+                                                                                                     "_train-"))):
+            listing = os.path.join(root, listings[usage].replace("_train_", "_train-"))  # as MindSpore's tree spells it
         files, labels = [], []
         for line_no, line in enumerate(_read_lines(listing, owner), 1):
             parts = line.split()
@@ -272,7 +279,7 @@ class KITTIDataset(_FileColumns):
         image_dir = os.path.join(root, "data_object_image_2", split, "image_2")
         if not os.path.isdir(image_dir):
             raise DatasetError(f"{owner}: no folder {image_dir}")
-        names = sorted(n for n in os.listdir(image_dir) if n.endswith(".png"))
+        names = sorted(n for n in os.listdir(image_dir) if n.lower().endswith((".png", ".jpg", ".jpeg")))
         files = [os.path.join(image_dir, n) for n in names]
         if usage == "test":
             self._setup(["image"], [files], ["file"], decode, num_samples, shuffle, sampler, num_shards, shard_id,
@@ -280,7 +287,7 @@ class KITTIDataset(_FileColumns):
             return
         cols: list[list[np.ndarray]] = [[] for _ in range(8)]
         for n in names:
-            path = os.path.join(root, "data_object_label_2", split, "label_2", n[:-4] + ".txt")
+            path = os.path.join(root, "data_object_label_2", split, "label_2", os.path.splitext(n)[0] + ".txt")
             objs = []
             for line_no, line in enumerate(_read_lines(path, owner), 1):
                 parts = line.split()
@@ -636,3 +643,48 @@ class SBDataset(_FileColumns):
 
     def _num_rows(self) -> int:
         return len(self._fcols[0])
+
+
+_LSUN_CLASSES = ("bedroom", "bridge", "church_outdoor", "classroom", "conference_room", "dining_room", "kitchen",
+                 "living_room", "restaurant", "tower")
+
+
+class LSUNDataset(_FileColumns):
+    """LSUN scenes from image folders (MindSpore 2.x reads the exported images, not LMDB):
+    ``<class>_train/`` ('train'), ``<class>_val/`` ('valid'), both ('all', the default) or
+    ``test/`` ('test'), for ``classes`` (a name or a list; None: the ten LSUN scene classes).
+    Columns ``image`` and ``label`` (uint32). As in MindSpore (an ImageFolder over the chosen
+    folders) the label is the folder's position among the sorted folder names — so
+    ``bedroom_train`` and ``bedroom_val`` get different labels under 'all' — and 'test' is label 0."""
+
+    def __init__(self, dataset_dir: str, usage: str | None = None, classes: Any = None, num_samples: int | None = None,
+                 num_parallel_workers: int | None = None, shuffle: bool | None = None, decode: bool = False,
+                 sampler: Any = None, num_shards: int | None = None, shard_id: int | None = None,
+                 cache: Any = None) -> None:
+        owner = "LSUNDataset"
+        root = _check_dir(dataset_dir, owner)
+        usage = "all" if usage is None else usage
+        if usage not in ("train", "valid", "test", "all"):
+            raise ValueError(f"{owner}: usage must be 'train', 'valid', 'test' or 'all', got {usage!r}")
+        wanted = list(_LSUN_CLASSES) if classes is None else [classes] if isinstance(classes, str) else list(classes)
+        if not all(isinstance(c, str) for c in wanted):
+            raise ValueError(f"{owner}: classes must be a class name or a list of them, got {classes!r}")
+        if usage == "test":
+            folders = ["test"]
+        else:
+            splits = (["_train"] if usage in ("train", "all") else []) + (["_val"] if usage in ("valid", "all") else [])
+            subdirs = [d for d in os.listdir(root) if os.path.isdir(os.path.join(root, d))]
+            folders = sorted({d for d in subdirs for c in wanted for s in splits if c + s in d})
+        files, labels = [], []
+        for label, folder in enumerate(folders):
+            path = os.path.join(root, folder)
+            if not os.path.isdir(path):
+                raise DatasetError(f"{owner}: no folder {folder} in {root}")
+            for name in sorted(n for n in os.listdir(path) if os.path.isfile(os.path.join(path, n))):
+                files.append(os.path.join(path, name))
+                labels.append(np.uint32(label))
+        if not files:
+            raise DatasetError(f"{owner}: no images for usage {usage!r} and classes {wanted} in {root}")
+        self.class_indexing = {f: i for i, f in enumerate(folders)}
+        self._setup(["image", "label"], [files, labels], ["file", "value"], decode, num_samples, shuffle, sampler,
+                    num_shards, shard_id, num_parallel_workers)
