@@ -61,7 +61,14 @@ def test_a_complex_to_real_cast_is_refused_not_truncated():
     ("exp", lambda a, b: ops.exp(a), lambda a, b: np.exp(a)), ("log", lambda a, b: ops.log(a), lambda a, b: np.log(a)),
     ("sqrt", lambda a, b: ops.sqrt(a), lambda a, b: np.sqrt(a)),
     ("sin", lambda a, b: ops.sin(a), lambda a, b: np.sin(a)),
-    ("tanh", lambda a, b: ops.tanh(a), lambda a, b: np.tanh(a)), ("square", lambda a, b: ops.square(a), np.multiply),
+    ("tanh", lambda a, b: ops.tanh(a), lambda a, b: np.tanh(a)),
+    ("asin", lambda a, b: ops.asin(a), lambda a, b: np.arcsin(a)),
+    ("acos", lambda a, b: ops.acos(a), lambda a, b: np.arccos(a)),
+    ("atan", lambda a, b: ops.atan(a), lambda a, b: np.arctan(a)),
+    ("asinh", lambda a, b: ops.asinh(a), lambda a, b: np.arcsinh(a)),
+    ("atanh", lambda a, b: ops.atanh(a), lambda a, b: np.arctanh(a)),
+    ("log2", lambda a, b: ops.log2(a), lambda a, b: np.log2(a)),
+    ("log10", lambda a, b: ops.log10(a), lambda a, b: np.log10(a)), ("square", lambda a, b: ops.square(a), np.multiply),
     ("sum", lambda a, b: ops.sum(a, 1), lambda a, b: a.sum(1)), ("mean", lambda a, b: a.mean(), lambda a, b: a.mean()),
     ("prod", lambda a, b: a.prod(), lambda a, b: a.prod()), ("reshape", lambda a, b: a.reshape(3, 2),
                                                               lambda a, b: a.reshape(3, 2)),
@@ -88,6 +95,7 @@ def test_ops_that_take_complex_match_numpy(name, fn, ref):
 @pytest.mark.parametrize("name,fn", [
     ("ReLU", ops.relu), ("Sigmoid", ops.sigmoid), ("ReduceMax", lambda z: z.max()), ("Greater", lambda z: z > z),
     ("Argmax", ops.argmax), ("Sort", ops.sort), ("Softmax", ops.softmax), ("Erf", ops.erf),
+    ("Acosh", ops.acosh),
 ])
 def test_ops_without_a_complex_kernel_refuse_by_name(name, fn):
     with pytest.raises(DTypeError, match=f"{name}.*complex kernel"):

@@ -427,8 +427,8 @@ _LINEAR = frozenset({
 _HOLOMORPHIC = frozenset({
     "Mul", "RealDiv", "MatMul", "BatchMatMul", "Einsum", "Exp", "Expm1", "Log", "Log1p", "Sqrt", "Rsqrt",
     "Square", "Pow", "Reciprocal", "Sin", "Cos", "Tan", "Sinh", "Cosh", "Tanh", "TanhGrad", "ReduceProd",
-    "MatrixInverse", "Det",
-})
+    "MatrixInverse", "Det", "Log2", "Log10", "ACos", "Asin", "Atan", "Asinh", "Atanh",
+})  # not Acosh: its rule 1/sqrt(z^2 - 1) is off the principal branch of acosh' = 1/(sqrt(z-1) sqrt(z+1))
 # no gradient to speak of (predicates, sign) or rules that are already complex-correct as written
 _OTHER = frozenset({"Equal", "NotEqual", "IsNan", "IsInf", "IsFinite", "IsClose", "Sign", "Abs", "Cast"})
 _OWN = frozenset({"Complex", "Real", "Imag", "Conj", "Angle", "ComplexAbs", "ViewAsReal", "FFTN", "Eig",
