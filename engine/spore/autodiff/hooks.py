@@ -14,9 +14,9 @@
   rules may read any input, so `pack` sees every input of every recorded op.)
 
 Graph mode: `Tensor.register_hook` and `InsertGradientOf` compile (the hook is traced into the
-backward graph, under MindSpore's Graph-mode constraints); HookBackward, DumpGradient and
-saved_tensors_hooks, which MindSpore documents as PyNative-only, raise a clear error on the
-user's line while compiling.
+backward graph, under MindSpore's Graph-mode constraints) and `DumpGradient` saves when the
+compiled backward runs; HookBackward and saved_tensors_hooks, which MindSpore documents as
+PyNative-only, raise a clear error on the user's line while compiling.
 """
 
 from __future__ import annotations
@@ -247,10 +247,20 @@ def _dump_impl(x: np.ndarray, *, path: str, when: str) -> np.ndarray:
     return x.copy()
 
 
-def _dump_vjp(g: Any, out: Any, x: Any, *, path: str, when: str) -> tuple:
+def _save(path: str, arr: np.ndarray) -> np.ndarray:
     target = path if path.endswith(".npy") else path + ".npy"
     os.makedirs(os.path.dirname(os.path.abspath(target)), exist_ok=True)
-    np.save(target, g.asnumpy())
+    np.save(target, arr)
+    return arr
+
+
+def _dump_vjp(g: Any, out: Any, x: Any, *, path: str, when: str) -> tuple:
+    if TRACING.builder is not None:  # compiled backward pass: save when the graph runs (a PyFunc equation)
+        from ..ops.primitive_helpers import PYFUNC, _PyFuncSpec
+
+        spec = _PyFuncSpec(lambda a: _save(path, a), [Aval(tuple(g.shape), g.dtype)])
+        return (PYFUNC(g, spec=spec)[0],)
+    _save(path, g.asnumpy())
     return (g,)
 
 
@@ -263,14 +273,14 @@ class DumpGradient:
     """MindSpore's ``ops.DumpGradient()``: ``dump(path, x, input_output)`` returns `x`; in the backward
     pass the gradient of `x` is saved to ``path`` (``.npy`` appended when missing). `input_output`
     ('in' or 'out') says which side of the op the dump stands for in MindSpore's dump layout; it
-    does not change what is saved. PyNative only."""
+    does not change what is saved. In a compiled graph the file is written each time the graph's
+    backward pass runs."""
 
     def __call__(self, path: str, x: Any, input_output: str) -> Any:
         if not isinstance(path, str) or not path:
             raise TypeError("DumpGradient: path must be a non-empty str")
         if input_output not in ("in", "out"):
             raise ValueError(f"DumpGradient: input_output must be 'in' or 'out', got {input_output!r}")
-        _refuse_in_graph("ops.DumpGradient", "call it in PyNative mode")
         return DUMP_GRADIENT(x, path=path, when=input_output)
 
 

@@ -4,8 +4,8 @@ functional control flow (ForiLoop/WhileLoop/Scan/Assert), higher-order derivativ
 PyFunc, Morph, ...).
 
 Each helper below is user code Graph mode compiles. The hooks that MindSpore documents as
-PyNative-only (HookBackward, DumpGradient) and removing a hook inside a graph must be refused on
-the helper's line in Graph mode; the rest (Tensor.register_hook included) must give identical
+PyNative-only (HookBackward) and removing a hook inside a graph must be refused on the helper's
+line in Graph mode; the rest (Tensor.register_hook and DumpGradient included) must give identical
 results."""
 
 from __future__ import annotations
