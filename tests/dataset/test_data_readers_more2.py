@@ -73,6 +73,8 @@ def test_tedlium_segments_from_stm(tmp_path):
     (w1, r1, t1, talk_id, spk, ident), (w2, _, t2, *_) = _rows(d)
     np.testing.assert_allclose(w1[0], talk[500:1250] / 32768.0, rtol=1e-6)
     np.testing.assert_allclose(w2[0], talk[2000:2500] / 32768.0, rtol=1e-6)
+    assert r1.dtype == np.int32  # MindSpore documents int32 for TED-LIUM's sample_rate
+    assert ds.TedliumDataset(str(tmp_path / "TEDLIUM_release1"), "release1", usage="train").get_dataset_size() == 2
     assert (int(r1), str(t1), str(t2), str(talk_id), str(spk), str(ident)) == (
         1000, "hello there", "bye", "Talk1", "Speaker_A", "<o,f0,male>")
     ((wt, *_),) = _rows(ds.TedliumDataset(str(tmp_path), "release1", usage="test"))

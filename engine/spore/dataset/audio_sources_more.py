@@ -114,16 +114,18 @@ class _UtteranceReader:
         wav, rate = read_sph(path) if path.endswith(".sph") else read_wav(path)
         start, end = self.spans[index]
         segment = np.ascontiguousarray(wav[:, int(start * rate): int(end * rate)])
-        return (segment, np.uint32(rate), *(col[index] for col in self.extra))
+        return (segment, np.int32(rate), *(col[index] for col in self.extra))  # int32, as MindSpore documents
 
 
 class TedliumDataset(_Audio):
     """TED-LIUM ``release`` 'release1', 'release2' or 'release3': one row per ``.stm`` line
     (``talk_id channel speaker_id start end identifier transcript``) with ``waveform`` (that
-    segment of the talk's audio), ``sample_rate`` (uint32), ``transcript``, ``talk_id``,
+    segment of the talk's audio), ``sample_rate`` (int32), ``transcript``, ``talk_id``,
     ``speaker_id`` and ``identifier`` (strings). Releases 1 and 2 are read from
     ``TEDLIUM_release{1,2}/<usage>/{sph,stm}`` with ``usage`` 'train', 'dev', 'test' or 'all';
-    release 3 from ``TEDLIUM_release-3/data/{sph,stm}`` (``usage`` 'all')."""
+    release 3 from ``TEDLIUM_release-3/data/{sph,stm}`` (``usage`` 'all'); ``dataset_dir`` may be
+    the folder holding ``TEDLIUM_release*`` or that release folder itself. Besides MindSpore's
+    '.sph', ``extensions='.wav'`` reads PCM WAV talks."""
 
     def __init__(self, dataset_dir: str, release: str, usage: str | None = None, extensions: str | None = None,
                  num_samples: int | None = None, num_parallel_workers: int | None = None, shuffle: bool | None = None,
@@ -149,6 +151,8 @@ class TedliumDataset(_Audio):
         if not isinstance(ext, str) or not ext.startswith("."):
             raise ValueError(f"{owner}: extensions must be a file extension such as '.sph', got {extensions!r}")
         base = os.path.join(root, folders[release])
+        if not os.path.isdir(base) and any(os.path.isdir(os.path.join(root, p, "stm")) for p in parts):
+            base = root  # dataset_dir is the release folder itself
         if not os.path.isdir(base):
             raise DatasetError(f"{owner}: no folder {folders[release]} in {root}")
         files: list[str] = []
