@@ -237,6 +237,11 @@ def test_batchnorm_folded_in_sequential() -> None:
 
 def test_skip_and_errors(digits) -> None:
     net, x_tr, _, _ = digits
+    import spore.dataset as ds
+
+    data = ds.NumpySlicesDataset({"image": x_tr[:64], "label": np.zeros(64, np.int32)}, shuffle=False).batch(32)
+    q_ds, q_arr = quantize_static(net, data), quantize_static(net, x_tr[:64])
+    assert q_ds.network.conv1.x_scale == q_arr.network.conv1.x_scale  # the Dataset's first column is the input
     q = quantize_static(net, [x_tr[:32], x_tr[32:64]], skip_quant_node=["fc3"])
     assert "fc3" not in q.layers and isinstance(q.network.fc3, nn.Dense)
     assert q.network.fc2.y_scale is not None  # fc2's output now feeds a float layer: requantized

@@ -105,6 +105,11 @@ def _as_batches(calibration_data: Any, batch_size: int) -> list[tuple]:
         if a.ndim == 0:
             raise SporeError("quantize_static: calibration_data is a scalar; give a batch (N, ...) or batches")
         return [(a[i:i + batch_size],) for i in range(0, a.shape[0], batch_size)]
+    if hasattr(calibration_data, "create_tuple_iterator"):  # a (batched) Dataset: its first column is the input
+        rows = list(calibration_data.create_tuple_iterator(num_epochs=1, output_numpy=True))
+        if not rows:
+            raise SporeError("quantize_static: the calibration Dataset is empty")
+        return [(arr(r[0]),) for r in rows]
     if isinstance(calibration_data, dict):
         raise SporeError("quantize_static: calibration_data is a dict; give a list of input batches "
                          "(for an .npz, its arrays in input order)")
@@ -236,8 +241,9 @@ def quantize_static(net: Cell, calibration_data: Any, method: str = "minmax", *,
                     fuse_relu: bool = True, skip_quant_node: Iterable[str] = ()) -> QuantizedNet:
     """Calibrate `net` on `calibration_data` and return its int8 version (`net` is not modified).
 
-    calibration_data: a float array (N, ...) split into `batch_size` batches, or an iterable of
-    batches (arrays / Tensors, or tuples of them for several inputs; labels must not be included).
+    calibration_data: a float array (N, ...) split into `batch_size` batches, an iterable of
+    batches (arrays / Tensors, or tuples of them for several inputs; labels must not be included),
+    or a batched `spore.dataset` Dataset, whose first column is taken as the input.
     method: activation calibration — "minmax" (MAX_MIN), "percentile" (REMOVAL_OUTLIER, 99.99th
     percentile of |x|) or "kl" (TensorRT's entropy). calibrate_size: use at most this many batches.
     skip_quant_node: layer paths (`"fc3"`, `"features.0"`) to keep in float32.
