@@ -69,4 +69,6 @@ def test_tokenizer_in_a_pipeline_and_pickled(vocab):
     assert [r.tolist() for r in rows] == [tok("old show").tolist(), tok("newest").tolist()]
     assert ds.SentencePieceModel is text.SentencePieceModel
     assert text.SPieceTokenizerLoadType.FILE == 0 and text.SPieceTokenizerLoadType.MODEL == 1
+    assert [int(m) for m in text.SentencePieceModel] == [0, 1, 2, 3]  # MindSpore's IntEnum values
+    assert text.SPieceTokenizerOutType.STRING == 0 and text.SPieceTokenizerOutType.INT == 1
     assert tok.load_type == text.SPieceTokenizerLoadType.MODEL

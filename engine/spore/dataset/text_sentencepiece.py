@@ -35,13 +35,13 @@ def _spm() -> Any:
     return sentencepiece
 
 
-class SentencePieceModel(enum.StrEnum):
+class SentencePieceModel(enum.IntEnum):
     """The subword algorithm a `SentencePieceVocab` is trained with (WORD needs pre-tokenized text)."""
 
-    UNIGRAM = "unigram"
-    BPE = "bpe"
-    CHAR = "char"
-    WORD = "word"
+    UNIGRAM = 0
+    BPE = 1
+    CHAR = 2
+    WORD = 3
 
 
 class SPieceTokenizerOutType(enum.IntEnum):
@@ -59,8 +59,14 @@ class SPieceTokenizerLoadType(enum.IntEnum):
 
 
 def _model_type(model_type: Any) -> str:
+    """The trainer's name of a model type: a SentencePieceModel (or its int), or the trainer's own
+    name ('unigram', 'bpe', 'char', 'word')."""
+    if isinstance(model_type, str) and model_type.upper() in SentencePieceModel.__members__:
+        return model_type.lower()
     try:
-        return SentencePieceModel(model_type.value if isinstance(model_type, enum.Enum) else model_type).value
+        if isinstance(model_type, bool):
+            raise ValueError
+        return SentencePieceModel(model_type).name.lower()
     except ValueError:
         raise ValueError(f"SentencePieceVocab: model_type must be a SentencePieceModel (UNIGRAM, BPE, CHAR, WORD), "
                          f"got {model_type!r}") from None
