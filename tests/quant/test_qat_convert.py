@@ -191,3 +191,53 @@ def test_qat_quickstart_cnn_converts_to_int8_within_one_point():
 
 def _acc(net: nn.Cell, x: np.ndarray, y: np.ndarray) -> float:
     return float(np.mean(net(ms.Tensor(x)).asnumpy().argmax(1) == y))
+
+
+def test_convert_from_a_qat_checkpoint_and_without_bn_fold(tmp_path):
+    """golden-stick's convert(net_opt, ckpt_path): a QAT checkpoint (observer ranges included) loaded
+    into a freshly rewritten network converts to the same int8 network; bn_fold=False trains a real
+    BatchNorm after the fake-quantized conv and converts with the BN folded exactly."""
+    from examples.train_digits import load_split  # type: ignore[import-not-found]
+
+    x_tr, x_te, y_tr, y_te = load_split(0)
+
+    def make() -> nn.SequentialCell:
+        return nn.SequentialCell([nn.Conv2d(1, 6, 3, pad_mode="pad", padding=1), nn.BatchNorm2d(6), nn.ReLU(),
+                                  nn.MaxPool2d(4, 4), nn.Flatten(), nn.Dense(24, 10)])
+
+    ms.set_seed(7)
+    net = make()
+    _train(net, x_tr, y_tr, 3, 0.003, 7)
+    acc_f = _acc(net, x_te, y_te)
+    qat = QuantizationAwareTraining(bn_fold=False)
+    net = qat.quantize(net)
+    assert type(net[0]).__name__ == "Conv2dBnWithoutFoldQuant"
+    _train(net, x_tr, y_tr, 1, 0.0005, 8)
+    ckpt = str(tmp_path / "qat.ckpt")
+    ms.save_checkpoint(net, ckpt)
+    direct = qat.convert(net)
+    again = QuantizationAwareTraining(bn_fold=False).convert(QuantizationAwareTraining(bn_fold=False).quantize(make()),
+                                                              ckpt_path=ckpt)
+    x = ms.Tensor(x_te)
+    np.testing.assert_array_equal(again(x).asnumpy(), direct(x).asnumpy())
+    assert acc_f - _acc(direct, x_te, y_te) < 0.01, (acc_f, _acc(direct, x_te, y_te))
+    with pytest.raises(SporeError, match="lacks parameters of the QAT network"):
+        other = QuantizationAwareTraining().quantize(nn.SequentialCell([nn.Dense(3, 2)]))
+        ms.save_checkpoint(nn.SequentialCell([nn.Dense(3, 2)]), str(tmp_path / "float.ckpt"))
+        QuantizationAwareTraining().convert(other, ckpt_path=str(tmp_path / "float.ckpt"))
+
+
+def test_act_quant_is_the_activation_then_fake_quant():
+    from spore.quant import ActQuant
+    from spore.quant.fake_quant import fake_quant_numpy
+
+    cell = ActQuant(nn.ReLU(), ema=True, fake_before=True)
+    cell.set_train(True)
+    x = np.random.default_rng(8).standard_normal((5, 7)).astype(np.float32)
+    out = cell(t(x)).asnumpy()
+    before, after = cell.fake_quant_act_before, cell.fake_quant_act
+    xq = fake_quant_numpy(x, before.minq.asnumpy(), before.maxq.asnumpy())
+    np.testing.assert_allclose(out, fake_quant_numpy(np.maximum(xq, 0), after.minq.asnumpy(), after.maxq.asnumpy()),
+                               atol=1e-6)
+    np.testing.assert_allclose(after.minq.asnumpy(), [0.001 * -6.0], rtol=1e-5)  # EMA of the ReLU output min 0
+    assert (out >= 0).all()

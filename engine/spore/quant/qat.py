@@ -386,9 +386,19 @@ class QuantizationAwareTraining:
 
     apply = quantize
 
-    def convert(self, network: Cell) -> Cell:
-        """The int8 network of a QAT-trained one (see `convert`)."""
-        return convert(network)
+    def convert(self, net_opt: Cell, ckpt_path: str = "") -> Cell:
+        """The int8 network of a QAT-trained one (see `convert`); with `ckpt_path` (golden-stick's
+        argument), the QAT checkpoint is loaded into `net_opt` first (strictly: every parameter,
+        observer ranges and steps included, must be in it)."""
+        if ckpt_path:
+            from .. import load_checkpoint, load_param_into_net
+
+            if not isinstance(ckpt_path, str):
+                raise SporeError(f"convert: ckpt_path must be a str, got {type(ckpt_path).__name__}")
+            missing, _ = load_param_into_net(net_opt, load_checkpoint(ckpt_path), strict_load=True)
+            if missing:
+                raise SporeError(f"convert: {ckpt_path} lacks parameters of the QAT network: {missing[:5]}")
+        return convert(net_opt)
 
 
 class SimulatedQuantizationAwareTraining(QuantizationAwareTraining):
