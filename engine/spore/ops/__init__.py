@@ -38,9 +38,11 @@ from ..tensor import Tensor  # noqa: E402  (MindSpore's ops namespace re-exports
 from .collective import ReduceOp  # noqa: E402  (ops.AllReduce(ReduceOp.MAX))
 from .misc_ops import DataType  # noqa: E402  (named dtype/format pairs for custom-op registration: not an op)
 from .p2p_comm_ops import P2POp  # noqa: E402  (batch_isend_irecv's op description: not a class-form op)
+from .tcp_store import TCPStore  # noqa: E402  (a key-value store object, not an op)
 
 __all__ = sorted({n for m in DECLARATION_MODULES for n in _public_functions(m)} | set(_CLASSES)
-                 | {"Operation", "Primitive", "primitive", "REGISTRY", "ReduceOp", "P2POp", "DataType", "Tensor"})
+                 | {"Operation", "Primitive", "primitive", "REGISTRY", "ReduceOp", "P2POp", "DataType", "Tensor",
+                    "TCPStore"})
 
 from .. import _tensor_api  # noqa: E402,F401  (Tensor.from_numpy and the missing-method error)
 
