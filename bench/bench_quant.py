@@ -1,6 +1,7 @@
 """Benchmark: static int8 post-training quantization — latency at batch 1 and 32 and test accuracy for
-an MLP and LeNet on digits and the quickstart SimpleCNN (3x32x32, generated data as in
-tests/quant/test_ptq.py), each trained briefly here:
+two MLPs (64-256-256-10 and the compute-bound 64-1024-1024-10) and LeNet on digits and the
+quickstart SimpleCNN (3x32x32, generated data as in tests/quant/test_ptq.py), each trained briefly
+here:
 
 - Spore fp32: the float Cell in Graph mode, and in PyNative (spore_fp32_pynative);
 - Spore int8: `spore.quant.quantize_static`'s Cell (it always runs PyNative: oneDNN u8 x s8 kernels
@@ -40,11 +41,11 @@ COLS = ["spore_fp32", "spore_fp32_pynative", "spore_int8", "lite_int8", "lite_fp
         "ort_int8_ortq"]
 
 
-def _mlp():
+def _mlp(hidden: int = 256):
     from spore import nn
 
-    return nn.SequentialCell([nn.Flatten(), nn.Dense(64, 256), nn.ReLU(), nn.Dense(256, 256), nn.ReLU(),
-                              nn.Dense(256, 10)])
+    return nn.SequentialCell([nn.Flatten(), nn.Dense(64, hidden), nn.ReLU(), nn.Dense(hidden, hidden), nn.ReLU(),
+                              nn.Dense(hidden, 10)])
 
 
 def _nets(quick: bool) -> list[tuple[str, object, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
@@ -55,8 +56,13 @@ def _nets(quick: bool) -> list[tuple[str, object, np.ndarray, np.ndarray, np.nda
 
     ms.set_seed(0)
     x_tr, x_te, y_tr, y_te = load_split(0)
-    out = [("MLP", _train(_mlp(), x_tr, y_tr, epochs=6), x_tr, x_te, y_te),
-           ("LeNet", _train(LeNet(), x_tr, y_tr, epochs=6), x_tr, x_te, y_te)]
+    def seeded(make, seed: int = 0):
+        ms.set_seed(seed)  # each net's initial weights independent of the others' training
+        return make()
+
+    out = [("MLP", _train(seeded(_mlp), x_tr, y_tr, epochs=6), x_tr, x_te, y_te),
+           ("MLP-1024", _train(seeded(lambda: _mlp(1024)), x_tr, y_tr, epochs=3, lr=0.001), x_tr, x_te, y_te),
+           ("LeNet", _train(seeded(LeNet), x_tr, y_tr, epochs=6), x_tr, x_te, y_te)]
     ms.set_seed(1)
     c_tr, c_ytr = _blobs(800, 1)
     c_te, c_yte = _blobs(400 if quick else 1000, 2)
