@@ -207,3 +207,16 @@ def test_a_script_that_exits_while_the_prewarm_runs_exits_cleanly(tmp_path: Path
         res = _child(tmp_path, "import spore\nfrom spore import _kernels\nprint(_kernels.cpu_isa())")
         assert res.returncode == 0, res.stderr
         assert "terminate called" not in res.stderr
+
+
+def test_prefault_heap_follows_the_allocator_policy_and_its_variable() -> None:
+    class Untuned:
+        malloc_tuned = False
+
+    assert tuning_cache.prefault_heap(Untuned(), {}) == 0  # glibc's defaults: freed pages go back, pointless
+    if _kernels.malloc_tuned:
+        assert tuning_cache.prefault_heap(_kernels, {}) == tuning_cache._PREFAULT_MB
+        assert tuning_cache.prefault_heap(_kernels, {"SPORE_PREFAULT_MB": "0"}) == 0
+        assert tuning_cache.prefault_heap(_kernels, {"SPORE_PREFAULT_MB": "3"}) == 3
+        assert tuning_cache.prefault_heap(_kernels, {"SPORE_PREFAULT_MB": "lots"}) == tuning_cache._PREFAULT_MB
+        assert tuning_cache.prefault_heap(_kernels, {"SPORE_PREFAULT_MB": "100000"}) == 256  # capped
