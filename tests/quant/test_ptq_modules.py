@@ -195,3 +195,16 @@ def test_qmodule_errors() -> None:
     q = QuantDense.from_float(d, np.ones(3, np.float32), 0.1, 0)
     with pytest.raises(SporeError, match=r"input of shape \(\.\.\., 4\)"):
         q(ms.Tensor(np.ones((2, 5), np.float32)))
+
+
+def test_quant_stubs_round_trip() -> None:
+    from spore.quant import DeQuantStub, QuantStub
+
+    x = np.array([[-1.0, -0.26, 0.0, 0.25, 0.75, 10.0]], np.float32)
+    qs, dq = QuantStub(0.5, 3), DeQuantStub(0.5, 3)
+    q = qs(ms.Tensor(x)).asnumpy()
+    assert q.dtype == np.uint8
+    np.testing.assert_array_equal(q, np.clip(np.rint(x / np.float32(0.5)) + 3, 0, 255))  # half to even: 0.25 -> 0
+    np.testing.assert_array_equal(dq(ms.Tensor(q)).asnumpy(), (q.astype(np.float32) - 3) * 0.5)
+    with pytest.raises(SporeError, match="x_scale must be one positive float"):
+        QuantStub(0.0)
