@@ -82,6 +82,11 @@ def test_qparams_dequantize_to_the_fake_quant_values():
         q = np.clip(np.floor(x / scale[0] + 0.5) + zp[0], -128, 127)
         np.testing.assert_allclose((q - zp[0]) * scale[0], fake_quant(t(x), t(-0.7), t(3.2), 8, sym).asnumpy(),
                                    atol=1e-5)
+    su, zu = qparams(np.float32(-0.7), np.float32(3.2), 8, False, False, "uint8")
+    q = np.clip(np.floor(x / su[0] + 0.5) + zu[0], 0, 255)  # the unsigned grid: the same values
+    np.testing.assert_allclose((q - zu[0]) * su[0], fake_quant(t(x), t(-0.7), t(3.2)).asnumpy(), atol=1e-5)
+    with pytest.raises(SporeError, match="dtype must be 'int8' or 'uint8'"):
+        qparams(0.0, 1.0, dtype="int4")
     s, z = qparams(np.float32(0.0), np.float32(0.0))  # a zero range: scale 1, zero point 0 (never divides by 0)
     assert s[0] == 1.0 and z[0] == 0
     np.testing.assert_array_equal(fake_quant(t(x[:5]), t(0.0), t(0.0)).asnumpy(), np.zeros(5, np.float32))

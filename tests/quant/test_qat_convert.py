@@ -162,8 +162,9 @@ def test_convert_cell_uses_the_learned_scales():
     x = np.random.default_rng(4).standard_normal((16, 6)).astype(np.float32)
     cell(t(x))
     q = convert_cell(cell)
-    s_in, z_in = cell._input_quantizer.qparams()
-    assert q.x_scale == pytest.approx(float(s_in[0])) and q.x_zp == int(z_in[0]) + 128
+    s_in, z_in = cell._input_quantizer.qparams("uint8")
+    assert q.x_scale == pytest.approx(float(s_in[0])) and q.x_zp == int(z_in[0])
+    assert cell._input_quantizer.qparams("int8")[1][0] == z_in[0] - 128  # the same grid, signed
     w = cell.weight.asnumpy()
     np.testing.assert_allclose(q.w_scale, np.abs(w).max(1) / 127, rtol=1e-5)  # symmetric narrow, per channel
 

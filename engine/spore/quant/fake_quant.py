@@ -18,8 +18,8 @@ gradient passes unchanged where nudged_min <= x <= nudged_max and is zero outsid
 no gradient (the observer moves them, the optimizer does not). The gradient is its own primitive,
 `FakeQuantGrad`, so a compiled graph differentiates through fake quantization like any other op.
 
-`qparams` gives the same grid as (scale, int8 zero point): the uint grid shifted by 128, so the
-converted int8 network (`spore.quant.convert`) computes on exactly the values the QAT net saw.
+`qparams` gives the same grid as (scale, zero point), unsigned or shifted to the signed grid, so
+the converted int8 network (`spore.quant.convert_qat`) computes on exactly the values the QAT net saw.
 """
 
 from __future__ import annotations
@@ -167,18 +167,22 @@ def fake_quant(x: Tensor, x_min: Tensor, x_max: Tensor, num_bits: int = 8, symme
 
 
 def qparams(x_min: Any, x_max: Any, num_bits: int = 8, symmetric: bool = False,
-            narrow_range: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """(scale, zero point) of the fake-quant grid on the signed int grid: the same values,
-    q_signed = q_unsigned - 2**(num_bits-1), so dequantized (q - zp) * scale are those of `FakeQuant`.
+            narrow_range: bool = False, dtype: str = "int8") -> tuple[np.ndarray, np.ndarray]:
+    """(scale, zero point) of the fake-quant grid, so dequantized (q - zp) * scale are exactly the
+    values `FakeQuant` gives: ``dtype="uint8"`` is MindSpore's unsigned grid [0, 2**bits - 1] (the
+    activation form of onnxruntime's QDQ and of `QuantDense`), ``"int8"`` the same values on the
+    signed grid (q_signed = q_unsigned - 2**(num_bits-1)).
 
     Scales of a zero-width range (all-zero channel) are returned as 1 with zero point 0, so an
     int kernel never divides by zero; such a channel is all zeros either way."""
+    if dtype not in ("int8", "uint8"):
+        raise SporeError(f"qparams: dtype must be 'int8' or 'uint8', got {dtype!r}")
     to_np = (lambda v: v.asnumpy() if isinstance(v, Tensor) else np.asarray(v, np.float32))
     _, _, scale, zp = nudge(to_np(x_min), to_np(x_max), num_bits, symmetric, narrow_range)
-    half = 1 << (num_bits - 1)
+    shift = (1 << (num_bits - 1)) if dtype == "int8" else 0
     zero = scale == 0
     scale = np.where(zero, 1.0, scale).astype(np.float32).reshape(-1)
-    zp = np.where(zero, 0, zp - half).astype(np.int32).reshape(-1)
+    zp = np.where(zero, 0, zp - shift).astype(np.int32).reshape(-1)
     return scale, zp
 
 
@@ -267,9 +271,10 @@ class FakeQuantWithMinMaxObserver(Cell):
             out = ops.where(ops.greater(step, float(self.quant_delay)), out, x)
         return out
 
-    def qparams(self) -> tuple[np.ndarray, np.ndarray]:
-        """(scale, signed zero point) of the current range (see `spore.quant.fake_quant.qparams`)."""
-        return qparams(self.minq, self.maxq, self.num_bits, self.symmetric, self.narrow_range)
+    def qparams(self, dtype: str = "int8") -> tuple[np.ndarray, np.ndarray]:
+        """(scale, zero point) of the current range on the signed ("int8") or unsigned ("uint8")
+        grid (see `spore.quant.fake_quant.qparams`)."""
+        return qparams(self.minq, self.maxq, self.num_bits, self.symmetric, self.narrow_range, dtype)
 
     def extend_repr(self) -> str:
         return (f"quant_dtype={self.quant_dtype}, symmetric={self.symmetric}, narrow_range={self.narrow_range}, "

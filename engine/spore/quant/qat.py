@@ -236,7 +236,7 @@ class ActQuant(Cell):
         return self.fake_quant_act(self.act(x))
 
 
-_QAT_CELLS = (DenseQuant, Conv2dQuant, Conv2dBnFoldQuant)
+_QAT_CELLS = (DenseQuant, Conv2dQuant, Conv2dBnFoldQuant)  # Conv2dBnWithoutFoldQuant is a Conv2dQuant
 
 
 class QuantizationAwareTraining:
@@ -293,7 +293,7 @@ class QuantizationAwareTraining:
         out, names, i = [], [], 0
         while i < len(cells):
             c = cells[i]
-            plain = isinstance(c, (Conv2d, Dense)) and not isinstance(c, _QAT_CELLS)
+            plain = type(c) in (Conv2d, Dense) and (type(c) is Dense or c.format == "NCHW")
             if plain and not getattr(c, "activation_flag", False):
                 j = i + 1
                 bn = None
@@ -316,9 +316,9 @@ class QuantizationAwareTraining:
     def _rewrite(self, cell: Cell) -> Cell:
         from ..nn import Conv2dBnAct, DenseBnAct
 
-        if isinstance(cell, _QAT_CELLS + (Conv2dBnWithoutFoldQuant,)):
+        if isinstance(cell, _QAT_CELLS):
             return cell
-        if isinstance(cell, Conv2d) and type(cell) is Conv2d:
+        if type(cell) is Conv2d and cell.format == "NCHW":
             return self._fused(cell, None, False)
         if isinstance(cell, Dense) and type(cell) is Dense and not cell.activation_flag:
             return self._fused(cell, None, False)
@@ -380,7 +380,7 @@ class QuantizationAwareTraining:
         if example_inputs:
             self._rewrite_traced(network, example_inputs)
         out = self._rewrite(network)
-        if not any(isinstance(c, _QAT_CELLS + (Conv2dBnWithoutFoldQuant,)) for _, c in out.cells_and_names()):
+        if not any(isinstance(c, _QAT_CELLS) for _, c in out.cells_and_names()):
             raise SporeError("QuantizationAwareTraining.quantize: the network has no Conv2d or Dense to quantize")
         return out
 
@@ -447,8 +447,8 @@ def _weight_scale(cell: Cell, w: np.ndarray) -> np.ndarray:
 def _act_params(obs: Cell, where: str) -> tuple[float, int]:
     if obs.num_bits != 8:
         raise SporeError(f"convert: {where} quantizes activations to {obs.num_bits} bits; only 8 converts")
-    scale, zp = qparams(obs.minq, obs.maxq, 8, obs.symmetric, obs.narrow_range)
-    return float(scale[0]), int(zp[0]) + 128  # the uint8 grid: MindSpore's unsigned zero point
+    scale, zp = qparams(obs.minq, obs.maxq, 8, obs.symmetric, obs.narrow_range, "uint8")
+    return float(scale[0]), int(zp[0])
 
 
 def convert_cell(cell: Cell) -> Cell:
