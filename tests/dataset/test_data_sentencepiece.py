@@ -72,3 +72,13 @@ def test_tokenizer_in_a_pipeline_and_pickled(vocab):
     assert [int(m) for m in text.SentencePieceModel] == [0, 1, 2, 3]  # MindSpore's IntEnum values
     assert text.SPieceTokenizerOutType.STRING == 0 and text.SPieceTokenizerOutType.INT == 1
     assert tok.load_type == text.SPieceTokenizerLoadType.MODEL
+
+
+def test_tokenizer_pipeline_serializes_with_its_model(vocab):
+    import json
+
+    data = ds.NumpySlicesDataset({"text": np.array(["old show", "newest wide"])}, shuffle=False)
+    data = data.map(text.SentencePieceTokenizer(vocab, text.SPieceTokenizerOutType.INT), input_columns="text")
+    again = ds.deserialize(input_dict=json.loads(json.dumps(ds.serialize(data))))
+    rows = [[r[0].tolist() for r in d.create_tuple_iterator(output_numpy=True)] for d in (data, again)]
+    assert rows[0] == rows[1] and len(rows[0]) == 2

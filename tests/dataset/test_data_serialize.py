@@ -11,6 +11,7 @@ import pytest
 from PIL import Image
 
 import spore.dataset as ds
+import spore.dataset.text as text
 import spore.dataset.transforms as T
 import spore.dataset.vision as vision
 
@@ -120,3 +121,11 @@ def test_show_prints_the_json(capsys):
     assert json.loads(capsys.readouterr().out)["params"]["batch_size"] == 2
     with pytest.raises(ValueError, match="indentation must be"):
         ds.show(d, indentation=-1)
+
+
+def test_text_pipeline_with_a_vocab_round_trips():
+    vocab = text.Vocab.from_list(["hello", "world", "<unk>"])
+    d = ds.NumpySlicesDataset({"s": np.array(["hello world", "world x"])}, shuffle=False)
+    d = d.map([text.WhitespaceTokenizer(), text.Lookup(vocab, unknown_token="<unk>")], input_columns="s")
+    again = ds.deserialize(input_dict=json.loads(json.dumps(ds.serialize(d))))
+    assert _rows(again) == _rows(d) == [[[0, 1]], [[1, 2]]]

@@ -5,8 +5,9 @@ A pipeline is written as a tree of nodes, the root first, each ``{"op_type": <cl
 "op_module": <module>, "params": {...}, "children": [...]}`` with the arguments the node was
 built with (sources: their constructor's; ``map``/``batch``/``shuffle``/...: the operation's).
 Transforms in ``map`` are ``{"tensor_op_name", "python_module", "tensor_op_params"}``, samplers
-``{"sampler_name", "sampler_module", "sampler_params"}``; NumPy arrays, dtypes, enums and
-tuples carry a small tag so they come back as they were. `deserialize` builds a new pipeline
+``{"sampler_name", "sampler_module", "sampler_params"}``; NumPy arrays, dtypes, enums, tuples,
+``Vocab`` tables and ``SentencePieceVocab`` models (base64) carry a small tag so they come back
+as they were. `deserialize` builds a new pipeline
 giving the same rows (under the same ``set_seed`` for random ones).
 
 What JSON cannot hold is marked, never guessed: a Python callable (a lambda, a function, a
@@ -20,6 +21,7 @@ no pickle, no import of a module the JSON names outside Spore.
 
 from __future__ import annotations
 
+import base64
 import enum
 import importlib
 import inspect
@@ -136,6 +138,12 @@ class _Encoder:
             return [self.value(x, children) for x in v]
         if isinstance(v, dict):
             return {"__dict__": [[self.value(k, children), self.value(x, children)] for k, x in v.items()]}
+        from .text import SentencePieceVocab, Vocab
+
+        if isinstance(v, Vocab):  # Lookup's table: token -> id
+            return {"__vocab__": [[t, i] for t, i in v._ids.items()]}
+        if isinstance(v, SentencePieceVocab) and v._proto is not None:  # the trained model proto
+            return {"__sentencepiece_vocab__": base64.b64encode(v._proto).decode("ascii")}
         if isinstance(v, TensorOperation):
             return self.op(v, children)
         if isinstance(v, Sampler):
@@ -282,6 +290,16 @@ class _Decoder:
             return np.dtype(v["dtype"]).type(v["__npscalar__"])
         if "__npdtype__" in v:
             return np.dtype(v["__npdtype__"])
+        if "__vocab__" in v:
+            from .text import Vocab
+
+            return Vocab.from_dict({str(t): int(i) for t, i in v["__vocab__"]})
+        if "__sentencepiece_vocab__" in v:
+            from .text import SentencePieceVocab
+
+            vocab = SentencePieceVocab()
+            vocab._proto = base64.b64decode(v["__sentencepiece_vocab__"])
+            return vocab
         if "__mstype__" in v:
             from ..common import dtype as mstype
 
