@@ -158,3 +158,68 @@ def test_lars_wraps_momentum_vs_numpy():
         nw, nb = nw - 0.1 * vw, nb - 0.1 * vb
     np.testing.assert_allclose(w.asnumpy(), nw, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(b.asnumpy(), nb, rtol=1e-5, atol=1e-6)
+
+
+def _np_lstm(x, h0, c0, weights, hid, layers, d):
+    """weights[(layer, dir)] = (w_ih, w_hh, b): an independent NumPy LSTM (gates i, f, g, o)."""
+    def sig(v):
+        return 1 / (1 + np.exp(-v))
+    seq = x.shape[0]
+    hn, cn = [], []
+    for layer in range(layers):
+        outs = []
+        for k in range(d):
+            w_ih, w_hh, b = weights[(layer, k)]
+            h, c = h0[layer * d + k], c0[layer * d + k]
+            ys = np.zeros((seq, x.shape[1], hid))
+            for t in (reversed(range(seq)) if k else range(seq)):
+                z = x[t] @ w_ih.T + h @ w_hh.T + b
+                i, f, g, o = np.split(z, 4, 1)
+                c = sig(f) * c + sig(i) * np.tanh(g)
+                h = sig(o) * np.tanh(c)
+                ys[t] = h
+            outs.append(ys)
+            hn.append(h)
+            cn.append(c)
+        x = np.concatenate(outs, 2)
+    return x, np.stack(hn), np.stack(cn)
+
+
+def test_lstm_op_vs_numpy_two_layers_bidirectional():
+    seq, batch, inp, hid, layers, d = 4, 2, 3, 5, 2, 2
+    op = ops.LSTM(inp, hid, layers, True, True, 0.0)
+    weights, flat_w, flat_b = {}, [], []
+    for layer in range(layers):
+        fan_in = inp if layer == 0 else hid * d
+        for k in range(d):
+            w_ih = R.standard_normal((4 * hid, fan_in)) * 0.3
+            w_hh = R.standard_normal((4 * hid, hid)) * 0.3
+            b = R.standard_normal(4 * hid) * 0.1
+            weights[(layer, k)] = (w_ih, w_hh, b)
+            flat_w += [w_ih.ravel(), w_hh.ravel()]
+            flat_b.append(b)
+    w = np.concatenate(flat_w + flat_b).astype(np.float32)
+    assert w.size == op.weight_size()
+    x = R.standard_normal((seq, batch, inp)).astype(np.float32)
+    h0 = R.standard_normal((layers * d, batch, hid)).astype(np.float32)
+    c0 = R.standard_normal((layers * d, batch, hid)).astype(np.float32)
+    out, hn, cn, reserve, state = op(T(x), T(h0), T(c0), T(w))
+    want = _np_lstm(x.astype(np.float64), h0, c0, weights, hid, layers, d)
+    for got, exp in zip((out, hn, cn), want):
+        np.testing.assert_allclose(got.asnumpy(), exp, rtol=1e-4, atol=1e-5)
+    assert reserve.size == 0 and state.size == 0
+
+
+def test_lstm_op_matches_nn_lstm_weight_layout():
+    net = nn.LSTM(3, 4)
+    x = T(R.standard_normal((5, 2, 3)).astype(np.float32))
+    h0 = T(np.zeros((1, 2, 4), np.float32))
+    out, (hn, cn) = net(x, (h0, h0))
+    p = {n: q.asnumpy() for n, q in net.parameters_and_names()}
+    w = np.concatenate([p["weight_ih_l0"].ravel(), p["weight_hh_l0"].ravel(),
+                        (p["bias_ih_l0"] + p["bias_hh_l0"]).ravel()])
+    o2, h2, c2, _, _ = ops.LSTM(3, 4, 1, True, False, 0.0)(x, h0, h0, T(w))
+    np.testing.assert_allclose(o2.asnumpy(), out.asnumpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(c2.asnumpy(), cn.asnumpy(), rtol=1e-5, atol=1e-6)
+    with pytest.raises(Exception, match="LSTM"):
+        ops.LSTM(3, 4, 1, True, False, 0.0)(x, h0, h0, T(w[:-1]))

@@ -17,6 +17,13 @@ documentation and CPU kernels:
 - BasicLSTMCell: ``[i, j, f, o] = [x, h] @ w + b``; ``c' = sigmoid(f + forget_bias) c +
   sigmoid(i) act(j)``; ``h' = sigmoid(o) act(c')``; returns (c', h', i, j, f, o, act(c')) with the
   gates after their activations, as MindSpore documents.
+- LSTM (the primitive under nn.LSTM): gates in nn.LSTM's i, f, g, o order,
+  ``c' = f c + i g``, ``h' = o tanh(c')``; the flat weight `w` holds, for each (layer, direction)
+  in order, ``w_ih`` (4H, in) then ``w_hh`` (4H, H) flattened, then (with has_bias) one bias
+  ``b_ih + b_hh`` (4H) per (layer, direction) in the same order — for one layer and direction
+  exactly what MindSpore's nn.LSTM passes its CPU kernel. No dropout is applied between layers
+  (the primitive has no training flag); `reserve` and `state` (MindSpore's kernel workspace) are
+  empty tensors.
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ from ..tensor import Tensor
 from . import functional as F
 from .operation import Operation
 
-__all__ = ["SGD", "ApplyAdagradDA", "LARSUpdate", "BasicLSTMCell"]
+__all__ = ["SGD", "ApplyAdagradDA", "LARSUpdate", "BasicLSTMCell", "LSTM"]
 
 
 def _put(target: Tensor, value: Tensor) -> Tensor:
@@ -162,3 +169,84 @@ class BasicLSTMCell(Operation):
         ct = F.add(F.mul(ft, c), F.mul(it, jt))
         tanhct = F.tanh(ct)
         return ct, F.mul(ot, tanhct), it, jt, ft, ot, tanhct
+
+
+class LSTM(Operation):
+    """``LSTM(input_size, hidden_size, num_layers, has_bias, bidirectional, dropout, proj_size=0)
+    (input, h, c, w)``: a stacked (bidirectional) LSTM over input (seq, batch, input_size) from
+    h, c (num_layers * num_directions, batch, hidden); returns (output (seq, batch, D * hidden),
+    h_n, c_n, reserve, state). See the module docstring for the layout of `w`."""
+
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int, has_bias: bool, bidirectional: bool,
+                 dropout: float, proj_size: int = 0) -> None:
+        for n, v in (("input_size", input_size), ("hidden_size", hidden_size), ("num_layers", num_layers)):
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise ValueError(f"LSTM: {n} must be a positive int, got {v!r}")
+        if proj_size != 0:
+            raise ValueError(f"LSTM: proj_size must be 0 (Spore's LSTM has no output projection), got {proj_size}")
+        if not 0.0 <= float(dropout) <= 1.0:
+            raise ValueError(f"LSTM: dropout must be in [0, 1], got {dropout}")
+        self.input_size, self.hidden_size, self.num_layers = input_size, hidden_size, num_layers
+        self.has_bias, self.bidirectional, self.dropout, self.proj_size = bool(has_bias), bool(bidirectional), \
+            float(dropout), proj_size
+
+    def weight_size(self) -> int:
+        """How many elements `w` holds."""
+        d, g, h = 2 if self.bidirectional else 1, 4 * self.hidden_size, self.hidden_size
+        n = 0
+        for layer in range(self.num_layers):
+            fan_in = self.input_size if layer == 0 else h * d
+            n += d * (g * fan_in + g * h + (g if self.has_bias else 0))
+        return n
+
+    def construct(self, input: Tensor, h: Tensor, c: Tensor, w: Tensor) -> tuple:
+        op = "LSTM"
+        d, hid, g = 2 if self.bidirectional else 1, self.hidden_size, 4 * self.hidden_size
+        if not isinstance(input, Tensor) or input.ndim != 3 or input.shape[2] != self.input_size:
+            raise ShapeError(op, f"input (seq, batch, {self.input_size})", f"{getattr(input, 'shape', None)}")
+        seq, batch = input.shape[0], input.shape[1]
+        want = (self.num_layers * d, batch, hid)
+        for n, t in (("h", h), ("c", c)):
+            if not isinstance(t, Tensor) or tuple(t.shape) != want:
+                raise ShapeError(op, f"{n} of shape {want}", f"{getattr(t, 'shape', None)}")
+        if not isinstance(w, Tensor) or w.size != self.weight_size():
+            raise ShapeError(op, f"w of {self.weight_size()} elements", f"{getattr(w, 'size', None)}")
+        flat = F.reshape(w, (-1,))
+        at = 0
+        mats = []
+        for layer in range(self.num_layers):
+            fan_in = self.input_size if layer == 0 else hid * d
+            for _ in range(d):
+                w_ih = F.reshape(flat[at:at + g * fan_in], (g, fan_in))
+                at += g * fan_in
+                w_hh = F.reshape(flat[at:at + g * hid], (g, hid))
+                at += g * hid
+                mats.append([w_ih, w_hh, None])
+        if self.has_bias:
+            for m in mats:
+                m[2] = flat[at:at + g]
+                at += g
+        x = input
+        hs, cs = [], []
+        for layer in range(self.num_layers):
+            outs = []
+            for k in range(d):
+                idx = layer * d + k
+                w_ih, w_hh, b = mats[idx]
+                ht, ct = h[idx], c[idx]
+                steps = range(seq - 1, -1, -1) if k == 1 else range(seq)
+                ys = [None] * seq
+                for t in steps:
+                    z = F.add(F.matmul(x[t], F.transpose(w_ih, (1, 0))), F.matmul(ht, F.transpose(w_hh, (1, 0))))
+                    if b is not None:
+                        z = F.add(z, b)
+                    i_, f_, g_, o_ = (z[:, j * hid:(j + 1) * hid] for j in range(4))
+                    ct = F.add(F.mul(F.sigmoid(f_), ct), F.mul(F.sigmoid(i_), F.tanh(g_)))
+                    ht = F.mul(F.sigmoid(o_), F.tanh(ct))
+                    ys[t] = ht
+                outs.append(F.stack(ys, 0))
+                hs.append(ht)
+                cs.append(ct)
+            x = outs[0] if d == 1 else F.concat(outs, 2)
+        empty = Tensor(np.zeros((0,), input.dtype.np))
+        return x, F.stack(hs, 0), F.stack(cs, 0), empty, empty

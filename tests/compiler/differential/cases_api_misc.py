@@ -201,3 +201,11 @@ EXEMPT_CLASSES.update({n: _COMM for n in ("Send", "Receive", "NeighborExchange",
                                           "ReduceScatterV", "AlltoAllVC")})
 EXEMPT_CLASSES["TCPStore"] = ("a key-value store object shared over TCP, not an op: tests/engine/test_tcp_store.py "
                               "checks it across two processes")
+
+
+@_classes
+def _lstm_classes() -> list:
+    op = ops.LSTM(3, 2, 1, True, True, 0.0)
+    return [K("LSTM[bidirectional]", op, fl(3, 2, 3), fl(2, 2, 2), fl(2, 2, 2), fl(op.weight_size(), lo=-0.5, hi=0.5)),
+            K("LSTM[no bias]", ops.LSTM(2, 2, 2, False, False, 0.0), fl(2, 1, 2), fl(2, 1, 2), fl(2, 1, 2),
+              fl(ops.LSTM(2, 2, 2, False, False, 0.0).weight_size(), lo=-0.5, hi=0.5))]
