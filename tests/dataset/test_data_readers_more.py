@@ -114,6 +114,9 @@ def test_svhn_mat_layout_and_label_ten(tmp_path):
     scipy.io.savemat(tmp_path / "test_32x32.mat", {"X": x[..., :1], "y": np.array([[5]], np.uint8)})
     rows = _rows(ds.SVHNDataset(str(tmp_path), usage="train", shuffle=False))
     assert [int(r[1]) for r in rows] == [0, 3, 1] and rows[0][1].dtype == np.uint32
+    assert rows[0][0].shape == (32, 32, 3) and rows[0][0].dtype == np.uint8
+    second = _rows(ds.SVHNDataset(str(tmp_path), usage="train", num_shards=3, shard_id=1, shuffle=False))
+    assert [int(r[1]) for r in second] == [3]
     np.testing.assert_array_equal(rows[2][0], x[..., 2])
     assert ds.SVHNDataset(str(tmp_path), usage="test").get_dataset_size() == 1
     with pytest.raises(DatasetError, match="no extra_32x32.mat"):
@@ -133,6 +136,11 @@ def test_food101_string_labels_and_decode(tmp_path):
     np.testing.assert_array_equal(rows[0][0], img)
     raw = _rows(ds.Food101Dataset(str(tmp_path), usage="test"))
     assert raw[0][0].dtype == np.uint8 and raw[0][0].ndim == 1
+    shards = [[str(r[1]) for r in _rows(ds.Food101Dataset(str(tmp_path), shuffle=False, num_shards=2, shard_id=k))]
+              for k in (0, 1)]
+    # equal shards, as MindSpore's: 3 rows in 2 shards are rows 0, 2 and rows 1, 0 (wrapped around)
+    assert shards == [["apple_pie", "sushi"], ["sushi", "apple_pie"]]
+    assert ds.Food101Dataset(str(tmp_path), num_samples=2).get_dataset_size() == 2
 
 
 def test_flowers102_usage_order_and_segmentation(tmp_path):

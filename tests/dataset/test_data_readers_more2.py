@@ -100,6 +100,8 @@ def test_lfw_people_and_pairs(tmp_path):
     assert [int(r[1]) for r in rows] == [0, 0, 1]
     assert [int(r[0][0, 0, 0]) for r in rows] == [17, 27, 17]
     assert d.get_class_indexing() == {"Ann_Lee": 0, "Bo_Chen": 1}
+    odd = _rows(ds.LFWDataset(str(tmp_path), num_shards=2, shard_id=1, shuffle=False))
+    assert [int(r[1]) for r in odd] == [0, 0] and odd[0][0].ndim == 1  # rows 1 and 0 (wrapped); undecoded bytes
     (tmp_path / "pairsDevTrain.txt").write_text("1\nAnn_Lee\t1\t2\nAnn_Lee\t1\tBo_Chen\t1\n")
     pairs = _rows(ds.LFWDataset(str(tmp_path), task="pairs", usage="train", decode=True, shuffle=False))
     assert [(int(a[0, 0, 0]), int(b[0, 0, 0]), int(lab)) for a, b, lab in pairs] == [(17, 27, 1), (17, 17, 0)]
