@@ -213,20 +213,28 @@ class Eig:
         return w.astype(dt), (v.astype(dt) if compute_v else np.zeros((0,), dt))
 
     def vjp(g, out, a, compute_v=False):
-        """Eigenvalues only: A = V diag(w) V^-1 gives grad_A = V^-H diag(g_w) V^H (conjugate Wirtinger).
-        The eigenvectors' phase (and scale) is a convention, so their gradient is refused."""
-        if compute_v:
-            from ..errors import GradError
+        """A = V diag(w) V^-1. Conjugate Wirtinger, as PyTorch's linalg_eig_backward: grad_A =
+        V^-H (diag(g_w) + F) V^H with F_ij = (V^H g_V - V^H V diag(re diag(V^H g_V)))_ij /
+        (conj(w_j) - conj(w_i)) off the diagonal. Each eigenvector is unit length with a phase of
+        LAPACK's choosing, so only losses that do not depend on that phase have a gradient (as PyTorch)."""
+        from .elementwise import div, mul, sub
+        from .functional import expand_dims, matmul, reduce_sum
 
-            raise GradError("Eig: no gradient through the eigenvectors (their phase is arbitrary); "
-                            "differentiate ops.eigvals(A) or a phase-invariant function of the eigenvalues")
-        from .elementwise import mul
-        from .functional import expand_dims, matmul
-
-        _, v = _Eig(a, compute_v=True)
+        gw, gv = g
+        w, v = out if compute_v else _Eig(a, compute_v=True)
         vh = _adjoint(v)
+        eye = _eye_like(v)
+        inner = mul(expand_dims(gw, -2), eye)  # diag(g_w)
+        if compute_v:
+            vhgv = matmul(vh, gv if _is_complex(gv) else mul(gv, _ones(v)))
+            dre = _Real(reduce_sum(mul(vhgv, eye), -2))  # re of diag(V^H g_V)
+            num = sub(vhgv, matmul(vh, mul(v, expand_dims(dre, -2))))
+            wc = _Conj(w)
+            gap = sub(expand_dims(wc, -2), expand_dims(wc, -1))  # conj(w_j) - conj(w_i)
+            off = mul(div(num, gap + eye), Tensor(1 - eye.asnumpy()))  # diagonal (gap 0 -> 1) dropped
+            inner = inner + off
         inv = REGISTRY["MatrixInverse"](v)  # the primitive: ops.inverse casts non-float input to float32
-        ga = matmul(matmul(_adjoint(inv), mul(expand_dims(g[0], -2), _eye_like(v))), vh)
+        ga = matmul(matmul(_adjoint(inv), inner), vh)
         return (_fit_grad(ga, a),)  # a real A moves along its real part only
 
 

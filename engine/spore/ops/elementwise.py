@@ -124,7 +124,8 @@ class RealDiv:
 
     def infer(a, b):
         require_same_dtype("RealDiv", a, b)
-        return Aval(broadcast_shapes("RealDiv", a.shape, b.shape), a.dtype if a.dtype.is_float else mstype.float32)
+        return Aval(broadcast_shapes("RealDiv", a.shape, b.shape),
+                    a.dtype if a.dtype.is_float or a.dtype.is_complex else mstype.float32)
 
     def impl(a, b):
         if a.dtype.kind in "biu":

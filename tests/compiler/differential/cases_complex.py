@@ -31,6 +31,11 @@ def complex_grad(z):
     return ms.grad(lambda t: ops.sum(ops.real(ops.fft(t) * ops.conj(ops.fft(t)))))(z)
 
 
+def eig_grad(a):
+    """The gradient of a phase-invariant loss of eig's eigenvalues and eigenvectors."""
+    return ms.grad(lambda t: ops.sum(ops.abs(ops.eig(t)[1])) + ops.sum(ops.abs(ops.eig(t)[0])))(a)
+
+
 def angle_grad(z):
     return ms.grad(lambda t: ops.sum(ops.angle(t) * 2))(z)
 
@@ -70,6 +75,7 @@ def _complex_functions() -> list:
         C("ops.stft[window]", ops.stft, fl(2, 40), 8, 2, 6, fl(6), kw={"return_complex": True}),
         C("ops.stft[real out]", ops.stft, fl(30), 8, kw={"center": False, "normalized": True}),
         C("ops.eig[0]", ops.eig, fl(3, 3)), C("ops.eig[batch]", ops.eig, fl(2, 3, 3, dt=np.float64)),
+        C("ops.eig[grad]", eig_grad, fl(3, 3, dt=np.float64)),
         C("ops.eigvals[0]", ops.eigvals, fl(4, 4)), C("ops.eigvals[complex]", ops.eigvals, cx(3, 3)),
         C("ops.orgqr[0]", ops.orgqr, _qr_h(4, 3), _qr_tau(4, 3)), C("ops.orgqr[square]", ops.orgqr, _qr_h(3, 3),
                                                                       _qr_tau(3, 3)),
