@@ -257,3 +257,29 @@ def test_compiled_qat_training_steps_match_pynative():
     for name, v in results["pynative"][1].items():
         np.testing.assert_allclose(results["graph"][1][name], v, rtol=1e-5, atol=1e-6, err_msg=name)
     assert results["pynative"][1]["0.step"][0] == 4  # the fold cell counted the four training steps
+
+
+def test_eval_qat_network_exports_to_onnx_and_onnxruntime_reproduces_it(tmp_path):
+    """FakeQuant's ONNX mapping is its nudge-and-round as float ONNX ops: a QAT net in eval (frozen
+    activation ranges as initializers, weight ranges computed in the graph, the BN fold) exports,
+    passes onnx.checker, and onnxruntime gives the QAT net's outputs."""
+    ort = pytest.importorskip("onnxruntime")
+    import onnx
+
+    ms.set_seed(9)
+    x = np.random.default_rng(9).standard_normal((16, 1, 8, 8)).astype(np.float32)
+    net = nn.SequentialCell([nn.Conv2d(1, 8, 3, pad_mode="pad", padding=1), nn.BatchNorm2d(8), nn.ReLU(),
+                             nn.MaxPool2d(2, 2), nn.Flatten(), nn.Dense(128, 10)])
+    net = QuantizationAwareTraining(symmetric=(True, True)).quantize(net)
+    net.set_train(True)
+    net(t(x))
+    net.set_train(False)
+    ref = net(t(x)).asnumpy()
+    path = ms.export(net, t(x), file_name=str(tmp_path / "qat_float"), file_format="ONNX")
+    model = onnx.load(path)
+    onnx.checker.check_model(model, full_check=True)
+    assert "Floor" in {n.op_type for n in model.graph.node}
+    sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    got = sess.run(None, {sess.get_inputs()[0].name: x})[0]
+    np.testing.assert_allclose(got, ref, atol=1e-6)
+    assert np.mean(got == ref) > 0.99

@@ -70,7 +70,7 @@ def per_channel_fake_quant_weight(observer: Cell, w: Tensor) -> Tensor:
 
     A weight's range needs no statistics: it is computed from the weight on every call, in training
     and in eval (so the QAT network in eval and the converted int8 network use the same grid); the
-    observer's `minq`/`maxq` record it. A per-layer observer gets the whole weight's range."""
+    observer's `minq`/`maxq` record it in training. A per-layer observer gets the whole weight's range."""
     from .fake_quant import fake_quant
 
     if observer.per_channel:
@@ -81,8 +81,9 @@ def per_channel_fake_quant_weight(observer: Cell, w: Tensor) -> Tensor:
         mn = ops.reshape(ops.minimum(ops.amin(w), 0.0), (1,))
         mx = ops.reshape(ops.maximum(ops.amax(w), 0.0), (1,))
         axis = None
-    mn = ops.assign(observer.minq, ops.stop_gradient(mn))
-    mx = ops.assign(observer.maxq, ops.stop_gradient(mx))
+    if observer.training:  # recorded while training (in eval the graph has no state write: it exports)
+        mn = ops.assign(observer.minq, ops.stop_gradient(mn))
+        mx = ops.assign(observer.maxq, ops.stop_gradient(mx))
     out = fake_quant(w, mn, mx, observer.num_bits, observer.symmetric, observer.narrow_range, axis)
     if observer.quant_delay:
         step = observer.step

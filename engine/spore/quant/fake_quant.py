@@ -31,6 +31,7 @@ import numpy as np
 from .. import ops
 from ..errors import DTypeError, ShapeError, SporeError
 from ..nn import Cell
+from ..onnx.spec import OnnxMap
 from ..ops.primitive import Aval, primitive
 from ..tensor import Parameter, Tensor
 
@@ -118,11 +119,51 @@ def fake_quant_numpy(x: np.ndarray, x_min: np.ndarray, x_max: np.ndarray, num_bi
     return out.astype(x.dtype, copy=False)
 
 
+def _onnx_fake_quant(ctx: Any, ins: list[str], attrs: dict) -> list[str]:
+    """FakeQuant as ONNX float arithmetic: the nudge and the rounding of `fake_quant_numpy`, node for
+    node (so onnxruntime gives the same values), from whatever min/max tensors the graph has (the
+    frozen ranges of an eval-mode observer are initializers; a weight's range is computed)."""
+    x, mn, mx = ins
+    bits, sym = int(attrs.get("num_bits", 8)), bool(attrs.get("symmetric", False))
+    axis = attrs.get("channel_axis")
+    qmin, qmax = quant_range(bits, bool(attrs.get("narrow_range", False)))
+    ndim = len(ctx.eqn.inputs[0].aval.shape)
+
+    def f(v: float) -> str:
+        return ctx.const(np.asarray(v, np.float32))
+
+    def n(op: str, *inputs: str) -> str:
+        return ctx.node(op, list(inputs))[0]
+
+    shape = [1]
+    if axis is not None:
+        shape = [1] * ndim
+        shape[axis % ndim] = -1
+    mn, mx = n("Reshape", mn, ctx.ints(shape)), n("Reshape", mx, ctx.ints(shape))
+    if sym:
+        amax = n("Where", n("Less", n("Abs", mn), mx), mx, n("Neg", mn))
+        mn, mx = n("Neg", amax), amax
+    width = n("Sub", mx, mn)
+    safe = n("Not", n("Equal", width, f(0.0)))
+    scale = n("Where", safe, n("Div", width, f(qmax - qmin)), f(0.0))
+    denom = n("Where", safe, scale, f(1.0))
+    zf = n("Where", safe, n("Sub", f(qmin), n("Div", mn, denom)), f(0.0))
+    rounded = n("Mul", n("Sign", zf), n("Floor", n("Add", n("Abs", zf), f(0.5))))
+    zp = n("Where", n("LessOrEqual", zf, f(qmin)), f(qmin),
+           n("Where", n("GreaterOrEqual", zf, f(qmax)), f(qmax), rounded))
+    nmin, nmax = n("Mul", n("Sub", f(qmin), zp), scale), n("Mul", n("Sub", f(qmax), zp), scale)
+    clamped = n("Min", n("Max", x, nmin), nmax)
+    steps = n("Floor", n("Add", n("Div", n("Sub", clamped, nmin), denom), f(0.5)))
+    return [n("Where", safe, n("Add", n("Mul", steps, scale), nmin), n("Expand", nmin, n("Shape", x)))]
+
+
 @primitive
 class FakeQuant:
     """Quantize-dequantize `x` to the `num_bits` grid of [x_min, x_max] (nudged so 0 is exact),
     per layer (`channel_axis=None`) or per channel; the gradient is the straight-through estimator
     (passes inside the nudged range, zero outside). MindSpore's FakeQuantPerLayer/PerChannel."""
+
+    onnx = OnnxMap(export=_onnx_fake_quant)
 
     def infer(x, x_min, x_max, num_bits=8, symmetric=False, narrow_range=False, channel_axis=None):
         _infer_common("FakeQuant", x, x_min, x_max, num_bits, channel_axis)
