@@ -26,6 +26,7 @@ CLASS_MODULES = tuple(_importlib.import_module(f"{__name__}.{n}")
                                 "vision_nms_ops", "p2p_comm_ops", "comm_collective_ops", "box_coder_ops",
                                 "fused_norm_color_ops", "gamma_sampling_ops", "im2col_ops",
                                 "classes_conv_backprop", "ctc_decode_ops", "extract_patches_ops",
+                                "sequence_losses",
                                 "sequence_losses", "fractional_pool",
                                 "dilation2d_ops", "sampling_ops", "misc_ops", "candidate_sampling", "train_misc_ops",
                                 "summary_ops", "comm_class_ops",

@@ -1,5 +1,6 @@
 """MindSpore's sampling ops (issue 14, vision slice): `grid_sample` / `GridSampler2D` / `GridSampler3D`,
-`ROIAlign`, `crop_and_resize` / `CropAndResize`, `deformable_conv2d` / `DeformableOffsets`.
+`ROIAlign`, `crop_and_resize` / `CropAndResize`, `deformable_conv2d` / `DeformableOffsets`,
+`multi_scale_deformable_attn_function`, `ExtractVolumePatches`, `ScaleAndTranslate`, `ExtractGlimpse`.
 
 All are composites of differentiable Spore ops built on one helper, `_linear_gather`: the
 (bi/tri)linear read of a flattened (B, C, prod(spatial)) tensor at fractional coordinates, corner by
@@ -36,11 +37,13 @@ from typing import Any
 import numpy as np
 
 from ..common import dtype as mstype
+from ..common import seed as _seed
 from ..errors import DTypeError, ShapeError
 from ..tensor import Tensor
 from .operation import Operation
 
-__all__ = ["GridSampler2D", "GridSampler3D", "ROIAlign", "CropAndResize", "DeformableOffsets"]
+__all__ = ["GridSampler2D", "GridSampler3D", "ROIAlign", "CropAndResize", "DeformableOffsets", "ExtractVolumePatches",
+           "ScaleAndTranslate", "ExtractGlimpse"]
 
 
 def _F():  # the functional namespace (this module is one of its declaration modules)
@@ -426,3 +429,267 @@ def deformable_conv2d(x: Tensor, weight: Tensor, offsets: Tensor, kernel_size: t
     if bias is not None:
         out = out + F.reshape(F.cast(bias, out.dtype), (1, -1, 1, 1))
     return out
+
+
+# --- ExtractVolumePatches ------------------------------------------------------------------------------
+def _triple(op: str, name: str, v: Any) -> tuple[int, int, int]:
+    if isinstance(v, int) and not isinstance(v, bool):
+        vals: tuple = (v,) * 3
+    else:
+        vals = tuple(v) if isinstance(v, (tuple, list)) else ()
+    if len(vals) == 5:
+        if vals[0] != 1 or vals[1] != 1:
+            raise ValueError(f"{op}: the first two numbers of {name} must be 1, got {v!r}")
+        vals = vals[2:]
+    if len(vals) != 3 or not all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in vals):
+        raise ValueError(f"{op}: {name} must be an int or 3 / 5 positive ints, got {v!r}")
+    return int(vals[0]), int(vals[1]), int(vals[2])
+
+
+class ExtractVolumePatches(Operation):
+    """``ExtractVolumePatches(kernel_size, strides, padding)(input_x)``: every (kd, kh, kw) window of
+    input_x (N, C, D, H, W), taken with `strides`, becomes one output voxel of depth kd * kh * kw * C,
+    ordered (kernel d, kernel h, kernel w, channel) with the channel fastest (TensorFlow's
+    extract_volume_patches order). 'SAME' zero-pads like TensorFlow (output ceil(size / stride), the
+    odd voxel at the end). Built on `gather`, so it differentiates."""
+
+    def __init__(self, kernel_size: Any, strides: Any, padding: str) -> None:
+        op = "ExtractVolumePatches"
+        self.kernel_size = _triple(op, "kernel_size", kernel_size)
+        self.strides = _triple(op, "strides", strides)
+        if not isinstance(padding, str):
+            raise TypeError(f"{op}: padding must be a str, got {type(padding).__name__}")
+        if padding.upper() not in ("SAME", "VALID"):
+            raise ValueError(f"{op}: padding must be 'SAME' or 'VALID', got {padding!r}")
+        self.padding = padding.upper()
+
+    def construct(self, input_x: Tensor) -> Tensor:
+        F = _F()
+        op = "ExtractVolumePatches"
+        if not isinstance(input_x, Tensor):
+            raise TypeError(f"{op}: input_x must be a Tensor, got {type(input_x).__name__}")
+        if input_x.ndim != 5 or 0 in input_x.shape:
+            raise ShapeError(op, "a 5-D input_x (N, C, D, H, W) with no empty axis", f"shape {tuple(input_x.shape)}")
+        n, c, *sp = input_x.shape
+        x = input_x
+        pads = []
+        outs = []
+        for size, k, s in zip(sp, self.kernel_size, self.strides):
+            if self.padding == "VALID":
+                if size < k:
+                    raise ValueError(f"{op}: with 'VALID' padding the kernel ({k}) must fit the input ({size})")
+                pads.append((0, 0))
+                outs.append((size - k) // s + 1)
+            else:
+                out = -(-size // s)
+                total = max((out - 1) * s + k - size, 0)
+                pads.append((total // 2, total - total // 2))
+                outs.append(out)
+        if any(p != (0, 0) for p in pads):
+            x = F.pad(x, tuple(v for p in reversed(pads) for v in p))
+        for d, (o, k, s) in enumerate(zip(outs, self.kernel_size, self.strides)):
+            idx = (np.arange(o)[:, None] * s + np.arange(k)[None]).reshape(-1)
+            x = F.gather(x, Tensor(idx.astype(np.int64)), 2 + 2 * d)
+            x = F.reshape(x, (*x.shape[:2 + 2 * d], o, k, *x.shape[3 + 2 * d:]))
+        # (N, C, Od, Kd, Oh, Kh, Ow, Kw) -> (N, Kd, Kh, Kw, C, Od, Oh, Ow)
+        x = F.transpose(x, (0, 3, 5, 7, 1, 2, 4, 6))
+        kd, kh, kw = self.kernel_size
+        return F.reshape(x, (n, kd * kh * kw * c, *outs))
+
+
+# --- ScaleAndTranslate ---------------------------------------------------------------------------------
+def _lanczos(radius: float):
+    def k(x: np.ndarray) -> np.ndarray:
+        x = np.abs(x)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            v = radius * np.sin(np.pi * x) * np.sin(np.pi * x / radius) / (np.pi ** 2 * x ** 2)
+        return np.where(x > radius, 0.0, np.where(x <= 1e-3, 1.0, v))
+    return k, radius
+
+
+def _cubic(a: tuple, b: tuple):
+    def k(x: np.ndarray) -> np.ndarray:
+        x = np.abs(x)
+        far = ((b[0] * x + b[1]) * x + b[2]) * x + b[3]
+        near = ((a[0] * x + a[1]) * x) * x + a[2]
+        return np.where(x >= 2, 0.0, np.where(x >= 1, far, near))
+    return k, 2.0
+
+
+_KERNELS = {
+    "lanczos1": _lanczos(1.0), "lanczos3": _lanczos(3.0), "lanczos5": _lanczos(5.0),
+    "gaussian": (lambda x: np.where(np.abs(x) >= 1.5, 0.0, np.exp(-x * x / (2 * 0.5 ** 2))), 1.5),
+    "box": (lambda x: np.where(np.abs(x) < 0.5, 1.0, np.where(np.abs(x) == 0.5, 0.5, 0.0)), 1.0),
+    "triangle": (lambda x: np.where(np.abs(x) < 1, 1 - np.abs(x), 0.0), 1.0),
+    "keyscubic": _cubic((1.5, -2.5, 1.0), (-0.5, 2.5, -4.0, 2.0)),
+    "mitchellcubic": _cubic((7 / 6, -2.0, 8 / 9), (-7 / 18, 2.0, -10 / 3, 16 / 9)),
+}
+
+
+def _scale_weights(kernel_type: str, antialias: bool, in_size: int, out_size: int, scale: float,
+                   translate: float) -> np.ndarray:
+    """(out_size, in_size) float32 resampling matrix of TensorFlow's scale_and_translate along one axis."""
+    fn, radius = _KERNELS[kernel_type]
+    inv = np.float32(1.0) / np.float32(scale)
+    kscale = max(float(inv), 1.0) if antialias else 1.0
+    w = np.zeros((out_size, in_size), np.float32)
+    for x in range(out_size):
+        sample = np.float32(x + 0.5) * inv - inv * np.float32(translate)
+        if sample < 0 or sample > in_size:
+            continue
+        lo = min(max(int(np.ceil(sample - radius * kscale - 0.5)), 0), in_size - 1)
+        hi = min(max(int(np.floor(sample + radius * kscale - 0.5)), 0), in_size - 1) + 1
+        src = np.arange(lo, hi)
+        vals = fn(np.abs((src + 0.5 - sample) / kscale)).astype(np.float32)
+        total = vals.sum()
+        if abs(total) >= 1000 * np.finfo(np.float32).tiny:
+            vals = vals / total
+        w[x, lo:hi] = vals
+    return w
+
+
+def _values(op: str, name: str, v: Any, n: int) -> np.ndarray:
+    a = np.asarray(v.asnumpy() if isinstance(v, Tensor) else v).reshape(-1)
+    if a.shape != (n,):
+        raise ShapeError(op, f"a {name} of {n} values", f"shape {a.shape}")
+    return a
+
+
+class ScaleAndTranslate(Operation):
+    """``ScaleAndTranslate(kernel_type='lanczos3', antialias=True)(images, size, scale, translation)``:
+    TensorFlow's scale_and_translate of images (batch, H, W, C) to `size` (new_h, new_w): output
+    pixel x samples the input at (x + 0.5 - translation) / scale with the kernel, widened by
+    1 / scale when downsampling with `antialias`; float32 output. Differentiable in images."""
+
+    def __init__(self, kernel_type: str = "lanczos3", antialias: bool = True) -> None:
+        if kernel_type not in _KERNELS:
+            raise ValueError(f"ScaleAndTranslate: kernel_type must be one of {sorted(_KERNELS)}, got {kernel_type!r}")
+        if not isinstance(antialias, bool):
+            raise TypeError(f"ScaleAndTranslate: antialias must be a bool, got {type(antialias).__name__}")
+        self.kernel_type, self.antialias = kernel_type, antialias
+
+    def construct(self, images: Tensor, size: Any, scale: Any, translation: Any) -> Tensor:
+        F = _F()
+        op = "ScaleAndTranslate"
+        if not isinstance(images, Tensor) or images.ndim != 4:
+            raise ShapeError(op, "4-D images (batch, H, W, C)", f"{getattr(images, 'shape', type(images).__name__)}")
+        sz = _values(op, "size", size, 2).astype(np.int64)
+        sc = _values(op, "scale", scale, 2).astype(np.float32)
+        tr = _values(op, "translation", translation, 2).astype(np.float32)
+        if (sz <= 0).any():
+            raise ValueError(f"{op}: size must be positive, got {sz.tolist()}")
+        if (sc <= 0).any():
+            raise ValueError(f"{op}: scale must be positive, got {sc.tolist()}")
+        _, h, w, _ = images.shape
+        wh = _scale_weights(self.kernel_type, self.antialias, h, int(sz[0]), float(sc[0]), float(tr[0]))
+        ww = _scale_weights(self.kernel_type, self.antialias, w, int(sz[1]), float(sc[1]), float(tr[1]))
+        x = F.cast(images, mstype.float32)
+        rows = F.einsum("oh,bhwc->bowc", Tensor(wh), x)
+        return F.einsum("pw,bowc->bopc", Tensor(ww), rows)
+
+
+# --- ExtractGlimpse ------------------------------------------------------------------------------------
+class ExtractGlimpse(Operation):
+    """``ExtractGlimpse(centered=True, normalized=True, uniform_noise=True, noise='uniform')(x, size,
+    offsets)``: TensorFlow's extract_glimpse — a (glimpse_h, glimpse_w) window of each image of x
+    (batch, H, W, C) at offsets (batch, 2) of (y, x). With `normalized` the offsets scale by the image
+    size (and by half of it when `centered`, which then measures from the image centre to the
+    window centre); the window's top-left pixel is the offset truncated toward zero. Pixels outside
+    the image are noise: uniform in the image's [min, max] ('uniform' with `uniform_noise`), Gaussian
+    with each channel's mean and deviation clipped to its range ('gaussian', or 'uniform' without
+    `uniform_noise`), or 0 ('zero'), drawn from Spore's global generator. No gradient (as TensorFlow)."""
+
+    def __init__(self, centered: bool = True, normalized: bool = True, uniform_noise: bool = True,
+                 noise: str = "uniform") -> None:
+        for name, v in (("centered", centered), ("normalized", normalized), ("uniform_noise", uniform_noise)):
+            if not isinstance(v, bool):
+                raise TypeError(f"ExtractGlimpse: {name} must be a bool, got {type(v).__name__}")
+        if noise not in ("uniform", "gaussian", "zero"):
+            raise ValueError(f"ExtractGlimpse: noise must be 'uniform', 'gaussian' or 'zero', got {noise!r}")
+        if uniform_noise and noise != "uniform":
+            raise ValueError(f"ExtractGlimpse: uniform_noise=True requires noise='uniform', got {noise!r}")
+        self.centered, self.normalized, self.uniform_noise, self.noise = centered, normalized, uniform_noise, noise
+
+    def construct(self, x: Tensor, size: Any, offsets: Tensor) -> Tensor:
+        op = "ExtractGlimpse"
+        if not isinstance(x, Tensor) or x.ndim != 4:
+            raise ShapeError(op, "a 4-D x (batch, H, W, C)", f"{getattr(x, 'shape', type(x).__name__)}")
+        img = x.asnumpy()
+        gh, gw = (int(v) for v in _values(op, "size", size, 2))
+        if gh <= 0 or gw <= 0:
+            raise ValueError(f"{op}: size must be positive, got {(gh, gw)}")
+        if not isinstance(offsets, Tensor):
+            raise TypeError(f"{op}: offsets must be a Tensor, got {type(offsets).__name__}")
+        off = offsets.asnumpy().astype(np.float32)
+        b, h, w, c = img.shape
+        if off.shape != (b, 2):
+            raise ShapeError(op, f"offsets of shape ({b}, 2)", f"shape {off.shape}")
+        gen = _seed.rng()
+        out = np.zeros((b, gh, gw, c), img.dtype)
+        for i in range(b):
+            oy, ox = float(off[i, 0]), float(off[i, 1])
+            if self.normalized:
+                ox, oy = ox * w, oy * h
+                if self.centered:
+                    ox, oy = ox / 2 + w / 2 - gw / 2, oy / 2 + h / 2 - gh / 2
+            elif self.centered:
+                ox, oy = ox + w / 2, oy + h / 2
+            top, left = int(np.float32(oy)), int(np.float32(ox))  # truncation toward zero
+            rows, cols = top + np.arange(gh), left + np.arange(gw)
+            inside = ((rows >= 0) & (rows < h))[:, None] & ((cols >= 0) & (cols < w))[None]
+            if self.noise == "zero":
+                fill = np.zeros((gh, gw, c))
+            elif self.uniform_noise:
+                lo, hi = img[i].min(), img[i].max()
+                fill = lo + gen.random((gh, gw, c)) * (float(hi) - float(lo))
+            else:
+                ch = img[i].astype(np.float64)
+                fill = np.clip(ch.mean((0, 1)) + gen.standard_normal((gh, gw, c)) * ch.std((0, 1)),
+                               ch.min((0, 1)), ch.max((0, 1)))
+            patch = img[i][np.clip(rows, 0, h - 1)[:, None], np.clip(cols, 0, w - 1)[None]]
+            out[i] = np.where(inside[..., None], patch, fill.astype(img.dtype))
+        return Tensor(out)
+
+
+# --- multi-scale deformable attention ------------------------------------------------------------------
+def multi_scale_deformable_attn_function(value: Tensor, shape: Any, offset: Any, locations: Tensor,
+                                         weight: Tensor) -> Tensor:
+    """Multi-scale deformable attention (Deformable DETR): value (bs, num_keys, num_heads, dims) holds
+    the flattened feature maps of the levels whose (H, W) are `shape` (num_levels, 2), starting at
+    `offset` (num_levels,); each query samples every level bilinearly (zero padding, pixel centres
+    at (i + 0.5) / size) at `locations` (bs, num_queries, num_heads, num_levels, num_points, 2) of
+    normalised (x, y) and sums the samples weighted by `weight` (bs, num_queries, num_heads,
+    num_levels, num_points) -> (bs, num_queries, num_heads * dims). Differentiable in value,
+    locations and weight."""
+    F = _F()
+    op = "multi_scale_deformable_attn_function"
+    for name, t in (("value", value), ("locations", locations), ("weight", weight)):
+        _float_tensor(op, name, t)
+    sh = np.asarray(shape.asnumpy() if isinstance(shape, Tensor) else shape).astype(np.int64).reshape(-1, 2)
+    st = np.asarray(offset.asnumpy() if isinstance(offset, Tensor) else offset).astype(np.int64).reshape(-1)
+    if value.ndim != 4:
+        raise ShapeError(op, "value of shape (bs, num_keys, num_heads, embed_dims)", f"shape {tuple(value.shape)}")
+    bs, keys, heads, dims = value.shape
+    levels = sh.shape[0]
+    if st.shape != (levels,) or int((sh[:, 0] * sh[:, 1]).sum()) != keys:
+        raise ShapeError(op, f"shape (levels, 2) / offset (levels,) covering the {keys} keys",
+                         f"shape {sh.tolist()}, offset {st.tolist()}")
+    if locations.ndim != 6 or tuple(locations.shape[:1]) + tuple(locations.shape[2:4]) != (bs, heads, levels) \
+            or locations.shape[-1] != 2:
+        raise ShapeError(op, f"locations of shape ({bs}, num_queries, {heads}, {levels}, num_points, 2)",
+                         f"shape {tuple(locations.shape)}")
+    nq, npts = locations.shape[1], locations.shape[4]
+    if tuple(weight.shape) != (bs, nq, heads, levels, npts):
+        raise ShapeError(op, f"weight of shape ({bs}, {nq}, {heads}, {levels}, {npts})", f"shape {tuple(weight.shape)}")
+    grids = F.cast(locations, value.dtype) * 2 - 1
+    sampled = []
+    for lvl in range(levels):
+        h, w = int(sh[lvl, 0]), int(sh[lvl, 1])
+        v = value[:, int(st[lvl]):int(st[lvl]) + h * w]  # (bs, h*w, heads, dims)
+        v = F.reshape(F.transpose(v, (0, 2, 3, 1)), (bs * heads, dims, h, w))
+        g = F.reshape(F.transpose(grids[:, :, :, lvl], (0, 2, 1, 3, 4)), (bs * heads, nq, npts, 2))
+        sampled.append(_grid_sample(op, v, g, "bilinear", "zeros", False))  # (bs*heads, dims, nq, npts)
+    stacked = F.stack(sampled, 3)  # (bs*heads, dims, nq, levels, npts)
+    wt = F.reshape(F.transpose(F.cast(weight, value.dtype), (0, 2, 1, 3, 4)), (bs * heads, 1, nq, levels, npts))
+    out = F.sum(stacked * wt, (3, 4))  # (bs*heads, dims, nq)
+    return F.transpose(F.reshape(out, (bs, heads * dims, nq)), (0, 2, 1))

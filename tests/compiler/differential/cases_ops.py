@@ -1699,7 +1699,6 @@ from . import (  # noqa: E402
     cases_api_misc,  # noqa: F401  (dtype objects, view ops, packed dropout, samplers, summaries, ...)
     cases_api_nn,  # noqa: F401  (3-D/transposed convs, pools, fold)
     cases_api_sparse,  # noqa: F401  (coo_*/csr_*, Sparse* classes)
-    cases_vision_ops,  # noqa: F401  (grid_sample, ROIAlign, crop_and_resize, deformable_conv2d, ...)
     cases_autodiff_api,  # noqa: F401  (hooks, ForiLoop/WhileLoop/Scan, jet/derivative, PrimitiveWithInfer, ...)
     cases_complex,  # noqa: F401  (complex ops, the fft family, stft, eig, orgqr/ormqr)
     cases_vision_ops,  # noqa: F401  (grid_sample, ROIAlign, crop_and_resize, deformable_conv2d, ...)

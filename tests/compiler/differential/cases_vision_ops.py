@@ -180,3 +180,42 @@ def fractional_cell_cases() -> list:
         C("nn.FractionalMaxPool3d[random indices]", nn.FractionalMaxPool3d(2, output_size=2, return_indices=True),
           fl(1, 1, 4, 4, 4), seeded=True),
     ]
+
+
+# --- patches, resampling, glimpses, deformable attention (ops/sampling_ops.py) ------------------------------
+def _vals(a: np.ndarray) -> G:
+    return G(lambda r: a.copy())
+
+
+@_functions
+def _resample_functions() -> list:
+    shapes, starts = np.array([[3, 4], [2, 2]]), np.array([0, 12])
+    return [
+        C("ops.multi_scale_deformable_attn_function[0]", ops.multi_scale_deformable_attn_function, fl(1, 16, 2, 3),
+          _vals(shapes), _vals(starts), fl(1, 2, 2, 2, 2, 2, lo=0.0, hi=1.0), fl(1, 2, 2, 2, 2, lo=0.0, hi=1.0)),
+        C("ops.multi_scale_deformable_attn_function[tuples]", ops.multi_scale_deformable_attn_function,
+          fl(2, 10, 1, 2), ((2, 3), (2, 2)), (0, 6), fl(2, 3, 1, 2, 1, 2, lo=-0.2, hi=1.2),
+          fl(2, 3, 1, 2, 1, lo=0.0, hi=1.0)),
+    ]
+
+
+@_classes
+def _resample_classes() -> list:
+    def i32(*v: int) -> G:
+        return _vals(np.array(v, np.int32))
+
+    def f32(*v: float) -> G:
+        return _vals(np.array(v, np.float32))
+
+    return [
+        K("ExtractVolumePatches[valid]", ops.ExtractVolumePatches(2, 1, "VALID"), fl(1, 2, 3, 4, 3)),
+        K("ExtractVolumePatches[same strides]", ops.ExtractVolumePatches((1, 1, 2, 3, 2), (1, 1, 2, 2, 1), "SAME"),
+          fl(1, 1, 3, 5, 4)),
+        K("ScaleAndTranslate[0]", ops.ScaleAndTranslate(), fl(1, 5, 6, 2), i32(3, 8), f32(0.6, 1.4), f32(0.2, -0.3)),
+        K("ScaleAndTranslate[triangle no antialias]", ops.ScaleAndTranslate("triangle", False), fl(2, 4, 4, 1),
+          i32(2, 6), f32(0.5, 1.5), f32(0.0, 0.5)),
+        K("ExtractGlimpse[0]", ops.ExtractGlimpse(), fl(2, 5, 6, 2), i32(3, 4), fl(2, 2, lo=-1.0, hi=1.0),
+          seeded=True),
+        K("ExtractGlimpse[zero pixels]", ops.ExtractGlimpse(False, False, False, "zero"), fl(1, 4, 5, 1), i32(2, 3),
+          _vals(np.array([[2.5, -1.0]], np.float32))),
+    ]
