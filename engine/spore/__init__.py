@@ -83,7 +83,7 @@ if TYPE_CHECKING:  # what static tools (Pylance, Pyright, jedi) see
         LossScaleManager,
         build_train_network,
     )
-    from .autodiff.api import get_grad, grad, jacfwd, jacrev, jvp, value_and_grad, vjp  # noqa: E402,F401
+    from .autodiff.api import grad, jacfwd, jacrev, jvp, value_and_grad, vjp  # noqa: E402,F401
     from .autodiff.vmap import vmap  # noqa: E402,F401
     from .common import dtype  # noqa: E402
     from .common.dtype import (  # noqa: E402,F401
@@ -139,7 +139,11 @@ if TYPE_CHECKING:  # what static tools (Pylance, Pyright, jedi) see
     from .jit_config import JitConfig  # noqa: E402,F401
     from .log_config import get_level, get_log_config  # noqa: E402,F401
     from .onnx.ms_api import export, load  # noqa: E402,F401
-    from .ops.functional_control import register_saved_tensors_hooks, saved_tensors_hooks  # noqa: E402,F401
+    from .ops.functional_control import (  # noqa: E402,F401
+        get_grad,
+        register_saved_tensors_hooks,
+        saved_tensors_hooks,
+    )
     from .ops.primitive_helpers import _enable_dynamic as enable_dynamic  # noqa: E402,F401
     from .parallel import (  # noqa: E402,F401
         ParallelMode,

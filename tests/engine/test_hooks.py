@@ -250,3 +250,36 @@ def test_a_leaf_hook_runs_once_and_the_data_parallel_callback_sees_its_result():
     np.testing.assert_allclose(g.asnumpy(), [6.0, 12.0])
     np.testing.assert_allclose(seen[0], [6.0, 12.0])
     assert calls == [1]
+
+
+class _Lin(ms.nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = ms.Parameter(T([[1.0, -2.0], [0.5, 3.0]]), name="w")
+
+    def construct(self, x):
+        return ops.matmul(x, self.w).sum()
+
+
+def test_a_parameter_hook_set_in_pynative_runs_in_the_compiled_backward_too():
+    net = _Lin()
+    xv = np.array([[1.0, 2.0]], np.float32)
+    step = ms.jit(ms.grad(net, grad_position=None, weights=net.w), fullgraph=True)
+    plain = xv.T @ np.ones((1, 2), np.float32)  # d sum(x w) / d w
+    np.testing.assert_allclose(step(T(xv)).asnumpy(), plain)
+    h = net.w.register_hook(lambda g: g * 3)
+    eager = ms.grad(net, grad_position=None, weights=net.w)(T(xv)).asnumpy()
+    np.testing.assert_allclose(eager, 3 * plain)
+    np.testing.assert_allclose(step(T(xv)).asnumpy(), 3 * plain)  # recompiled with the hook
+    h.remove()
+    np.testing.assert_allclose(step(T(xv)).asnumpy(), plain)  # and again without it
+
+
+@pytest.mark.parametrize("first", ["spore.common.tree", "spore.autodiff.api", "spore.autodiff.hooks"])
+def test_the_hook_modules_import_in_any_order(first):
+    import subprocess
+    import sys
+
+    code = f"import {first}; import spore as ms; from spore import ops; assert ms.get_grad is ops.get_grad"
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr[-2000:]

@@ -91,6 +91,8 @@ def _run(fn: Callable, grad_position: Any, weights: Any, has_aux: bool, return_i
         from ..compiler.graph_grad import traced_grad
 
         main, aux, grads = traced_grad(fn, args, kwargs, leaves, has_aux, sens)
+        if tape.TENSOR_HOOKS:  # hooks registered in PyNative on these leaves (Parameters): traced into the graph
+            grads = [tape._hooked(t, g) for t, g in zip(leaves, grads)]
         return _package(main, aux, grads, leaves, positions, grad_position, ws, single_w, return_ids, has_aux)
     with tape.watching(leaves):
         main, aux = split_aux(fn(*args, **kwargs), has_aux)

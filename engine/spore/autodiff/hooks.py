@@ -29,8 +29,34 @@ from typing import Any
 import numpy as np
 
 from ..errors import SporeError, located
-from ..ops.primitive import TRACING, Aval, Primitive, register
 from . import tape
+
+
+class _Tracing:
+    """`spore.ops.primitive.TRACING`, read on use: this module is imported while `spore.ops` loads
+    (ops/functional_control.py registers its primitives), so it imports nothing from ops at the top."""
+
+    @property
+    def builder(self) -> Any:
+        from ..ops.primitive import TRACING as _t
+
+        return _t.builder
+
+
+TRACING = _Tracing()
+
+
+def _aval(shape: Any, dtype: Any) -> Any:
+    from ..ops.primitive import Aval
+
+    return Aval(tuple(shape), dtype)
+
+
+def _prims() -> Any:
+    """The primitives of this module, registered by ops/functional_control.py."""
+    from ..ops import functional_control
+
+    return functional_control
 
 _IDS = itertools.count(1)
 
@@ -65,6 +91,7 @@ def _remove(t: Any, hook_id: int) -> bool:
     if not hooks or hook_id not in hooks:
         return False
     del hooks[hook_id]
+    _recompile()
     if not hooks:
         del t.__dict__["_grad_hooks"]
         tape.TENSOR_HOOKS.pop(id(t), None)
@@ -86,7 +113,16 @@ def register_hook(self: Any, hook: Callable) -> Any:
     hook_id = next(_IDS)
     self.__dict__.setdefault("_grad_hooks", {})[hook_id] = hook
     tape.TENSOR_HOOKS[id(self)] = self
+    _recompile()
     return RemovableHandle(self, hook_id)
+
+
+def _recompile() -> None:
+    """Compiled functions bake the hooks of the Parameters they differentiate into their backward
+    graphs: a change of hooks makes them compile again (as a change of the Cell structure does)."""
+    from .. import context
+
+    context.bump_structure_version()
 
 
 def _register_in_graph(t: Any, hook: Callable) -> Any:
@@ -116,7 +152,7 @@ def _register_in_graph(t: Any, hook: Callable) -> Any:
         new = hook(g)
         return g if new is None else new
 
-    t._rebind(INSERT_GRADIENT(t, f=f))
+    t._rebind(_prims().INSERT_GRADIENT(t, f=f))
     t.__dict__["_graph_hooked"] = True
     return t
 
@@ -161,8 +197,8 @@ def _as_grad(new: Any, old: Any, who: str) -> Any:
 
 
 # --- identity primitives whose backward runs user code ------------------------------------------------
-def _same_avals(*xs: Any, **_: Any) -> tuple[Aval, ...]:
-    return tuple(Aval(tuple(x.shape), x.dtype) for x in xs)
+def _same_avals(*xs: Any, **_: Any) -> tuple:
+    return tuple(_aval(x.shape, x.dtype) for x in xs)
 
 
 def _copies(*arrays: np.ndarray, **_: Any) -> list[np.ndarray]:
@@ -179,14 +215,10 @@ def _hook_backward_vjp(cots: tuple, outs: tuple, *inputs: Any, hook: Callable, n
     return tuple(_as_grad(r, c, "HookBackward") for r, c in zip(res, cots))
 
 
-HOOK_BACKWARD = register(Primitive(
-    "HookBackward", _same_avals, _copies, _hook_backward_vjp,
-    "Identity on its inputs; in the backward pass calls the hook with the tuple of their gradients.",
-    multi_output=True, internal=True))
 
 
-def _insert_infer(x: Any, *, f: Callable) -> Aval:
-    return Aval(tuple(x.shape), x.dtype)
+def _insert_infer(x: Any, *, f: Callable) -> Any:
+    return _aval(x.shape, x.dtype)
 
 
 def _insert_impl(x: np.ndarray, *, f: Callable) -> np.ndarray:
@@ -197,9 +229,6 @@ def _insert_vjp(g: Any, out: Any, x: Any, *, f: Callable) -> tuple:
     return (_as_grad(f(g), g, "InsertGradientOf"),)
 
 
-INSERT_GRADIENT = register(Primitive(
-    "InsertGradientOf", _insert_infer, _insert_impl, _insert_vjp,
-    "Identity; its gradient is f(gradient).", internal=True))
 
 
 class HookBackward:
@@ -222,7 +251,7 @@ class HookBackward:
         _refuse_in_graph("ops.HookBackward", "call it in PyNative mode, or use ops.InsertGradientOf, which compiles")
         if not inputs or not all(isinstance(t, Tensor) for t in inputs):
             raise TypeError("HookBackward: the inputs must be Tensors")
-        outs = HOOK_BACKWARD(*inputs, hook=self.hook_fn, name=self.cell_id)
+        outs = _prims().HOOK_BACKWARD(*inputs, hook=self.hook_fn, name=self.cell_id)
         return outs[0] if len(outs) == 1 else tuple(outs)
 
 
@@ -236,11 +265,11 @@ class InsertGradientOf:
         self.f = f
 
     def __call__(self, input_x: Any) -> Any:
-        return INSERT_GRADIENT(input_x, f=self.f)
+        return _prims().INSERT_GRADIENT(input_x, f=self.f)
 
 
-def _dump_infer(x: Any, *, path: str, when: str) -> Aval:
-    return Aval(tuple(x.shape), x.dtype)
+def _dump_infer(x: Any, *, path: str, when: str) -> Any:
+    return _aval(x.shape, x.dtype)
 
 
 def _dump_impl(x: np.ndarray, *, path: str, when: str) -> np.ndarray:
@@ -258,15 +287,12 @@ def _dump_vjp(g: Any, out: Any, x: Any, *, path: str, when: str) -> tuple:
     if TRACING.builder is not None:  # compiled backward pass: save when the graph runs (a PyFunc equation)
         from ..ops.primitive_helpers import PYFUNC, _PyFuncSpec
 
-        spec = _PyFuncSpec(lambda a: _save(path, a), [Aval(tuple(g.shape), g.dtype)])
+        spec = _PyFuncSpec(lambda a: _save(path, a), [_aval(g.shape, g.dtype)])
         return (PYFUNC(g, spec=spec)[0],)
     _save(path, g.asnumpy())
     return (g,)
 
 
-DUMP_GRADIENT = register(Primitive(
-    "DumpGradient", _dump_infer, _dump_impl, _dump_vjp,
-    "Identity; its backward saves the gradient to a .npy file.", internal=True))
 
 
 class DumpGradient:
@@ -281,7 +307,7 @@ class DumpGradient:
             raise TypeError("DumpGradient: path must be a non-empty str")
         if input_output not in ("in", "out"):
             raise ValueError(f"DumpGradient: input_output must be 'in' or 'out', got {input_output!r}")
-        return DUMP_GRADIENT(x, path=path, when=input_output)
+        return _prims().DUMP_GRADIENT(x, path=path, when=input_output)
 
 
 # --- saved-tensor hooks --------------------------------------------------------------------------------

@@ -24,21 +24,30 @@ from typing import Any
 import numpy as np
 
 from ..autodiff import hooks as _hooks
-from ..autodiff.api import get_grad  # ops.get_grad is ms.get_grad itself
 from ..common import dtype as mstype
-from ..common.tree import flatten, unflatten
 from ..errors import SporeError, located
 from ..tensor import Tensor, tensor_method
 from .primitive import TRACING, Aval, Primitive, register
 
-__all__ = ["ForiLoop", "WhileLoop", "Scan", "Assert", "HookBackward", "InsertGradientOf", "DumpGradient",
-           "get_grad"]
+__all__ = ["ForiLoop", "WhileLoop", "Scan", "Assert", "HookBackward", "InsertGradientOf", "DumpGradient"]
 
 HookBackward = _hooks.HookBackward
 InsertGradientOf = _hooks.InsertGradientOf
 DumpGradient = _hooks.DumpGradient
 saved_tensors_hooks = _hooks.saved_tensors_hooks  # ms.saved_tensors_hooks (loaded through here: ops first)
 register_saved_tensors_hooks = _hooks.register_saved_tensors_hooks
+
+# the gradient-hook primitives (their rules live in autodiff/hooks.py, which imports nothing from ops)
+HOOK_BACKWARD = register(Primitive(
+    "HookBackward", _hooks._same_avals, _hooks._copies, _hooks._hook_backward_vjp,
+    "Identity on its inputs; in the backward pass calls the hook with the tuple of their gradients.",
+    multi_output=True, internal=True))
+INSERT_GRADIENT = register(Primitive(
+    "InsertGradientOf", _hooks._insert_infer, _hooks._insert_impl, _hooks._insert_vjp,
+    "Identity; its gradient is f(gradient).", internal=True))
+DUMP_GRADIENT = register(Primitive(
+    "DumpGradient", _hooks._dump_infer, _hooks._dump_impl, _hooks._dump_vjp,
+    "Identity; its backward saves the gradient to a .npy file.", internal=True))
 
 tensor_method("register_hook")(_hooks.register_hook)
 tensor_method("remove_hook")(_hooks.remove_hook)
@@ -60,6 +69,7 @@ def _check_fn(op: str, name: str, fn: Any) -> None:
 
 def _graph_while(op: str, cond_func: Callable, loop_func: Callable, init_val: Any) -> Any:
     """One While equation: `cond_func` and `loop_func` traced into sub-graphs over the carried tensors."""
+    from ..common.tree import flatten, unflatten  # on use: common.tree loads ops (this module among them)
     from ..compiler.control_flow import WHILE, _finish
     from ..compiler.trace import GraphBuilder, Tracer, building
 
@@ -391,3 +401,12 @@ def stop_gradient_(input: Tensor) -> Tensor:
     if not isinstance(input, Tensor):
         raise TypeError(f"stop_gradient_: input must be a Tensor, got {type(input).__name__}")
     return F.setitem_(input, Ellipsis, F.stop_gradient(input))
+
+
+def get_grad(gradients: Any, identifier: Any) -> Tensor:
+    """The gradient for `identifier` in the result of ``grad(..., return_ids=True)`` (MindSpore's
+    ``ops.get_grad``; ``ms.get_grad`` is this same function): an int picks an input position, a
+    Parameter (or its name) a weight; a ValueError names what is missing."""
+    from ..autodiff.api import get_grad as _get_grad  # on use: autodiff.api imports common.tree, which loads ops
+
+    return _get_grad(gradients, identifier)

@@ -65,6 +65,7 @@ from .metrics import (
 from .metrics.confusion_metric import ConfusionMatrixMetric
 from .model import Model
 from .safetensors_io import ckpt_to_safetensors, safetensors_to_ckpt
+from .summary_landscape import SummaryLandscape
 from .summary_record import SummaryRecord
 
 # mindspore.train also exports the loss-scale managers and build_train_network; they live in spore.amp,
@@ -85,6 +86,7 @@ __all__ = [
 ]
 __all__ += ["ckpt_to_safetensors", "safetensors_to_ckpt", "ConfusionMatrixMetric"]
 __all__ += ["DatasetHelper", "connect_network_with_dataset", "data_sink", "SummaryRecord"]
+__all__ += ["SummaryLandscape"]
 
 
 if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherwise accept any attribute of the module
