@@ -366,12 +366,19 @@ class _PatchReader:
 
     def __init__(self, folder: str, columns: list[Any], patch_cols: int) -> None:
         self.folder, self.columns, self.patch_cols = folder, columns, patch_cols
+        self._sheet: tuple[int, np.ndarray] | None = None  # the last sheet read: rows in order share sheets
 
     def patch(self, k: int, index: int) -> np.ndarray:
-        path = os.path.join(self.folder, f"patches{k // 256:04d}.bmp")
-        image = _decode(_read_file(path, index), path, index, "L")
-        if image.shape != (1024, 1024):
-            raise DatasetError(f"cannot read {path} (row {index}): a patch sheet is 1024x1024, got {image.shape}")
+        sheet_no = k // 256
+        cached = self._sheet
+        if cached is not None and cached[0] == sheet_no:
+            image = cached[1]
+        else:
+            path = os.path.join(self.folder, f"patches{sheet_no:04d}.bmp")
+            image = _decode(_read_file(path, index), path, index, "L")
+            if image.shape != (1024, 1024):
+                raise DatasetError(f"cannot read {path} (row {index}): a patch sheet is 1024x1024, got {image.shape}")
+            self._sheet = (sheet_no, image)
         r, c = divmod(k % 256, 16)
         return np.ascontiguousarray(image[64 * r: 64 * r + 64, 64 * c: 64 * c + 64, None])
 
