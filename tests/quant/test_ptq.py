@@ -269,3 +269,13 @@ def test_quantized_net_runs_under_graph_mode(digits) -> None:
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)
     np.testing.assert_array_equal(got, want)
+
+
+def test_per_tensor_weights(digits) -> None:
+    net, x_tr, x_te, y_te = digits
+    q = quantize_static(net, x_tr[:256], per_channel=False)
+    for cell in q.quant_cells().values():
+        assert np.all(cell.w_scale == cell.w_scale[0])  # one scale per layer
+        w = cell.weight.asnumpy()
+        assert np.isclose(cell.w_scale[0], np.abs(w).max() / 127, rtol=1e-2)
+    assert _accuracy(net, x_te, y_te) - _accuracy(q, x_te, y_te) < 0.03

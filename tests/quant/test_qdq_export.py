@@ -100,6 +100,10 @@ def test_quantize_onnx_float_model(lenet, tmp_path) -> None:
     q = quantize_static(net, x_tr[:256], batch_size=64)
     inits = {t.name: onnx.numpy_helper.to_array(t) for t in model.graph.initializer}
     assert np.isclose(float(inits["fc1.Gemm.x_scale"]), q.network.fc1.x_scale, rtol=1e-5)
+    skipped = quantize_onnx(fp, batches[:1], skip_quant_node=["fc3/Gemm"])
+    ops = [n.op_type for n in skipped.graph.node]
+    assert ops.count("Gemm") == 3 and ops.count("QuantizeLinear") == 8  # fc3 stays float (its input too)
+    assert "fc3.weight" in {t.name for t in skipped.graph.initializer}
     with pytest.raises(SporeError, match="does not fit the model's input"):
         quantize_onnx(fp, [(np.zeros((2, 3, 8, 8), np.float32),)])
     with pytest.raises(SporeError, match="needs 1 input"):
