@@ -231,6 +231,9 @@ class Tensor:
     def __int__(self) -> int:
         return int(self.item())
 
+    def __complex__(self) -> complex:
+        return complex(self.item())
+
     def __index__(self) -> int:
         if self._data.dtype.kind not in "iub":
             raise TypeError("only integer tensors can be used as an index")

@@ -221,3 +221,40 @@ def test_composites_handle_complex_as_numpy_or_refuse():
     for f, name in ((ops.floor, "Floor"), (ops.ceil, "Ceil"), (ops.trunc, "Trunc")):
         with pytest.raises(DTypeError, match=name):
             f(t)
+
+
+def test_optimizers_refuse_complex_parameters_and_real_parts_train():
+    class Cplx(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.w = ms.Parameter(ms.Tensor(cx(3)), name="w")
+
+        def construct(self, x):
+            return x
+
+    with pytest.raises(TypeError, match="SGD: parameter 'w' is Complex64"):
+        nn.SGD(Cplx().trainable_params(), learning_rate=0.1)
+
+    class Split(nn.Cell):
+        """A complex weight as two real Parameters: fit w * x to a complex target."""
+
+        def __init__(self):
+            super().__init__()
+            self.re = ms.Parameter(ms.Tensor(np.zeros(3, np.float32)), name="re")
+            self.im = ms.Parameter(ms.Tensor(np.zeros(3, np.float32)), name="im")
+
+        def construct(self, x, target):
+            w = ops.Complex()(self.re, self.im)
+            return ops.sum(ops.abs(w * x - target) ** 2)
+
+    net = Split()
+    opt = nn.SGD(net.trainable_params(), learning_rate=0.1)
+    x = ms.Tensor(np.array([1 + 1j, 0.5 - 1j, -1 + 0.5j], np.complex64))  # |x|^2 in [1.25, 2]: SGD contracts
+    w_true = np.array([0.3 - 0.7j, -1.2 + 0.1j, 0.5 + 0.5j])
+    target = ms.Tensor((w_true * x.asnumpy()).astype(np.complex64))
+    grad_fn = ms.value_and_grad(net, None, opt.parameters)
+    for _ in range(100):
+        _, g = grad_fn(x, target)
+        opt(g)
+    np.testing.assert_allclose(net.re.asnumpy() + 1j * net.im.asnumpy(), w_true, atol=1e-3)
+    assert complex(ms.Tensor(np.complex64(1 - 2j))) == 1 - 2j

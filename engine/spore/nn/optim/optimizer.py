@@ -114,6 +114,11 @@ class Optimizer:
             wds = [default_wd] * len(plist)
             gcs = [False] * len(plist)
         self._check_unique(plist)
+        for p in plist:  # the update kernels compute in a real dtype: a complex weight would lose its imaginary part
+            if p._data.dtype.kind == "c":
+                raise TypeError(f"{type(self).__name__}: parameter {p.name!r} is {p.dtype}; Spore's optimizers update "
+                                "real parameters (as MindSpore's CPU kernels); keep the real and imaginary parts as "
+                                "two real Parameters and combine them with ops.Complex()(re, im)")
         for p in plist:  # the fused updates need C-contiguous buffers; same values, same Parameter
             if not p._data.flags.c_contiguous:
                 p._data = np.ascontiguousarray(p._data)
