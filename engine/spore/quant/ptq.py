@@ -307,6 +307,7 @@ def quantize_static(net: Cell, calibration_data: Any, method: str = "minmax", *,
 def _calibrate(net: Cell, cells: dict, plans: dict, obs_x: dict[str, Observer], obs_y: dict[str, Observer],
                batches: list[tuple]) -> None:
     """Run every batch with hooks feeding each layer's input and fused output to its observers."""
+    from ..nn import ReLU
     from ..tensor import Tensor
 
     pending: dict[int, tuple[Any, str, list[str]]] = {}  # id(tensor) -> (tensor, layer, chain left)
@@ -337,8 +338,6 @@ def _calibrate(net: Cell, cells: dict, plans: dict, obs_x: dict[str, Observer], 
     for p, plan in plans.items():
         if plan["bn"]:
             chained[id(cells[plan["bn"]])] = (cells[plan["bn"]], "bn")
-    from ..nn import ReLU
-
     any_relu = any(plan["relu"] for plan in plans.values())
     relus = {id(c): c for c in cells.values() if any_relu and type(c) is ReLU}
     for c, kind in chained.values():
@@ -352,7 +351,6 @@ def _calibrate(net: Cell, cells: dict, plans: dict, obs_x: dict[str, Observer], 
     finally:
         for h in handles:
             h.remove()
-
 
 
 # --- save / load ---------------------------------------------------------------------------------------
