@@ -85,7 +85,7 @@ EXCLUDED: dict[str, str] = {
         "nsa_select_attention", "PagedAttention", "PagedAttentionMask", "prompt_flash_attention",
         "ring_attention_update", "speed_fusion_attention", "matmul_reduce_scatter",
         "flash_attention_score", "fused_infer_attention_score", "incre_flash_attention", "GroupTopk",
-        "all_gather_matmul")},
+        "all_gather_matmul", "ApplyRotaryPosEmb")},
     **{f"mindspore.ops.{n}": "registers or writes kernels for MindSpore's Ascend/GPU kernel compilers (TBE, AKG "
                              "hybrid DSL); Spore has no such compilers" for n in ("op_info_register", "ms_kernel",
                                                                                   "kernel")},
