@@ -42,7 +42,7 @@ def test_set_shares_source_or_storage():
     assert b.asnumpy()[2] == 42
     c = T(np.zeros(1, np.float32))
     c.set_(a.untyped_storage(), 1, (2, 2), (2, 1))
-    np.testing.assert_array_equal(c.asnumpy(), [[1, 42], [42, 4]])  # from element 1, strides (2, 1)
+    np.testing.assert_array_equal(c.asnumpy(), [[1, 42], [3, 4]])  # elements 1.. of a, strides (2, 1)
     a.asnumpy()[1] = -1
     assert c.asnumpy()[0, 0] == -1  # a view of a's memory
     with pytest.raises(ValueError, match="set_"):
