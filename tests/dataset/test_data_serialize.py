@@ -129,3 +129,21 @@ def test_text_pipeline_with_a_vocab_round_trips():
     d = d.map([text.WhitespaceTokenizer(), text.Lookup(vocab, unknown_token="<unk>")], input_columns="s")
     again = ds.deserialize(input_dict=json.loads(json.dumps(ds.serialize(d))))
     assert _rows(again) == _rows(d) == [[[0, 1]], [[1, 2]]]
+
+
+class _WeakList(list):
+    """A list that can be weakly referenced (plain lists cannot)."""
+
+
+def test_recording_keeps_no_copy_of_sliced_data():
+    import gc
+    import weakref
+
+    data = _WeakList([np.arange(3), np.arange(3) + 10])
+    ref = weakref.ref(data)
+    d = ds.NumpySlicesDataset(data, column_names=["x"], shuffle=False)
+    del data
+    gc.collect()
+    assert ref() is None  # the converted columns are kept, not the argument
+    again = ds.deserialize(input_dict=json.loads(json.dumps(ds.serialize(d))))
+    assert _rows(again) == _rows(d) == [[[0, 1, 2]], [[10, 11, 12]]]

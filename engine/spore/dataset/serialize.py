@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from ._init_record import recorded_args
+from ._init_record import FromState, recorded_args
 from ._seeding import EpochCtx
 from .core import Dataset
 from .samplers import Sampler
@@ -104,6 +104,8 @@ class _Encoder:
             out.update(serializable=False, reason=f"{cls.__name__} is a part of a split() dataset")
         params = {}
         for name, value in _bound_params(cls, *rec).items():
+            if isinstance(value, FromState):  # data the node converted and keeps in its own form
+                value = ds._spore_state_param(name)
             params[name] = None if name in _SKIPPED_PARAMS else self.value(value, children)
         out["params"] = params
         out["children"] = [self.node(c) for c in children]

@@ -228,6 +228,11 @@ class NumpySlicesDataset(MappableSource):
         super().__init__(column_names=names, num_samples=num_samples, shuffle=shuffle, sampler=sampler,
                          num_shards=num_shards, shard_id=shard_id, num_parallel_workers=num_parallel_workers)
 
+    _spore_init_drop = ("data",)  # serialize() reads the converted columns, so the original data can be freed
+
+    def _spore_state_param(self, name: str) -> Any:
+        return dict(zip(self._names, self._data, strict=True))
+
     def _num_rows(self) -> int:
         return self._n
 
