@@ -21,6 +21,7 @@ from spore.quant.qat import (
     DenseQuant,
     QuantizationAwareTraining,
     SimulatedQuantizationAwareTraining,
+    convert,
     create_quant_config,
 )
 
@@ -206,6 +207,35 @@ def test_quantize_with_example_inputs_fuses_chains_of_any_construct():
     assert np.abs(got - want).max() < 0.05 * np.abs(want).max() + 0.05, (got, want)
     with pytest.raises(SporeError, match="does not run on the example inputs"):
         QuantizationAwareTraining().quantize(_ConvBnNet(), np.zeros((1, 2, 4, 4), np.float32))
+
+
+class _ListNet(nn.Cell):
+    """Layers held in a CellList and run by a loop in construct."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.layers = nn.CellList([nn.Dense(4, 4), nn.Dense(4, 3)])
+
+    def construct(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+def test_quantize_and_convert_reach_cells_in_a_cell_list():
+    ms.set_seed(10)
+    net = QuantizationAwareTraining().quantize(_ListNet())
+    assert [type(c).__name__ for c in net.layers] == ["DenseQuant", "DenseQuant"]  # what the loop runs
+    x = t(np.random.default_rng(10).standard_normal((6, 4)))
+    net.set_train(True)
+    net(x)
+    net.set_train(False)
+    want = net(x).asnumpy()
+    oq = net.layers[1]._output_quantizer
+    step = float(oq.maxq.asnumpy()[0] - oq.minq.asnumpy()[0]) / 255
+    q = convert(net)
+    assert [type(c).__name__ for c in q.network.layers] == ["QuantDense", "QuantDense"]
+    assert np.abs(q(x).asnumpy() - want).max() <= 2 * step + 1e-6  # a flip in layer 0 moves layer 1 by <= 1 more
 
 
 def test_bad_configurations_are_refused():

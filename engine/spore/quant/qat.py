@@ -332,7 +332,7 @@ class QuantizationAwareTraining:
         for name, child in list(cell.name_cells().items()):
             new = self._rewrite(child)
             if new is not child:
-                cell.insert_child_to_cell(name, new)
+                _replace(cell, name, new)
         return cell
 
     def _rewrite_traced(self, network: Cell, example_inputs: tuple) -> None:
@@ -499,12 +499,12 @@ def convert(network: Cell) -> Cell:
 
 
 def _replace(root: Cell, path: str, new: Cell) -> None:
-    """Put `new` where the cell at dotted `path` is (a SequentialCell position or an attribute)."""
+    """Put `new` where the cell at dotted `path` is (a SequentialCell/CellList position or an attribute)."""
     *parents, last = path.split(".")
     owner = root
     for name in parents:
         owner = owner.name_cells()[name]
-    if isinstance(owner, SequentialCell):
+    if "_seq" in owner.__dict__:  # SequentialCell / CellList: the position, so iteration sees it
         cells = list(owner)
         names = list(owner.__dict__["_fixed"])
         idx = list(owner.name_cells()).index(last)
