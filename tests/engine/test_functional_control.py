@@ -174,3 +174,19 @@ def test_assert_checks_at_run_time_inside_a_compiled_graph():
     with pytest.raises(SporeError, match=r"condition is false; input data: \[1.0, 2.0\]") as info:
         f(T([1.0, 2.0]))
     assert info.value.loc is not None and info.value.loc.line == _checked.__code__.co_firstlineno + 1
+
+
+def _mixed(u, a):
+    return ms.grad(lambda t, w: (ops.sin(t) * w).sum(), grad_position=0)(a, u).sum()
+
+
+def _grad_at_zeros(a):
+    return ms.grad(_mixed)(ops.zeros_like(a), a)  # w.r.t. a tensor the graph makes from a constant
+
+
+def test_compiled_grad_of_a_graph_constant_input_matches_pynative():
+    xv = np.array([0.3, 1.0, -2.0], np.float64)
+    eager = _grad_at_zeros(T(xv, np.float64)).asnumpy()
+    np.testing.assert_allclose(eager, np.cos(xv), rtol=1e-12)  # d/du of sum(cos(a) * u)
+    np.testing.assert_allclose(ms.jit(_grad_at_zeros, fullgraph=True)(T(xv, np.float64)).asnumpy(), eager,
+                               rtol=1e-12)

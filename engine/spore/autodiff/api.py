@@ -89,7 +89,12 @@ def _run(fn: Callable, grad_position: Any, weights: Any, has_aux: bool, return_i
 
     if TRACING.builder is not None:  # inside a compilation: differentiate the IR instead of the tape
         from ..compiler.graph_grad import traced_grad
+        from ..compiler.trace import Tracer
 
+        for p in positions or ():  # a constant of the graph (ops.zeros_like(x), a closure tensor) is made a
+            if not isinstance(args[p], (Tracer, Parameter)):  # value, so it gets its gradient as in PyNative
+                args[p] = F.identity(args[p])
+        leaves = [args[p] for p in positions or ()] + ws
         main, aux, grads = traced_grad(fn, args, kwargs, leaves, has_aux, sens)
         if tape.TENSOR_HOOKS:  # hooks registered in PyNative on these leaves (Parameters): traced into the graph
             grads = [tape._hooked(t, g) for t, g in zip(leaves, grads)]
