@@ -279,3 +279,33 @@ def test_per_tensor_weights(digits) -> None:
         w = cell.weight.asnumpy()
         assert np.isclose(cell.w_scale[0], np.abs(w).max() / 127, rtol=1e-2)
     assert _accuracy(net, x_te, y_te) - _accuracy(q, x_te, y_te) < 0.03
+
+
+class _Residual(nn.Cell):
+    """conv -> ReLU cell, plus the pre-ReLU value used functionally: the ReLU must not be fused."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = nn.Conv2d(2, 2, 3, has_bias=True)
+        self.relu = nn.ReLU()
+        self.fc = nn.Dense(2 * 6 * 6, 3)
+        self.flatten = nn.Flatten()
+
+    def construct(self, x):
+        y = self.conv(x)
+        z = self.relu(y) + y
+        return self.fc(self.flatten(z))
+
+
+def test_fusion_verified_against_functional_use() -> None:
+    ms.set_seed(5)
+    net = _Residual()
+    net.set_train(False)
+    x = np.random.default_rng(5).normal(size=(32, 2, 6, 6)).astype(np.float32)
+    q = quantize_static(net, x)
+    assert not q.network.conv.relu and q.layers["conv"]["relu"] is False  # un-fused: y is read twice
+    ref = net(ms.Tensor(x)).asnumpy()
+    got = q(ms.Tensor(x)).asnumpy()
+    assert np.abs(got - ref).max() < 0.05 * np.abs(ref).max(), np.abs(got - ref).max()
+    seq = nn.SequentialCell([nn.Conv2d(2, 2, 3, has_bias=True), nn.ReLU(), nn.Flatten(), nn.Dense(72, 3)])
+    assert quantize_static(seq, x).network[0].relu  # the same layers without the side use: fused

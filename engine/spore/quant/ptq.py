@@ -25,8 +25,9 @@ are the ones echoed here (`skip_quant_node` plays the part of golden-stick's `op
 Limits (stated, checked where possible): the network must run in PyNative (the trace uses hooks);
 only Conv2d (NCHW) and Dense are quantized, everything else stays float32 between them; a ReLU is
 fused only when it is a `nn.ReLU` cell reading the layer's output and no other traced cell reads
-the pre-ReLU value (a functional use of it elsewhere — `relu(y) + y` — is invisible to the trace:
-pass `fuse_relu=False` for such networks).
+the pre-ReLU value. A functional use of it elsewhere (`relu(y) + y`) is invisible to the cell
+trace, so every fusion is then verified: the network runs once with the fused values handed on at
+the layers, and a layer whose fusion changes the network's output is quantized unfused.
 """
 
 from __future__ import annotations
@@ -193,6 +194,54 @@ def _plan(net: Cell, events: list, out: Any, fold_bn: bool, fuse_relu: bool, ski
     return plans
 
 
+def _fused_run(net: Cell, cells: dict, plans: dict, fused: list[str], batch: tuple) -> list[np.ndarray]:
+    """The network's outputs when each layer in `fused` hands on its fused value (BN and ReLU applied
+    at the layer) and the BN cells pass such values through: equal to the plain run exactly when
+    nothing else reads the layer's pre-fusion value."""
+    from ..ops import functional as F
+    from ..tensor import Tensor
+
+    marked: dict[int, Any] = {}
+
+    def layer_hook(plan: dict) -> Any:
+        def hook(cell: Any, args: tuple, out: Any) -> Any:
+            v = cells[plan["bn"]].construct(out) if plan["bn"] else out
+            v = F.relu(v) if plan["relu"] else v
+            marked[id(v)] = v
+            return v
+        return hook
+
+    def bn_hook(cell: Any, args: tuple, out: Any) -> Any:
+        return args[0] if args and marked.get(id(args[0])) is args[0] else None
+
+    handles = [cells[p].register_forward_hook(layer_hook(plans[p])) for p in fused]
+    handles += [cells[plans[p]["bn"]].register_forward_hook(bn_hook) for p in fused if plans[p]["bn"]]
+    try:
+        return [o.asnumpy() for o in _flat_outputs(net(*(Tensor(a) for a in batch)))]
+    finally:
+        for h in handles:
+            h.remove()
+
+
+def _verify_fusions(net: Cell, cells: dict, plans: dict, batch: tuple, out: Any) -> None:
+    """Un-fuse the BN/ReLU of any layer whose pre-fusion value something else also reads (a functional
+    use such as `relu(y) + y` that the cell trace cannot see): checked by running the network with the
+    fusions applied at the layers and comparing its outputs with the plain run's."""
+    fused = [p for p, plan in plans.items() if plan["chain"]]
+    if not fused:
+        return
+    ref = [o.asnumpy() for o in _flat_outputs(out)]
+
+    def same(got: list[np.ndarray]) -> bool:
+        return len(got) == len(ref) and all(np.allclose(a, b, rtol=1e-5, atol=1e-6) for a, b in zip(got, ref))
+
+    if same(_fused_run(net, cells, plans, fused, batch)):
+        return
+    for p in fused:
+        if not same(_fused_run(net, cells, plans, [p], batch)):
+            plans[p].update(bn=None, relu=False, chain=[], float_out=False, unfused=True)
+
+
 def fold_batchnorm(w: np.ndarray, b: np.ndarray | None, bn: Any) -> tuple[np.ndarray, np.ndarray]:
     """Conv/Dense weights with an eval BatchNorm folded in: k = g / sqrt(v + eps); w * k, (b - m) * k + beta."""
     g = bn.gamma.asnumpy().astype(np.float64)
@@ -275,6 +324,7 @@ def quantize_static(net: Cell, calibration_data: Any, method: str = "minmax", *,
         if not plans:
             raise SporeError("quantize_static: the network has no nn.Conv2d / nn.Dense layer to quantize")
         cells = dict(net.cells_and_names())
+        _verify_fusions(net, cells, plans, batches[0], out)
         obs_x = {p: make_observer(key) for p in plans}
         obs_y = {p: make_observer(key) for p in plans if not plans[p]["float_out"]}
         _calibrate(net, cells, plans, obs_x, obs_y, batches)
