@@ -235,7 +235,7 @@ def test_quantize_and_convert_reach_cells_in_a_cell_list():
     step = float(oq.maxq.asnumpy()[0] - oq.minq.asnumpy()[0]) / 255
     q = convert(net)
     assert [type(c).__name__ for c in q.network.layers] == ["QuantDense", "QuantDense"]
-    assert np.abs(q(x).asnumpy() - want).max() <= 2 * step + 1e-6  # a flip in layer 0 moves layer 1 by <= 1 more
+    assert np.abs(q(x).asnumpy() - want).max() <= 2 * step + 1e-6  # two layers, each within a step of its own
 
 
 def test_bad_configurations_are_refused():
