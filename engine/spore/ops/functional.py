@@ -50,6 +50,7 @@ _MODULE_NAMES = (
     "sampling_ops",                                     # grid_sample, crop_and_resize, deformable_conv2d
     "sequence_losses",                                  # ctc_loss (CTCLossV2), CTCLoss, RNNTLoss, EditDistance
     "fractional_pool",                                  # fractional_max_pool2d/3d, FractionalMax/AvgPool, *FixedKsize
+    "detection_ops",                                    # rotated_iou, CombinedNonMaxSuppression
     "misc_ops",                                         # choice_with_mask, coalesce, make_row_tensor; Tensor internals
     "candidate_sampling",                               # uniform/log_uniform_candidate_sampler
     "functional_control", "primitive_helpers",          # ForiLoop/Scan, jet/linearize, hooks; PrimitiveWithInfer, ...

@@ -219,3 +219,37 @@ def _resample_classes() -> list:
         K("ExtractGlimpse[zero pixels]", ops.ExtractGlimpse(False, False, False, "zero"), fl(1, 4, 5, 1), i32(2, 3),
           _vals(np.array([[2.5, -1.0]], np.float32))),
     ]
+
+
+# --- detection (ops/detection_ops.py) ---------------------------------------------------------------------
+def rboxes(b: int, n: int) -> G:
+    def make(r: np.random.Generator) -> np.ndarray:
+        return np.concatenate([r.uniform(0, 3, (b, n, 2)), r.uniform(1, 3, (b, n, 2)), r.uniform(-90, 90, (b, n, 1))],
+                              -1).astype(np.float32)
+    return G(make)
+
+
+def nms_boxes(b: int, n: int, q: int) -> G:
+    def make(r: np.random.Generator) -> np.ndarray:
+        lo = r.uniform(0, 0.7, (b, n, q, 2))
+        return np.concatenate([lo, lo + r.uniform(0.1, 0.4, lo.shape)], -1).astype(np.float32)
+    return G(make)
+
+
+@_functions
+def _detection_functions() -> list:
+    return [
+        C("ops.rotated_iou[0]", ops.rotated_iou, rboxes(1, 3), rboxes(1, 4)),
+        C("ops.rotated_iou[iof pairwise]", ops.rotated_iou, rboxes(2, 3), rboxes(2, 3), False, 1, False),
+        C("ops.rotated_iou[xyxyt]", ops.rotated_iou, rboxes(1, 2), rboxes(1, 2), kw={"trans": True}),
+    ]
+
+
+@_classes
+def _detection_classes() -> list:
+    return [
+        K("CombinedNonMaxSuppression[0]", ops.CombinedNonMaxSuppression(), nms_boxes(2, 6, 1), fl(2, 6, 3, lo=0, hi=1),
+          2, 4, 0.4, 0.1),
+        K("CombinedNonMaxSuppression[per class pad]", ops.CombinedNonMaxSuppression(True, False), nms_boxes(1, 5, 2),
+          fl(1, 5, 2, lo=0, hi=1), 3, 10, 0.5, 0.3),
+    ]
