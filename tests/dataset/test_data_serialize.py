@@ -70,6 +70,7 @@ def test_column_ops_samplers_and_dict_round_trip(tmp_path):
     wrapped = ds.DeserializedDataset(tree)
     assert wrapped.get_col_names() == ["y", "value"] and _rows(wrapped) == _rows(d)
     assert ds.serialize(wrapped) == tree
+    assert d.to_json() == tree  # MindSpore's Dataset.to_json
     path = tmp_path / "p.json"
     path.write_text(json.dumps(tree))
     assert _rows(ds.DeserializedDataset(str(path))) == _rows(d)

@@ -293,5 +293,11 @@ class Dataset:
 
         return split_dataset(self, sizes, randomize)
 
+    def to_json(self, filename: str = "") -> dict[str, Any]:
+        """The pipeline's JSON description (also written to ``filename`` when given): ``serialize(self)``."""
+        from .serialize import serialize
+
+        return serialize(self, filename)
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} columns={self.get_col_names()}>"
