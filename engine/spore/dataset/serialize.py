@@ -225,7 +225,8 @@ def show(dataset: Dataset, indentation: int | None = 2) -> None:
 
 
 def compare(pipeline1: Dataset, pipeline2: Dataset) -> bool:
-    """Whether two pipelines have the same description (same nodes, arguments and transforms)."""
+    """Whether two pipelines have the same description (same nodes, arguments and transforms).
+    Python callables are compared by module and name only (JSON keeps no more of them)."""
     return serialize(pipeline1) == serialize(pipeline2)
 
 
