@@ -313,3 +313,21 @@ def test_eval_qat_network_exports_to_onnx_and_onnxruntime_reproduces_it(tmp_path
     got = sess.run(None, {sess.get_inputs()[0].name: x})[0]
     np.testing.assert_allclose(got, ref, atol=1e-6)
     assert np.mean(got == ref) > 0.99
+
+
+def test_golden_stick_setters_configure_the_rewrite():
+    algo = SimulatedQuantizationAwareTraining()
+    algo.set_bn_fold(True)
+    algo.set_freeze_bn(7)
+    algo.set_act_quant_delay(3)
+    algo.set_weight_per_channel(False)
+    algo.set_act_symmetric(True)
+    net = algo.apply(_seq_net())
+    assert isinstance(net[0], Conv2dBnFoldQuant) and net[0].freeze_bn == 7
+    assert net[0]._input_quantizer.quant_delay == 3 and net[0].fake_quant_weight.quant_delay == 0
+    assert not net[0].fake_quant_weight.per_channel and net[0]._output_quantizer.symmetric
+    with pytest.raises(SporeError, match="per_channel activations are not supported"):
+        algo.set_act_per_channel(True)
+    assert not algo.apply(_seq_net())[4]._input_quantizer.per_channel  # a refused setting is not kept
+    with pytest.raises(SporeError, match="quant_delay must be ints >= 0"):
+        algo.set_weight_quant_delay(-2)

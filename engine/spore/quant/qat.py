@@ -255,21 +255,26 @@ class QuantizationAwareTraining:
         if optimize_option not in (None, "QAT") and getattr(optimize_option, "name", None) != "QAT":
             raise SporeError(f"QuantizationAwareTraining: optimize_option must be OptimizeOption.QAT, "
                              f"got {optimize_option!r}")
-        for v, n in ((quant_delay, "quant_delay"), (per_channel, "per_channel"), (symmetric, "symmetric"),
-                     (narrow_range, "narrow_range")):
-            for e in _pair(v, n):
-                if n == "quant_delay" and (isinstance(e, bool) or not isinstance(e, int) or e < 0):
-                    raise SporeError(f"QuantizationAwareTraining: quant_delay must be ints >= 0, got {v!r}")
-                if n != "quant_delay" and not isinstance(e, bool):
-                    raise SporeError(f"QuantizationAwareTraining: {n} must be bools, got {v!r}")
-        for t in _pair(quant_dtype, "quant_dtype"):
-            QuantDtype.num_bits(t)
         self.bn_fold = bn_fold
         self.freeze_bn = freeze_bn
         self.one_conv_fold = bool(one_conv_fold)
-        self.quant_config = create_quant_config(quant_delay=quant_delay, quant_dtype=quant_dtype,
-                                                per_channel=per_channel, symmetric=symmetric,
-                                                narrow_range=narrow_range)
+        self._settings = {n: list(_pair(v, n)) for n, v in (
+            ("quant_delay", quant_delay), ("quant_dtype", quant_dtype), ("per_channel", per_channel),
+            ("symmetric", symmetric), ("narrow_range", narrow_range))}  # (weight, activation)
+        self._configure()
+
+    def _configure(self) -> None:
+        """Check the (weight, activation) settings and build the observer factories from them."""
+        st = self._settings
+        for n in ("quant_delay", "per_channel", "symmetric", "narrow_range"):
+            for e in st[n]:
+                if n == "quant_delay" and (isinstance(e, bool) or not isinstance(e, int) or e < 0):
+                    raise SporeError(f"QuantizationAwareTraining: quant_delay must be ints >= 0, got {st[n]!r}")
+                if n != "quant_delay" and not isinstance(e, bool):
+                    raise SporeError(f"QuantizationAwareTraining: {n} must be bools, got {st[n]!r}")
+        for dt in st["quant_dtype"]:
+            QuantDtype.num_bits(dt)
+        self.quant_config = create_quant_config(**{n: tuple(v) for n, v in st.items()})
 
     # --- rewriting ---------------------------------------------------------------------------------
     def _fused(self, conv: Cell, bn: Cell | None, relu: bool) -> Cell:
@@ -424,6 +429,77 @@ class SimulatedQuantizationAwareTraining(QuantizationAwareTraining):
                          per_channel=swap("per_channel", (False, True)), symmetric=swap("symmetric", (False, True)),
                          narrow_range=swap("narrow_range", (False, True)),
                          one_conv_fold=cfg.get("one_conv_fold", True))
+        self.enable_fusion = bool(cfg.get("enable_fusion", False))
+
+    # golden-stick's setters: `act_*` is the activation (second) element here, `weight_*` the first
+    def _set(self, key: str, index: int, value: Any) -> None:
+        old = self._settings[key][index]
+        self._settings[key][index] = value
+        try:
+            self._configure()
+        except SporeError:
+            self._settings[key][index] = old
+            raise
+
+    def set_bn_fold(self, bn_fold: bool) -> None:
+        """Fold BatchNorm into the conv during QAT (`Conv2dBnFoldQuant`) or not."""
+        if not isinstance(bn_fold, bool):
+            raise SporeError(f"SimulatedQuantizationAwareTraining: bn_fold must be a bool, got {bn_fold!r}")
+        self.bn_fold = bn_fold
+
+    def set_one_conv_fold(self, one_conv_fold: bool) -> None:
+        """Accepted for golden-stick's API; Spore's fold always runs the float conv once for statistics."""
+        self.one_conv_fold = bool(one_conv_fold)
+
+    def set_enable_fusion(self, enable_fusion: bool) -> None:
+        """Accepted for golden-stick's API; Spore always fuses Conv2d/BatchNorm2d/ReLU where it sees them."""
+        self.enable_fusion = bool(enable_fusion)
+
+    def set_freeze_bn(self, freeze_bn: int) -> None:
+        """Training steps after which the fold uses the moving statistics."""
+        if isinstance(freeze_bn, bool) or not isinstance(freeze_bn, int) or freeze_bn < 0:
+            raise SporeError(f"SimulatedQuantizationAwareTraining: freeze_bn must be an int >= 0, got {freeze_bn!r}")
+        self.freeze_bn = freeze_bn
+
+    def set_act_quant_delay(self, act_quant_delay: int) -> None:
+        """Training steps before activations are fake-quantized."""
+        self._set("quant_delay", 1, act_quant_delay)
+
+    def set_weight_quant_delay(self, weight_quant_delay: int) -> None:
+        """Training steps before weights are fake-quantized."""
+        self._set("quant_delay", 0, weight_quant_delay)
+
+    def set_act_per_channel(self, act_per_channel: bool) -> None:
+        """Per-channel activations (refused: only per tensor, as golden-stick)."""
+        self._set("per_channel", 1, act_per_channel)
+
+    def set_weight_per_channel(self, weight_per_channel: bool) -> None:
+        """Per-output-channel weight ranges (True) or one per layer."""
+        self._set("per_channel", 0, weight_per_channel)
+
+    def set_act_symmetric(self, act_symmetric: bool) -> None:
+        """Symmetric activation ranges."""
+        self._set("symmetric", 1, act_symmetric)
+
+    def set_weight_symmetric(self, weight_symmetric: bool) -> None:
+        """Symmetric weight ranges (needed to convert to int8)."""
+        self._set("symmetric", 0, weight_symmetric)
+
+    def set_act_narrow_range(self, act_narrow_range: bool) -> None:
+        """Activations on [1, 255] instead of [0, 255]."""
+        self._set("narrow_range", 1, act_narrow_range)
+
+    def set_weight_narrow_range(self, weight_narrow_range: bool) -> None:
+        """Weights on the narrow grid -127..127 (the int8 kernels' grid)."""
+        self._set("narrow_range", 0, weight_narrow_range)
+
+    def set_act_quant_dtype(self, act_quant_dtype: Any) -> None:
+        """The activations' QuantDtype (INT8 converts)."""
+        self._set("quant_dtype", 1, act_quant_dtype)
+
+    def set_weight_quant_dtype(self, weight_quant_dtype: Any) -> None:
+        """The weights' QuantDtype (INT8 converts)."""
+        self._set("quant_dtype", 0, weight_quant_dtype)
 
 
 # --- conversion to int8 ---------------------------------------------------------------------------
