@@ -159,11 +159,15 @@ def _finite_part(block: np.ndarray, kind: str, acc: _Acc) -> np.ndarray:
 
 
 def compute(arr: np.ndarray, dtype_name: str | None = None) -> TensorStats:
-    """Statistics of `arr`: exact (streamed in chunks) up to MAX_EXACT elements, from a sample above."""
+    """Statistics of `arr`: exact (streamed in chunks) up to MAX_EXACT elements, from a sample above.
+    Of a complex array, those of the magnitudes |z| (complex numbers have no order; the view says |x|)."""
+    nbytes, dtype_name = int(arr.nbytes), dtype_name or str(arr.dtype)
+    if arr.dtype.kind == "c":
+        arr = np.abs(arr)
     sampled = arr.size > MAX_EXACT
     source = arr[sample_indices(arr.shape, SAMPLE)] if sampled else arr
-    st = TensorStats(shape=tuple(int(d) for d in arr.shape), dtype=dtype_name or str(arr.dtype),
-                     size=int(arr.size), nbytes=int(arr.nbytes), kind=_kind(arr), sampled=sampled,
+    st = TensorStats(shape=tuple(int(d) for d in arr.shape), dtype=dtype_name,
+                     size=int(arr.size), nbytes=nbytes, kind=_kind(arr), sampled=sampled,
                      n_read=int(source.size))
     if source.size == 0:
         return st

@@ -34,6 +34,11 @@ def _printable(arr: np.ndarray) -> np.ndarray:
     return arr.astype(np.float32) if arr.dtype.kind == "V" else arr
 
 
+def _json_values(arr: np.ndarray) -> Any:
+    """The values as JSON lists; complex numbers as their text "(1+2j)" (JSON has no complex numbers)."""
+    return arr.astype(str).tolist() if arr.dtype.kind == "c" else _printable(arr).tolist()
+
+
 def kind_name(t: Any) -> str:
     return type(t).__name__
 
@@ -89,8 +94,9 @@ def _stat_parts(st: S.TensorStats) -> list[str]:
         return [f"true={approx}{st.n_true:,}/{st.size:,}"]
     if st.min is None:
         return []
-    out = [f"x∈{approx}[{S.num(st.min)}, {S.num(st.max)}]", f"μ={approx}{S.num(st.mean)}",
-           f"σ={approx}{S.num(st.std)}"]
+    x, of = ("|x|", "|x|") if st.dtype.startswith("complex") else ("x", "")  # complex: stats of the magnitudes
+    out = [f"{x}∈{approx}[{S.num(st.min)}, {S.num(st.max)}]", f"μ{of}={approx}{S.num(st.mean)}",
+           f"σ{of}={approx}{S.num(st.std)}"]
     if st.sampled:
         out.append(f"(from {st.n_read:,} sampled values)")
     return out
@@ -144,14 +150,15 @@ def heatmap(arr: np.ndarray, limit: int = HEATMAP) -> dict[str, Any] | None:
     plane = arr[lead]
     rows, cols = _spread(plane.shape[0], limit), _spread(plane.shape[1], limit)
     block = plane[np.ix_(rows, cols)]
-    block = block.astype(np.int8) if block.dtype.kind == "b" else S.as_float(block)
+    magnitude = block.dtype.kind == "c"  # complex: the cells are |z| (JSON has no complex numbers)
+    block = block.astype(np.int8) if block.dtype.kind == "b" else np.abs(block) if magnitude else S.as_float(block)
     finite = block[np.isfinite(block)] if block.dtype.kind == "f" else block
     return {
         "slice": list(lead), "axes": [arr.ndim - 2, arr.ndim - 1],
         "shape": [int(plane.shape[0]), int(plane.shape[1])], "rows": rows, "cols": cols,
         "downsampled": len(rows) < plane.shape[0] or len(cols) < plane.shape[1],
         "min": float(finite.min()) if finite.size else None, "max": float(finite.max()) if finite.size else None,
-        "data": block.tolist(),
+        "data": block.tolist(), **({"magnitude": True} if magnitude else {}),
     }
 
 
@@ -167,12 +174,12 @@ def json_bundle(t: Any, st: S.TensorStats | None = None) -> dict[str, Any]:
     st = st or stats_of(t)
     arr = _np(t)
     if arr.size <= JSON_FULL:
-        values: dict[str, Any] = {"kind": "full", "data": _printable(arr).tolist()}
+        values: dict[str, Any] = {"kind": "full", "data": _json_values(arr)}
     else:
         idx = S.sample_indices(arr.shape, JSON_SAMPLE)
         values = {"kind": "sample", "count": int(idx[0].size),
                   "indices": np.stack(idx, axis=1).tolist() if arr.ndim else [],
-                  "data": _printable(arr[idx]).tolist()}
+                  "data": _json_values(arr[idx])}
     name = getattr(t, "name", None)
     return jsonable({
         "schema": "spore.tensor/1", "type": kind_name(t),

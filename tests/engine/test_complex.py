@@ -258,3 +258,18 @@ def test_optimizers_refuse_complex_parameters_and_real_parts_train():
         opt(g)
     np.testing.assert_allclose(net.re.asnumpy() + 1j * net.im.asnumpy(), w_true, atol=1e-3)
     assert complex(ms.Tensor(np.complex64(1 - 2j))) == 1 - 2j
+
+
+def test_the_kernels_tensor_view_shows_complex_magnitudes_and_serialises():
+    import json
+
+    from spore_kernel import tensor_view as TV
+
+    a = (np.arange(12).reshape(3, 4) + 1j * np.ones((3, 4))).astype(np.complex64)
+    t = ms.Tensor(a)
+    line = TV.summary(t)
+    assert "complex64" in line and "96 B" in line and f"|x|∈[1, {np.abs(a).max():.4g}]" in line
+    doc = json.loads(TV.json_text(t))
+    assert doc["stats"]["max"] == pytest.approx(float(np.abs(a).max()))
+    assert doc["values"]["data"][0][1] == str(a[0, 1]) and doc["heatmap"]["magnitude"] is True
+    np.testing.assert_allclose(doc["heatmap"]["data"], np.abs(a), rtol=1e-6)
