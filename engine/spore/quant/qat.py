@@ -2,20 +2,23 @@
 then convert it into a real int8 network.
 
     qat = QuantizationAwareTraining(bn_fold=True, freeze_bn=1000)
-    net = qat.quantize(net)          # Conv2d(+BatchNorm2d)(+ReLU) and Dense(+ReLU) become QAT cells
+    net = qat.quantize(net, x[:4])   # Conv2d(+BatchNorm2d)(+ReLU) and Dense(+ReLU) become QAT cells
     ...train net as usual...         # the STE passes gradients through the fake quantization
     int8_net = qat.convert(net)      # QuantConv2d / QuantDense (spore.quant.qmodules) with the learned scales
+    ms.export(int8_net, x, file_name="net_int8", file_format="ONNX")   # QDQ ONNX
 
 (golden-stick's spelling works too: ``SimulatedQuantizationAwareTraining(config).apply(net)`` and
-``.convert(net)``.)
+``.convert(net, ckpt_path="")``; `spore.quant.convert_qat(net)` is the function.) A QAT network in
+eval exports to ONNX as well: `FakeQuant` maps to its float arithmetic, which onnxruntime reproduces.
 
 What is rewritten: every `nn.Conv2d` becomes `Conv2dQuant` and every `nn.Dense` `DenseQuant`; inside
 an `nn.SequentialCell`, a Conv2d followed by a BatchNorm2d becomes one `Conv2dBnFoldQuant` (or
 `Conv2dBnWithoutFoldQuant` with ``bn_fold=False``) and a ReLU right after a conv/dense is fused into
 it (the fused cells' positions hold `nn.Identity`, so the other layers keep their parameter names);
-`nn.Conv2dBnAct` / `nn.DenseBnAct` fuse the same way. A Cell whose `construct` calls a conv then a
-separate ReLU keeps the ReLU in float: relu(fake_quant(y)) is still on the int8 grid, so the
-converted network computes the same values. Every QAT cell fake-quantizes its input
+`nn.Conv2dBnAct` / `nn.DenseBnAct` fuse the same way. Given example inputs, `quantize` also runs
+the network once and fuses the chains any `construct` makes (the trace `quantize_static` uses).
+Unfused, a ReLU stays in float after its layer: relu(fake_quant(y)) is still on the int8 grid, so
+the converted network computes the same values. Every QAT cell fake-quantizes its input
 (`_input_quantizer`), its weights (`fake_quant_weight`, per output channel) and its output
 (`_output_quantizer`), as golden-stick's QuantCell does; the activation quantizers track an EMA of
 the min/max in training and are frozen in eval.
