@@ -18,7 +18,9 @@ stop, breakpoint-free overhead of a training loop, one `next`, spore-debug besid
 bench/bench_parallel.py (MPI all-reduce bandwidth beside mpi4py, 1 vs 2 ranks, overlap on/off); (k)
 bench/bench_speed_load.py (1 and 2 threads with 0, 1, 2 busy processes beside PyTorch eager); (l)
 bench/bench_inference.py (ONNX node-suite pass counts beside onnxruntime, batch-1/32 latency for the zoo
-in Graph mode, spore.lite float/int8 and onnxruntime float/int8, lite import time and RSS). `--skip
+in Graph mode, spore.lite float/int8 and onnxruntime float/int8, lite import time and RSS); (m)
+bench/bench_quant.py (static int8 PTQ: Spore's int8 Cell, spore.lite and onnxruntime at batch 1/32 beside
+float32, with accuracy). `--skip
 parallel,speed_load` leaves side benches out.
 
 Each (backend, mode, thread count) is measured in its own subprocess with OMP_NUM_THREADS,
@@ -209,6 +211,8 @@ SIDE_BENCHES = (
               "bench_speed_load.py", ("--quick",), timeout=900),
     SideBench("inference", "(l) ONNX node suite and inference: Spore Graph, spore.lite, onnxruntime",
               "bench_inference.py", ("--quick",), timeout=900),
+    SideBench("quant", "(m) int8 static PTQ: Spore fp32/int8, spore.lite and onnxruntime fp32/int8, accuracy",
+              "bench_quant.py", ("--quick",), timeout=900),
 )
 
 
