@@ -283,3 +283,15 @@ def test_the_hook_modules_import_in_any_order(first):
     code = f"import {first}; import spore as ms; from spore import ops; assert ms.get_grad is ops.get_grad"
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr[-2000:]
+
+
+def test_hooking_an_intermediate_does_not_recompile_compiled_functions():
+    from spore import context
+
+    before = context.STRUCTURE_VERSION[0]
+    z = T([1.0]) * 2
+    z.register_hook(_double).remove()
+    assert context.STRUCTURE_VERSION[0] == before
+    p = ms.Parameter(T([1.0]), name="q")
+    p.register_hook(_double).remove()
+    assert context.STRUCTURE_VERSION[0] == before + 2

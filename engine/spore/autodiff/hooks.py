@@ -91,7 +91,7 @@ def _remove(t: Any, hook_id: int) -> bool:
     if not hooks or hook_id not in hooks:
         return False
     del hooks[hook_id]
-    _recompile()
+    _recompile(t)
     if not hooks:
         del t.__dict__["_grad_hooks"]
         tape.TENSOR_HOOKS.pop(id(t), None)
@@ -113,16 +113,20 @@ def register_hook(self: Any, hook: Callable) -> Any:
     hook_id = next(_IDS)
     self.__dict__.setdefault("_grad_hooks", {})[hook_id] = hook
     tape.TENSOR_HOOKS[id(self)] = self
-    _recompile()
+    _recompile(self)
     return RemovableHandle(self, hook_id)
 
 
-def _recompile() -> None:
+def _recompile(t: Any) -> None:
     """Compiled functions bake the hooks of the Parameters they differentiate into their backward
-    graphs: a change of hooks makes them compile again (as a change of the Cell structure does)."""
+    graphs: a change of a Parameter's hooks makes them compile again (as a change of the Cell
+    structure does). Other tensors never reach a compiled graph as themselves, so hooking the
+    intermediates of a PyNative step costs no recompilation."""
     from .. import context
+    from ..tensor import Parameter
 
-    context.bump_structure_version()
+    if isinstance(t, Parameter):
+        context.bump_structure_version()
 
 
 def _register_in_graph(t: Any, hook: Callable) -> Any:
