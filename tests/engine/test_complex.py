@@ -41,6 +41,9 @@ def test_promotion_complex_wins_and_widens():
     assert (z + ms.Tensor(np.ones(3, np.float64))).dtype is ms.complex128
     assert (z * 2).dtype is ms.complex64 and (ms.Tensor([1, 2, 3]) * z).dtype is ms.complex64
     assert (ms.Tensor(np.ones(3, np.float32)) * 1j).dtype is ms.complex64
+    # a Python complex takes the tensor's precision, so 0.1j is not rounded to single precision first
+    assert (ms.Tensor(np.ones(2, np.float64)) * 0.1j).asnumpy()[0] == 0.1j
+    assert (ms.Tensor(np.ones(2, np.complex128)) * 0.1j).asnumpy()[0] == 0.1j
     np.testing.assert_allclose((z * ms.Tensor(np.arange(3.0, dtype=np.float64))).asnumpy(),
                                z.asnumpy() * np.arange(3.0), rtol=1e-6)
 

@@ -73,6 +73,9 @@ def as_tensor(x: Any, like: Tensor | None = None) -> Tensor:
     """Wrap a Python number, list or ndarray; a number takes `like`'s dtype when kinds agree."""
     if isinstance(x, Tensor):
         return x
+    if like is not None and isinstance(x, complex):  # a Python complex: as wide as the tensor's precision
+        wide = like.dtype in (mstype.float64, mstype.complex128)
+        return Tensor._wrap(np.asarray(x, dtype=np.complex128 if wide else np.complex64))
     if like is not None and isinstance(x, (int, float, bool, np.number)) and not isinstance(x, np.complexfloating):
         dt = like.dtype
         if isinstance(x, bool) or (isinstance(x, (int, np.integer)) and dt is not mstype.bool_) \
