@@ -63,6 +63,7 @@ __all__ = ["Cell", "CellDict", "CellList", "DistributedGradReducer", "Sequential
            "TrainOneStepCell", "WithEvalCell", "WithLossCell",
            "DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell", "TrainOneStepWithLossScaleCell"]
 from ..train.metrics.confusion_metric import ConfusionMatrixMetric  # noqa: E402
+from ..train.metrics.occlusion import OcclusionSensitivity  # noqa: E402
 from .sampled_embedding import MultiFieldEmbeddingLookup, SampledSoftmaxLoss  # noqa: E402
 
 __all__ += ["MultiFieldEmbeddingLookup", "SampledSoftmaxLoss"]
@@ -75,6 +76,7 @@ __all__ += loss.__all__
 __all__ += loss_extra.__all__
 __all__ += optim.__all__
 __all__ += vision_sequence_cells.__all__
+__all__ += ["OcclusionSensitivity"]
 __all__ += ["F1", "MAE", "MSE", "Accuracy", "Fbeta", "Loss", "Metric", "Precision", "Recall", "Top1CategoricalAccuracy",
             "Top5CategoricalAccuracy", "TopKCategoricalAccuracy", "get_metric_fn", "get_metrics", "names",
             "rearrange_inputs", "ConfusionMatrix", "CosineSimilarity", "Dice", "Perplexity", "auc",

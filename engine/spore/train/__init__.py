@@ -63,6 +63,7 @@ from .metrics import (
     rearrange_inputs,
 )
 from .metrics.confusion_metric import ConfusionMatrixMetric
+from .metrics.occlusion import OcclusionSensitivity
 from .model import Model
 from .safetensors_io import ckpt_to_safetensors, safetensors_to_ckpt
 from .summary_landscape import SummaryLandscape
@@ -87,6 +88,7 @@ __all__ = [
 __all__ += ["ckpt_to_safetensors", "safetensors_to_ckpt", "ConfusionMatrixMetric"]
 __all__ += ["DatasetHelper", "connect_network_with_dataset", "data_sink", "SummaryRecord"]
 __all__ += ["SummaryLandscape"]
+__all__ += ["OcclusionSensitivity"]
 
 
 if not _typing.TYPE_CHECKING:  # hidden from Pyright/Pylance, which would otherwise accept any attribute of the module

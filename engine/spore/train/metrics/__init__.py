@@ -15,6 +15,7 @@ from .extra import ConfusionMatrix, CosineSimilarity, Dice, Perplexity, auc
 from .fbeta import F1, Fbeta
 from .loss import Loss
 from .metric import EvaluationBase, Metric, rearrange_inputs
+from .occlusion import OcclusionSensitivity
 from .precision_recall import Precision, Recall
 from .roc_bleu import ROC, BleuScore
 from .surface_distance import HausdorffDistance, MeanSurfaceDistance, RootMeanSquareDistance
@@ -95,3 +96,4 @@ __all__ = ["Metric", "EvaluationBase", "rearrange_inputs", "Accuracy", "Precisio
            "auc", "ROC", "BleuScore",
            "HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance"]
 __all__ += ["ConfusionMatrixMetric"]
+__all__ += ["OcclusionSensitivity"]
