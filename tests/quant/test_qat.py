@@ -187,6 +187,33 @@ class _ConvBnNet(nn.Cell):
         return self.fc(self.flat(self.act(self.bn(self.conv(x)))))
 
 
+class _ResidualRelu(nn.Cell):
+    """The conv's output is read by the ReLU cell and, functionally, by the addition."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = nn.Conv2d(1, 2, 3, pad_mode="pad", padding=1)
+        self.act = nn.ReLU()
+
+    def construct(self, x):
+        y = self.conv(x)
+        return self.act(y) + y
+
+
+def test_traced_fusion_keeps_a_value_that_is_also_read_functionally():
+    ms.set_seed(11)
+    x = np.random.default_rng(11).standard_normal((3, 1, 5, 5)).astype(np.float32)
+    net = _ResidualRelu()
+    net.set_train(False)
+    want = net(t(x)).asnumpy()
+    net = QuantizationAwareTraining().quantize(net, x)
+    assert isinstance(net.conv, Conv2dQuant) and not net.conv.relu  # fusing would drop y's negative part
+    net.set_train(True)
+    net(t(x))
+    net.set_train(False)
+    assert np.abs(net(t(x)).asnumpy() - want).max() < 0.05 * np.abs(want).max()
+
+
 def test_quantize_with_example_inputs_fuses_chains_of_any_construct():
     r = np.random.default_rng(6)
     ms.set_seed(6)

@@ -349,22 +349,25 @@ class QuantizationAwareTraining:
         construct does; each fused BatchNorm's place holds an `nn.Identity` (a fused ReLU stays:
         applied again to the QAT cell's non-negative output it changes nothing)."""
         from .. import context
-        from .ptq import _plan, _trace
+        from .ptq import _plan, _trace, _verify_fusions
 
         arrays = tuple(a.asnumpy() if isinstance(a, Tensor) else np.asarray(a) for a in example_inputs)
         was_training, mode = network.training, context.get_context("mode")
         network.set_train(False)
         context.set_context(mode=context.PYNATIVE_MODE)
+        cells = dict(network.cells_and_names())
         try:
-            events, out = _trace(network, arrays)
-        except SporeError as err:
-            raise SporeError(f"QuantizationAwareTraining.quantize: the network does not run on the example "
-                             f"inputs ({err})") from err
+            try:
+                events, out = _trace(network, arrays)
+            except SporeError as err:
+                raise SporeError(f"QuantizationAwareTraining.quantize: the network does not run on the example "
+                                 f"inputs ({err})") from err
+            plans = _plan(network, events, out, True, True, set())
+            # a chain whose pre-fusion value is also read functionally (relu(y) + y) stays unfused
+            _verify_fusions(network, cells, plans, arrays, out)
         finally:
             context.set_context(mode=mode)
             network.set_train(was_training)
-        plans = _plan(network, events, out, True, True, set())
-        cells = dict(network.cells_and_names())
         for path, plan in plans.items():
             cell = cells[path]
             bn = cells[plan["bn"]] if plan["bn"] else None
