@@ -179,7 +179,7 @@ class CopyWithSlice(Operation):
 
     def construct(self, x: Tensor, src: Any) -> Tensor:
         _tensor("CopyWithSlice", "x", x)
-        x[...] = src
+        F.setitem_(x, Ellipsis, src)
         return x
 
 
@@ -194,7 +194,7 @@ class SelectView(Operation):
         d = dim % input.ndim
         if not -input.shape[d] <= index < input.shape[d]:
             raise ValueError(f"SelectView: index {index} out of range for size {input.shape[d]} of dim {dim}")
-        return input[(slice(None),) * d + (index,)]
+        return F.getitem(input, (slice(None),) * d + (index,))
 
 
 class TransposeView(Operation):
