@@ -242,3 +242,20 @@ def test_act_quant_is_the_activation_then_fake_quant():
                                atol=1e-6)
     np.testing.assert_allclose(after.minq.asnumpy(), [0.001 * -6.0], rtol=1e-5)  # EMA of the ReLU output min 0
     assert (out >= 0).all()
+
+
+def test_per_layer_weights_convert_with_one_scale():
+    ms.set_seed(12)
+    cell = Conv2dQuant.from_float(nn.Conv2d(2, 4, 3, has_bias=True), create_quant_config(per_channel=(False, False)))
+    x = t(np.random.default_rng(12).standard_normal((3, 2, 6, 6)))
+    cell.set_train(True)
+    cell(x)
+    cell.set_train(False)
+    want = cell(x).asnumpy()
+    q = convert_cell(cell)
+    w = cell.weight.asnumpy()
+    np.testing.assert_allclose(q.w_scale, np.full(4, np.abs(w).max() / 127), rtol=1e-5)
+    oq = cell._output_quantizer
+    step = float(oq.maxq.asnumpy()[0] - oq.minq.asnumpy()[0]) / 255
+    got = q(x).asnumpy()
+    assert np.abs(got - want).max() <= step * 1.01 and np.mean(np.abs(got - want) < step / 2) > 0.98
