@@ -108,7 +108,7 @@ def _broadcast(v: np.ndarray, ndim: int, channel_axis: int | None) -> np.ndarray
 def fake_quant_numpy(x: np.ndarray, x_min: np.ndarray, x_max: np.ndarray, num_bits: int = 8,
                      symmetric: bool = False, narrow_range: bool = False,
                      channel_axis: int | None = None) -> np.ndarray:
-    """The fake-quant forward on arrays (the primitive's kernel; also what the lite/ONNX paths use)."""
+    """The fake-quant forward on arrays (the primitive's kernel; the ONNX mapping emits the same steps)."""
     x = np.asarray(x)
     nmin, nmax, scale, _ = nudge(x_min, x_max, num_bits, symmetric, narrow_range)
     nmin, nmax, scale = (_broadcast(v, x.ndim, channel_axis) for v in (nmin, nmax, scale))
