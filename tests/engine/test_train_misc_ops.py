@@ -223,3 +223,30 @@ def test_lstm_op_matches_nn_lstm_weight_layout():
     np.testing.assert_allclose(c2.asnumpy(), cn.asnumpy(), rtol=1e-5, atol=1e-6)
     with pytest.raises(Exception, match="LSTM"):
         ops.LSTM(3, 4, 1, True, False, 0.0)(x, h0, h0, T(w[:-1]))
+
+
+@pytest.mark.parametrize("make", [lambda p: nn.AdaFactor(p, weight_decay=0.01),
+                                  lambda p: nn.LARS(nn.Momentum(p, 0.1, 0.9, weight_decay=0.01))],
+                         ids=["AdaFactor", "LARS"])
+def test_optimizers_train_the_same_in_graph_mode(make):
+    def build():
+        ms.set_seed(3)
+        net = nn.WithLossCell(nn.SequentialCell([nn.Dense(4, 6), nn.Tanh(), nn.Dense(6, 3)]), nn.MSELoss())
+        return nn.TrainOneStepCell(net, make(net.trainable_params()))
+
+    py, gr = build(), build()
+    rng = np.random.default_rng(0)
+    try:
+        for _ in range(3):
+            x, y = T(rng.standard_normal((5, 4)).astype(np.float32)), T(rng.standard_normal((5, 3)).astype(np.float32))
+            ms.set_context(mode=ms.PYNATIVE_MODE)
+            lp = py(x, y).asnumpy()
+            ms.set_context(mode=ms.GRAPH_MODE)
+            lg = gr(x, y).asnumpy()
+            np.testing.assert_allclose(lg, lp, rtol=1e-5, atol=1e-6)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    for a, b in zip(py.trainable_params(), gr.trainable_params()):
+        np.testing.assert_allclose(b.asnumpy(), a.asnumpy(), rtol=1e-5, atol=1e-6)
+    fresh = build().trainable_params()
+    assert any(not np.allclose(p.asnumpy(), q.asnumpy()) for p, q in zip(py.trainable_params(), fresh))  # trained
