@@ -82,27 +82,53 @@ def index_two(x, i, j):
     return x.index([i, j])
 
 
+def index_one(x, i):
+    return x.index([i])
+
+
 def api_misc_tensor_cases() -> list:
-    """The Tensor internals (cases_tensor_nn adds them)."""
+    """The Tensor internals, three cases each (cases_tensor_nn adds them)."""
     T = ms.Tensor
-    return [C("Tensor.data_ptr[0]", data_ptr_offset, fl(2, 3)),
-            C("Tensor.untyped_storage[0]", untyped_storage_bytes, fl(2, 3)),
-            C("Tensor.storage[0]", storage_size, fl(2, 3)),
-            C("Tensor.set_[tensor]", T.set_, fl(2), fl(3, 2)),
-            C("Tensor.get_bytes[0]", T.get_bytes, fl(2, 3)),
-            C("Tensor.is_init[0]", T.is_init, fl(2)),
-            C("Tensor.set_init_flag[0]", T.set_init_flag, fl(2), True),
-            C("Tensor.set_param_info[0]", T.set_param_info, fl(2), "info"),
-            C("Tensor.set_cast_dtype[0]", T.set_cast_dtype, fl(2), ms.float16),
-            C("Tensor.index[0]", index_two, fl(3, 4), G(lambda r: np.array([2, 0], np.int32)),
-              G(lambda r: np.array([1, 3], np.int32))),
-            C("Tensor.getitem_index_info[0]", T.getitem_index_info, fl(2, 3), (1, slice(0, 2))),
-            C("Tensor.setitem_index_info[0]", T.setitem_index_info, fl(2, 3), 0, fl(3)),
-            C("Tensor.data_sync[0]", T.data_sync, fl(2)),
-            C("Tensor.wait_pipeline[0]", T.wait_pipeline, fl(2)),
-            C("Tensor.flush_from_cache[0]", T.flush_from_cache, fl(2)),
-            C("Tensor.delete_[0]", T.delete_, fl(2)),
-            C("Tensor.assign_value_cpp[0]", T.assign_value_cpp, fl(2, 3), fl(2, 3))]
+    i32 = G(lambda r: np.array([2, 0], np.int32))
+    i32b = G(lambda r: np.array([1, 3], np.int32))
+    ints = it(0, 9, 2, 3)
+    f64 = fl(3, dt=np.float64)
+    out = []
+    for tag, x in (("f32", fl(2, 3)), ("int", ints), ("f64", f64)):
+        out += [C(f"Tensor.data_ptr[{tag}]", data_ptr_offset, x),
+                C(f"Tensor.untyped_storage[{tag}]", untyped_storage_bytes, x),
+                C(f"Tensor.storage[{tag}]", storage_size, x),
+                C(f"Tensor.get_bytes[{tag}]", T.get_bytes, x),
+                C(f"Tensor.is_init[{tag}]", T.is_init, x),
+                C(f"Tensor.data_sync[{tag}]", T.data_sync, x),
+                C(f"Tensor.wait_pipeline[{tag}]", T.wait_pipeline, x),
+                C(f"Tensor.flush_from_cache[{tag}]", T.flush_from_cache, x),
+                C(f"Tensor.delete_[{tag}]", T.delete_, x)]
+    out += [C("Tensor.set_[tensor]", T.set_, fl(2), fl(3, 2)),
+            C("Tensor.set_[int]", T.set_, it(0, 5, 4), it(0, 5, 2, 2)),
+            C("Tensor.set_[none]", T.set_, fl(3)),
+            C("Tensor.set_init_flag[true]", T.set_init_flag, fl(2), True),
+            C("Tensor.set_init_flag[false]", T.set_init_flag, fl(2), False),
+            C("Tensor.set_init_flag[int tensor]", T.set_init_flag, ints, True),
+            C("Tensor.set_param_info[str]", T.set_param_info, fl(2), "info"),
+            C("Tensor.set_param_info[none]", T.set_param_info, fl(2), None),
+            C("Tensor.set_param_info[dict]", T.set_param_info, ints, {"name": "w"}),
+            C("Tensor.set_cast_dtype[f16]", T.set_cast_dtype, fl(2), ms.float16),
+            C("Tensor.set_cast_dtype[none]", T.set_cast_dtype, fl(2)),
+            C("Tensor.set_cast_dtype[bf16]", T.set_cast_dtype, fl(2, 2), ms.bfloat16),
+            C("Tensor.index[two]", index_two, fl(3, 4), i32, i32b),
+            C("Tensor.index[leading]", index_one, fl(3, 4), i32),
+            C("Tensor.index[3-d]", index_two, fl(3, 4, 2), i32, i32b),
+            C("Tensor.getitem_index_info[int slice]", T.getitem_index_info, fl(2, 3), (1, slice(0, 2))),
+            C("Tensor.getitem_index_info[ellipsis]", T.getitem_index_info, fl(2, 3, 4), (Ellipsis, -1)),
+            C("Tensor.getitem_index_info[none]", T.getitem_index_info, fl(2, 3), (None, 0)),
+            C("Tensor.setitem_index_info[row]", T.setitem_index_info, fl(2, 3), 0, fl(3)),
+            C("Tensor.setitem_index_info[scalar]", T.setitem_index_info, fl(2, 3), (1, 2), 1.0),
+            C("Tensor.setitem_index_info[slice]", T.setitem_index_info, fl(4, 3), slice(1, 3), fl(2, 3)),
+            C("Tensor.assign_value_cpp[same]", T.assign_value_cpp, fl(2, 3), fl(2, 3)),
+            C("Tensor.assign_value_cpp[reshaped]", T.assign_value_cpp, fl(2, 3), fl(3, 2)),
+            C("Tensor.assign_value_cpp[int]", T.assign_value_cpp, ints, ints)]
+    return out
 
 
 _TRUE = G(lambda r: np.array([[1], [3]], np.int64))
@@ -129,6 +155,7 @@ def api_misc_cell_cases() -> list:
     """nn.SampledSoftmaxLoss / nn.MultiFieldEmbeddingLookup (cases_tensor_nn adds them)."""
     fixed = (ms.Tensor(np.array([4, 6, 7], np.int64)), ms.Tensor(np.full((3, 1), 0.3, np.float32)),
              ms.Tensor(np.array([0.2, 0.5, 0.25], np.float32)))
+    two_true = (fixed[0], ms.Tensor(np.full((3, 2), 0.4, np.float32)), fixed[2])
     labels = G(lambda r: np.array([0, 5, 8], np.int32))
     ids = G(lambda r: r.integers(0, 10, (2, 5)).astype(np.int32))
     fields = G(lambda r: r.integers(0, 3, (2, 5)).astype(np.int32))
@@ -136,6 +163,9 @@ def api_misc_cell_cases() -> list:
               labels, fl(3, 4)),
             C("nn.SampledSoftmaxLoss[sampler]", nn.SampledSoftmaxLoss(3, 9, reduction="mean"), fl(9, 4), fl(9),
               labels, fl(3, 4), seeded=True),
+            C("nn.SampledSoftmaxLoss[num_true 2]", nn.SampledSoftmaxLoss(3, 9, num_true=2, reduction="sum",
+                                                                         sampled_values=two_true),
+              fl(9, 4), fl(9), G(lambda r: np.array([[0, 1], [5, 2], [8, 3]], np.int32)), fl(3, 4)),
             C("nn.MultiFieldEmbeddingLookup[sum]", nn.MultiFieldEmbeddingLookup(10, 3, 3), ids, fl(2, 5), fields),
             C("nn.MultiFieldEmbeddingLookup[mean]", nn.MultiFieldEmbeddingLookup(10, 3, 3, operator="MEAN"), ids,
               fl(2, 5), fields),
