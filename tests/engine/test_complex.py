@@ -84,6 +84,8 @@ def test_a_complex_to_real_cast_is_refused_not_truncated():
     ("angle", lambda a, b: ops.angle(a), lambda a, b: np.angle(a)),
     ("view_as_real", lambda a, b: ops.view_as_real(a), lambda a, b: np.stack([a.real, a.imag], -1)),
     ("equal", lambda a, b: a == b, lambda a, b: a == b),
+    ("inverse", lambda a, b: ops.inverse(ops.matmul(a, b.T)), lambda a, b: np.linalg.inv(a @ b.T)),
+    ("det", lambda a, b: ops.det(ops.matmul(a, b.T)), lambda a, b: np.linalg.det(a @ b.T)),
 ])
 def test_ops_that_take_complex_match_numpy(name, fn, ref):
     if name == "square":
@@ -98,7 +100,7 @@ def test_ops_that_take_complex_match_numpy(name, fn, ref):
 @pytest.mark.parametrize("name,fn", [
     ("ReLU", ops.relu), ("Sigmoid", ops.sigmoid), ("ReduceMax", lambda z: z.max()), ("Greater", lambda z: z > z),
     ("Argmax", ops.argmax), ("Sort", ops.sort), ("Softmax", ops.softmax), ("Erf", ops.erf),
-    ("Acosh", ops.acosh),
+    ("Acosh", ops.acosh), ("SLogDet", lambda z: ops.slogdet(ops.matmul(z, z.T))),
 ])
 def test_ops_without_a_complex_kernel_refuse_by_name(name, fn):
     with pytest.raises(DTypeError, match=f"{name}.*complex kernel"):

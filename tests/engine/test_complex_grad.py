@@ -59,6 +59,8 @@ CASES = {
     "log2/log10": (lambda a: ops.real(ops.sum(ops.log2(a) * ops.log10(a) * W[:2, :3])), [_cx(2, 3)]),
     "sin/tanh": (lambda a: ops.imag(ops.sum(ops.sin(a) * ops.tanh(a))), [_cx(2, 3)]),
     "matmul conj": (lambda a: ops.real(ops.sum(ops.matmul(a, ops.conj(a).T))), [_cx(3, 4)]),
+    "inverse/det": (lambda a: ops.real(ops.sum(ops.inverse(a) * W[:3, :3]) + ops.det(a)),
+                    [np.eye(3) + 0.3 * _cx(3, 3)]),
     "angle": (lambda a: ops.sum(ops.angle(a) * T[:, :4]), [_cx(3, 4)]),
     "real/imag": (lambda a: ops.sum(ops.real(a) * ops.imag(a)), [_cx(3, 4)]),
     "view_as_real": (lambda a: ops.sum(ops.view_as_real(a * a) ** 2), [_cx(2, 3)]),

@@ -79,7 +79,7 @@ def inverse(input: Tensor) -> Tensor:
 
 
 def _float(x: Tensor) -> Tensor:
-    return x if x.dtype.is_float else F.cast(x, mstype.float32)
+    return x if x.dtype.is_float or x.dtype.is_complex else F.cast(x, mstype.float32)  # complex: refused by name
 
 
 @tensor_method("slogdet")
