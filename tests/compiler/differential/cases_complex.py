@@ -31,6 +31,10 @@ def complex_grad(z):
     return ms.grad(lambda t: ops.sum(ops.real(ops.fft(t) * ops.conj(ops.fft(t)))))(z)
 
 
+def get_H(x):
+    return x.H
+
+
 def eig_grad(a):
     """The gradient of a phase-invariant loss of eig's eigenvalues and eigenvectors."""
     return ms.grad(lambda t: ops.sum(ops.abs(ops.eig(t)[1])) + ops.sum(ops.abs(ops.eig(t)[0])))(a)
@@ -81,6 +85,12 @@ def _complex_functions() -> list:
                                                                       _qr_tau(3, 3)),
         C("ops.ormqr[0]", ops.ormqr, _qr_h(4, 3), _qr_tau(4, 3), fl(4, 2)),
         C("ops.ormqr[right T]", ops.ormqr, _qr_h(4, 3), _qr_tau(4, 3), fl(2, 4), kw={"left": False, "transpose": True}),
+        C("ops.real[complex]", ops.real, cx(2, 3)), C("ops.conj[complex]", ops.conj, cx(2, 3)),
+        C("ops.isreal[complex]", ops.isreal, G(lambda r: np.array([1 + 0j, 2 - 1j, 0j], np.complex64))),
+        C("ops.adjoint[complex]", ops.adjoint, cx(2, 3, 4)), C("ops.norm[complex]", ops.norm, cx(3, 4)),
+        C("ops.inverse[complex]", ops.inverse,
+          G(lambda r: (np.eye(3) + 0.3 * (r.standard_normal((3, 3)) + 1j * r.standard_normal((3, 3))))
+            .astype(np.complex64))),
         C("ops.rfft[grad of abs-sum]", rfft_abs_grad, fl(3, 8)),
         C("ops.fft[complex grad]", complex_grad, cx(6)),
     ]
@@ -110,6 +120,7 @@ def _complex_classes() -> list:
     return [
         K("Angle[0]", ops.Angle(), cx(2, 3)), K("Imag[0]", ops.Imag(), cx(4)),
         K("Complex[0]", ops.Complex(), fl(2, 3), fl(2, 3)),
+        K("Real[complex]", ops.Real(), cx(2, 3)), K("Conj[complex]", ops.Conj(), cx(2, 3)),
         K("Complex[f64]", ops.Complex(), fl(3, dt=np.float64), fl(3, dt=np.float64)),
         K("ComplexAbs[0]", ops.ComplexAbs(), cx(2, 3)),
         K("Polar[0]", ops.Polar(), fl(3, lo=0.1, hi=2.0), fl(3)),
@@ -137,6 +148,8 @@ def complex_tensor_cases() -> list:
         C("Tensor.imag[real]", ms.Tensor.imag, fl(3)),
         C("Tensor.eigvals[0]", ms.Tensor.eigvals, fl(3, 3)), C("Tensor.eigvals[batch]", ms.Tensor.eigvals, fl(2, 4, 4)),
         C("Tensor.eigvals[complex]", ms.Tensor.eigvals, cx(3, 3)),
+        C("Tensor.real[complex]", ms.Tensor.real, cx(2, 3)), C("Tensor.conj[complex]", ms.Tensor.conj, cx(4)),
+        C("Tensor.var[complex]", ms.Tensor.var, cx(3, 4)), C("Tensor.H[complex]", get_H, cx(2, 3)),
         C("Tensor.orgqr[0]", ms.Tensor.orgqr, _qr_h(4, 3), _qr_tau(4, 3)),
         C("Tensor.orgqr[square]", ms.Tensor.orgqr, _qr_h(3, 3), _qr_tau(3, 3)),
         C("Tensor.orgqr[2 reflectors]", ms.Tensor.orgqr, _qr_h(4, 2), _qr_tau(4, 2)),
