@@ -150,8 +150,8 @@ def test_convert_refuses_what_the_int8_kernels_cannot_run():
     asym = QuantizationAwareTraining(symmetric=(False, False)).quantize(nn.SequentialCell([nn.Dense(3, 2)]))
     with pytest.raises(SporeError, match="asymmetric weight fake quantization"):
         convert(asym)
-    four = QuantizationAwareTraining(quant_dtype=("INT4", "INT8")).quantize(nn.SequentialCell([nn.Dense(3, 2)]))
-    with pytest.raises(SporeError, match="quantizes weights to 4 bits; only 8 converts"):
+    four = QuantizationAwareTraining(quant_dtype=("INT8", "INT4")).quantize(nn.SequentialCell([nn.Dense(3, 2)]))
+    with pytest.raises(SporeError, match="quantizes activations to 4 bits; only 8 converts"):
         convert(four)
 
 
@@ -264,3 +264,27 @@ def test_per_layer_weights_convert_with_one_scale():
     step = float(oq.maxq.asnumpy()[0] - oq.minq.asnumpy()[0]) / 255
     got = q(x).asnumpy()
     assert np.abs(got - want).max() <= step * 1.01 and np.mean(np.abs(got - want) < step / 2) > 0.98
+
+
+def test_int4_weights_convert_exactly_onto_the_int8_kernels():
+    """4-bit symmetric narrow weights: the int8 layer holds integers in -7..7 and computes what the
+    QAT layer computes (within one output step)."""
+    ms.set_seed(13)
+    cfg = create_quant_config(quant_dtype=("INT4", "INT8"))
+    cell = DenseQuant.from_float(nn.Dense(8, 5), cfg, relu=True)
+    x = t(np.random.default_rng(13).standard_normal((20, 8)))
+    cell.set_train(True)
+    cell(x)
+    cell.set_train(False)
+    want = cell(x).asnumpy()
+    q = convert_cell(cell)
+    assert np.abs(q.w_q).max() == 7 and len(np.unique(q.w_q)) <= 15
+    np.testing.assert_allclose(q.w_scale, np.abs(cell.weight.asnumpy()).max(1) / 7, rtol=1e-5)
+    oq = cell._output_quantizer
+    step = float(oq.maxq.asnumpy()[0] - oq.minq.asnumpy()[0]) / 255
+    got = q(x).asnumpy()
+    # the int32 bias has scale x_scale * w_scale, 18x coarser with 4-bit weights: its rounding moves
+    # a few more outputs across a grid boundary than at 8 bits (never by more than one step)
+    assert np.abs(got - want).max() <= step * 1.01 and np.mean(np.abs(got - want) < step / 2) > 0.9
+    w4 = np.unique(np.round(cell.weight.asnumpy() / q.w_scale[:, None]))  # QAT's own 4-bit grid
+    assert w4.min() >= -7.5 and w4.max() <= 7.5

@@ -29,8 +29,9 @@ activation) as there): ``per_channel``, ``symmetric`` and ``narrow_range`` defau
 on the narrow grid -127..127. Symmetric weights on the full grid nudge the zero point from 127.5,
 which float32 rounds to 127 or 128 per channel, so a channel's largest weight can land one step
 away from the int8 kernel's; narrow range has zero point 128 exactly. Asymmetric weights are
-accepted for training and refused by `convert` with a message saying so. Activations must be
-8-bit to convert (uint8, as onnxruntime's QDQ).
+accepted for training and refused by `convert` with a message saying so. Weights of fewer bits
+(``quant_dtype=(QuantDtype.INT4, QuantDtype.INT8)``) convert onto the same int8 kernels (their
+integers are int8 values); activations must be 8-bit to convert (uint8, as onnxruntime's QDQ).
 """
 
 from __future__ import annotations
@@ -514,15 +515,18 @@ def _weight_scale(cell: Cell, w: np.ndarray) -> np.ndarray:
     if not obs.symmetric:
         raise SporeError(f"convert: {type(cell).__name__} has asymmetric weight fake quantization; the int8 kernels "
                          "take symmetric weights (QuantizationAwareTraining(symmetric=(True, ...)))")
-    if obs.num_bits != 8:
-        raise SporeError(f"convert: {type(cell).__name__} quantizes weights to {obs.num_bits} bits; only 8 converts")
+    if obs.num_bits > 8:
+        raise SporeError(f"convert: {type(cell).__name__} quantizes weights to {obs.num_bits} bits; the int8 "
+                         "kernels take at most 8")
     if obs.per_channel:
         red = tuple(range(1, w.ndim))
         mn, mx = np.minimum(w.min(red), 0), np.maximum(w.max(red), 0)
     else:
         mn = np.full(w.shape[0], min(w.min(), 0), np.float32)
         mx = np.full(w.shape[0], max(w.max(), 0), np.float32)
-    scale, _ = qparams(mn.astype(np.float32), mx.astype(np.float32), 8, True, obs.narrow_range)
+    # fewer bits (INT4): the same symmetric grid with fewer levels; its integers (|q| <= 7 for 4
+    # bits) are int8 values, so the int8 kernels run it exactly (stored unpacked, one byte each)
+    scale, _ = qparams(mn.astype(np.float32), mx.astype(np.float32), obs.num_bits, True, obs.narrow_range)
     return scale
 
 
