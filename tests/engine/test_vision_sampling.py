@@ -86,13 +86,16 @@ def roi_align_ref(feat: np.ndarray, rois: np.ndarray, ph: int, pw: int, scale: f
         x1, y1 = roi[1] * scale, roi[2] * scale
         x2, y2 = (roi[3] + end) * scale, (roi[4] + end) * scale
         bw, bh = max(x2 - x1, 1.0) / pw, max(y2 - y1, 1.0) / ph
+        gy = s if s > 0 else math.ceil(max(y2 - y1, 1.0) / ph)  # Caffe2's adaptive grid
+        gx = s if s > 0 else math.ceil(max(x2 - x1, 1.0) / pw)
         for i in range(ph):
             for j in range(pw):
                 acc = np.zeros(f.shape[0])
-                for iy in range(s):
-                    for ix in range(s):
-                        acc += _bilinear_caffe2(f, y1 + i * bh + (iy + 0.5) * bh / s, x1 + j * bw + (ix + 0.5) * bw / s)
-                out[r, :, i, j] = acc / (s * s)
+                for iy in range(gy):
+                    for ix in range(gx):
+                        yy, xx = y1 + i * bh + (iy + 0.5) * bh / gy, x1 + j * bw + (ix + 0.5) * bw / gx
+                        acc += _bilinear_caffe2(f, yy, xx)
+                out[r, :, i, j] = acc / max(gy * gx, 1)
     return out
 
 
@@ -236,13 +239,14 @@ def test_grid_sample_errors_name_the_op():
 
 # --- ROIAlign ------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("end", [0, 1])
-def test_roi_align_matches_caffe2_oracle(end):
+@pytest.mark.parametrize("sample_num", [2, 0])
+def test_roi_align_matches_caffe2_oracle(end, sample_num):
     r = np.random.default_rng(4)
     feat = r.standard_normal((2, 3, 6, 7)).astype(np.float32)
     rois = np.array([[0, 1.0, 1.5, 9.0, 8.0], [1, -3.0, 0.5, 4.0, 14.0], [1, 2.0, 2.0, 2.5, 2.2],
                      [0, 10.0, 9.0, 16.0, 13.0]], np.float32)
-    got = ops.ROIAlign(3, 2, 0.5, 2, end)(T(feat), T(rois)).asnumpy()
-    np.testing.assert_allclose(got, roi_align_ref(feat, rois, 3, 2, 0.5, 2, end), rtol=1e-5, atol=1e-5)
+    got = ops.ROIAlign(3, 2, 0.5, sample_num, end)(T(feat), T(rois)).asnumpy()
+    np.testing.assert_allclose(got, roi_align_ref(feat, rois, 3, 2, 0.5, sample_num, end), rtol=1e-5, atol=1e-5)
 
 
 def test_roi_align_documented_example_and_gradient():
@@ -261,8 +265,8 @@ def test_roi_align_documented_example_and_gradient():
 
 
 def test_roi_align_errors():
-    with pytest.raises(ValueError, match="ROIAlign: sample_num"):
-        ops.ROIAlign(2, 2, 1.0, 0)
+    with pytest.raises(TypeError, match="ROIAlign: sample_num"):
+        ops.ROIAlign(2, 2, 1.0, 1.5)
     with pytest.raises(ValueError, match="ROIAlign: roi_end_mode"):
         ops.ROIAlign(2, 2, 1.0, 2, 2)
     with pytest.raises(ValueError, match="ROIAlign"):

@@ -9,7 +9,8 @@ ordered (w, h) in 2-D and (d, h, w) in 3-D, as PyTorch's kernels read it):
 window starts at ``in - k``; each output is the max of the k-window at its start, and the index is
 the flat position of that max in the plane (the first one on ties, scanning the window row-major).
 The starts are computed with Spore ops from the samples tensor, so Graph mode keeps them as inputs;
-without `_random_samples` they are drawn uniformly from Spore's global generator.
+without `_random_samples` they are drawn uniformly from Spore's global generator (in the graph, by
+the RandomDraw primitive, so Graph mode draws fresh windows on every run as PyNative does).
 
 TensorFlow's rule (`pooling_ratio` [1, rh, rw, 1], out = floor(in / ratio)): the boundaries are
 cumulative sums of a shuffled mix of steps k = in // out and k + 1 (`pseudo_random=False`) or
@@ -123,9 +124,10 @@ def _fractional_max_pool(op: str, nd: int, input: Tensor, kernel_size: Any, outp
         out = tuple(int(s * r) for s, r in zip(sp, ratio))
     else:
         raise ValueError(f"{op}: one of output_size and output_ratio must be given")
-    if _random_samples is None:
-        n, c = x.shape[:2]
-        _random_samples = Tensor(_seed.rng().random((n, c, nd)).astype(x.dtype.np))
+    if _random_samples is None:  # drawn in the graph, so Graph mode draws fresh windows on every run
+        from .creation import _draw
+
+        _random_samples = _draw("uniform", (x.shape[0], x.shape[1], nd), x.dtype, None)
     y, idx = _fixed_pool(op, x, k, out, _random_samples)
     if unbatched:
         y, idx = F.squeeze(y, 0), F.squeeze(idx, 0)

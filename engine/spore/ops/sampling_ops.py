@@ -15,10 +15,10 @@ and the ops compile in Graph mode like their parts. Decisions where MindSpore's 
   `nearest` rounds half to even. Like MindSpore 2.x, modes are 'bilinear' and 'nearest'.
 - `ROIAlign` is Caffe2's (legacy, "aligned=False") RoIAlign that MindSpore's kernel follows:
   ``roi_end_mode=1`` adds 1 to the end corner before scaling, the RoI is at least 1x1, each bin
-  averages ``sample_num`` x ``sample_num`` samples, a sample more than one pixel outside the map
-  reads 0 and one inside clamps to the map. The adaptive grid of ``sample_num <= 0`` (a count per
-  RoI that depends on the RoI's value) is refused. The gradient goes to `features`, not to `rois`
-  (as MindSpore's ROIAlignGrad).
+  averages ``sample_num`` x ``sample_num`` samples (``sample_num <= 0``: Caffe2's adaptive
+  ceil(roi size / pooled size) per axis and RoI, whose largest value is read eagerly), a sample
+  more than one pixel outside the map reads 0 and one inside clamps to the map. The gradient goes
+  to `features`, not to `rois` (as MindSpore's ROIAlignGrad).
 - `crop_and_resize` is TensorFlow's: box corners in normalised [y1, x1, y2, x2], samples at
   ``y1 * (H - 1) + i * (y2 - y1) * (H - 1) / (crop_h - 1)`` (the box centre for one row),
   `extrapolation_value` outside [0, H - 1]; 'nearest' rounds half away from zero. The gradient
@@ -216,7 +216,8 @@ def _check_int(op: str, name: str, v: Any, lo: int = 1) -> int:
 class ROIAlign(Operation):
     """``ROIAlign(pooled_height, pooled_width, spatial_scale, sample_num=2, roi_end_mode=1)(features, rois)``:
     features (N, C, H, W), rois (R, 5) of (image_index, x1, y1, x2, y2) -> (R, C, pooled_height,
-    pooled_width), each bin the mean of sample_num^2 bilinear samples."""
+    pooled_width), each bin the mean of sample_num^2 bilinear samples (an adaptive count when
+    sample_num <= 0)."""
 
     def __init__(self, pooled_height: int, pooled_width: int, spatial_scale: float, sample_num: int = 2,
                  roi_end_mode: int = 1) -> None:
@@ -228,9 +229,6 @@ class ROIAlign(Operation):
         self.spatial_scale = float(spatial_scale)
         if isinstance(sample_num, bool) or not isinstance(sample_num, int):
             raise TypeError(f"{op}: sample_num must be an int, got {type(sample_num).__name__}")
-        if sample_num <= 0:
-            raise ValueError(f"{op}: sample_num must be positive (the adaptive grid of sample_num <= 0 depends on "
-                             f"each RoI's value and is not supported), got {sample_num}")
         self.sample_num = sample_num
         if roi_end_mode not in (0, 1) or isinstance(roi_end_mode, bool):
             raise ValueError(f"{op}: roi_end_mode must be 0 or 1, got {roi_end_mode!r}")
@@ -254,23 +252,46 @@ class ROIAlign(Operation):
         y1 = boxes[:, 2] * self.spatial_scale
         x2 = (boxes[:, 3] + self.roi_end_mode) * self.spatial_scale
         y2 = (boxes[:, 4] + self.roi_end_mode) * self.spatial_scale
-        bin_w = F.clamp(x2 - x1, 1.0, None) / pw
-        bin_h = F.clamp(y2 - y1, 1.0, None) / ph
-        # sample positions inside the bins: (bin + (k + 0.5) / s) * bin size, per axis
-        fy = Tensor(((np.arange(ph)[:, None] + (np.arange(s)[None] + 0.5) / s)).reshape(-1).astype(features.dtype.np))
-        fx = Tensor(((np.arange(pw)[:, None] + (np.arange(s)[None] + 0.5) / s)).reshape(-1).astype(features.dtype.np))
-        ys = F.expand_dims(y1, 1) + F.expand_dims(bin_h, 1) * F.expand_dims(fy, 0)  # (R, ph * s)
-        xs = F.expand_dims(x1, 1) + F.expand_dims(bin_w, 1) * F.expand_dims(fx, 0)  # (R, pw * s)
-        yy = F.broadcast_to(F.expand_dims(ys, 2), (r, ph * s, pw * s))
-        xx = F.broadcast_to(F.expand_dims(xs, 1), (r, ph * s, pw * s))
-        inside = F.logical_and(F.logical_and(yy >= -1.0, yy <= h), F.logical_and(xx >= -1.0, xx <= w))
+        roi_w, roi_h = F.clamp(x2 - x1, 1.0, None), F.clamp(y2 - y1, 1.0, None)
+        bin_w, bin_h = roi_w / pw, roi_h / ph
+        if s > 0:
+            grid_h = grid_w = s
+            gh = gw = None
+        else:  # Caffe2's adaptive grid: ceil(roi size / pooled size) samples per bin and axis, per RoI;
+            # the largest grid sets the shape, so it is read from the RoIs' values (a graph break in Graph mode)
+            gh, gw = F.ceil(roi_h / ph), F.ceil(roi_w / pw)
+            grid_h, grid_w = int(gh.asnumpy().max(initial=1)), int(gw.asnumpy().max(initial=1))
+
+        def positions(start: Tensor, size: Tensor, pooled: int, grid: int, count: Tensor | None) -> tuple:
+            """(R, pooled * grid) sample positions along one axis and, for an adaptive grid, their mask."""
+            cell = np.arange(pooled)[:, None] * np.ones(grid)[None]
+            k = np.ones(pooled)[:, None] * np.arange(grid)[None]
+            if count is None:
+                frac = Tensor((cell + (k + 0.5) / grid).reshape(-1).astype(features.dtype.np))
+                return F.expand_dims(start, 1) + F.expand_dims(size, 1) * F.expand_dims(frac, 0), None
+            kk = Tensor(k.reshape(-1).astype(features.dtype.np))
+            cc = Tensor(cell.reshape(-1).astype(features.dtype.np))
+            frac = F.expand_dims(cc, 0) + (F.expand_dims(kk, 0) + 0.5) / F.expand_dims(count, 1)
+            mask = F.expand_dims(kk, 0) < F.expand_dims(count, 1)
+            return F.expand_dims(start, 1) + F.expand_dims(size, 1) * frac, mask
+
+        ys, my = positions(y1, bin_h, ph, grid_h, gh)  # (R, ph * grid_h)
+        xs, mx = positions(x1, bin_w, pw, grid_w, gw)  # (R, pw * grid_w)
+        yy = F.broadcast_to(F.expand_dims(ys, 2), (r, ph * grid_h, pw * grid_w))
+        xx = F.broadcast_to(F.expand_dims(xs, 1), (r, ph * grid_h, pw * grid_w))
+        keep = F.logical_and(F.logical_and(yy >= -1.0, yy <= h), F.logical_and(xx >= -1.0, xx <= w))
+        if my is not None:
+            keep = F.logical_and(keep, F.logical_and(F.expand_dims(my, 2), F.expand_dims(mx, 1)))
         yc = F.reshape(F.clamp(yy, 0, h - 1), (r, -1))
         xc = F.reshape(F.clamp(xx, 0, w - 1), (r, -1))
         flat = F.gather(F.reshape(features, (n, c, h * w)), index, 0)  # (R, C, H * W)
         vals = _linear_gather(flat, [xc, yc], [w, h])
-        vals = vals * F.expand_dims(F.cast(F.reshape(inside, (r, -1)), vals.dtype), 1)
-        vals = F.reshape(vals, (r, c, ph, s, pw, s))
-        return F.mean(vals, (3, 5))
+        vals = vals * F.expand_dims(F.cast(F.reshape(keep, (r, -1)), vals.dtype), 1)
+        vals = F.reshape(vals, (r, c, ph, grid_h, pw, grid_w))
+        if gh is None:
+            return F.mean(vals, (3, 5))
+        count = F.reshape(F.clamp(gh * gw, 1.0, None), (r, 1, 1, 1))
+        return F.sum(vals, (3, 5)) / count
 
 
 # --- crop_and_resize -----------------------------------------------------------------------------------

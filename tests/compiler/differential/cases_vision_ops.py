@@ -67,6 +67,7 @@ def _vision_classes() -> list:
           fl(1, 2, 1, 2, 3, lo=-2.0, hi=2.0)),
         K("ROIAlign[0]", ops.ROIAlign(2, 2, 0.5, 2), fl(2, 2, 5, 5), rois(3, 2, 10.0)),
         K("ROIAlign[legacy end]", ops.ROIAlign(3, 2, 1.0, 1, 0), fl(1, 2, 5, 6), rois(2, 1, 6.0)),
+        K("ROIAlign[adaptive grid]", ops.ROIAlign(2, 2, 1.0, 0), fl(1, 2, 6, 6), rois(2, 1, 6.0)),
         K("CropAndResize[0]", ops.CropAndResize(), fl(2, 5, 5, 2), crop_boxes(3), it(0, 2, 3), (4, 3)),
         K("DeformableOffsets[0]", ops.DeformableOffsets((1, 1, 1, 1), (0, 0, 0, 0), (2, 2)), fl(1, 2, 3, 3),
           masked_offsets(1, 1, 4, 2, 2)),
