@@ -51,7 +51,7 @@ def _is_complex(t: Any) -> bool:
 def _require_complex(op: str, a: Any) -> None:
     if not a.dtype.is_complex:
         raise DTypeError(op, "a complex64 or complex128 tensor", f"{a.dtype}",
-                         hint="make one with ops.complex(real, imag) or x.astype(ms.complex64)")
+                         hint="make one with ops.Complex()(real, imag) or x.astype(ms.complex64)")
 
 
 def _require_real_float(op: str, *avals: Any) -> None:
@@ -334,7 +334,7 @@ def view_as_real(input: Tensor) -> Tensor:
 
 
 def _complex_abs(x: Tensor) -> Tensor:
-    """|z| of each element of a complex tensor (``_ComplexAbs()(x)``)."""
+    """|z| of each element of a complex tensor (``ComplexAbs()(x)``)."""
     return _ComplexAbs(x)
 
 
