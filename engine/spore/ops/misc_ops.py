@@ -29,7 +29,6 @@ from .. import tensor_internals  # noqa: F401  (installs Tensor.data_ptr, storag
 from ..common import dtype as mstype
 from ..common import seed as _seed
 from ..errors import DTypeError, ShapeError
-from ..sparse import RowTensor
 from ..tensor import Tensor
 from . import functional as F
 from .operation import Operation
@@ -356,6 +355,8 @@ class Coalesce(Operation):
         return coalesce(x_indices, x_values, x_shape)
 
 
-def make_row_tensor(indices: Tensor, values: Tensor, dense_shape: Any) -> RowTensor:
+def make_row_tensor(indices: Tensor, values: Tensor, dense_shape: Any) -> Any:
     """A `RowTensor`: rows `indices` of a dense tensor of `dense_shape`, holding `values`."""
+    from ..sparse import RowTensor  # spore.sparse imports the tensor, which loads the ops: import on use
+
     return RowTensor(indices, values, dense_shape)
