@@ -319,7 +319,7 @@ def test_compiled_qat_training_steps_match_pynative():
 def test_eval_qat_network_exports_to_onnx_and_onnxruntime_reproduces_it(tmp_path):
     """FakeQuant's ONNX mapping is its nudge-and-round as float ONNX ops: a QAT net in eval (frozen
     activation ranges as initializers, weight ranges computed in the graph, the BN fold) exports,
-    passes onnx.checker, and onnxruntime gives the QAT net's outputs."""
+    passes onnx.checker, and onnxruntime and spore.lite give the QAT net's outputs."""
     ort = pytest.importorskip("onnxruntime")
     import onnx
 
@@ -340,6 +340,11 @@ def test_eval_qat_network_exports_to_onnx_and_onnxruntime_reproduces_it(tmp_path
     got = sess.run(None, {sess.get_inputs()[0].name: x})[0]
     np.testing.assert_allclose(got, ref, atol=1e-6)
     assert np.mean(got == ref) > 0.99
+    import spore.lite as mslite
+
+    lite = mslite.Model()
+    lite.build_from_file(path, mslite.ModelType.ONNX)
+    np.testing.assert_allclose(lite.predict([x])[0].get_data_to_numpy(), ref, atol=1e-6)  # spore.lite too
 
 
 def test_golden_stick_setters_configure_the_rewrite():

@@ -90,8 +90,8 @@ def nudge(x_min: np.ndarray, x_max: np.ndarray, num_bits: int = 8, symmetric: bo
     safe = width != 0
     scale = np.where(safe, width / np.where(safe, dt.type(qmax - qmin), 1), 0).astype(dt)
     zp_from_min = np.where(safe, qmin - mn / np.where(safe, scale, 1), 0).astype(dt)
-    # CUDA's round(): half away from zero
-    rounded = np.sign(zp_from_min) * np.floor(np.abs(zp_from_min) + 0.5)
+    # CUDA's round() (half away from zero) is floor(z + 0.5) where it is used: qmin < z, qmin >= 0
+    rounded = np.floor(zp_from_min + 0.5)
     zp = np.where(zp_from_min <= qmin, qmin, np.where(zp_from_min >= qmax, qmax, rounded)).astype(dt)
     return ((qmin - zp) * scale).astype(dt), ((qmax - zp) * scale).astype(dt), scale, zp
 
@@ -148,13 +148,13 @@ def _onnx_fake_quant(ctx: Any, ins: list[str], attrs: dict) -> list[str]:
     scale = n("Where", safe, n("Div", width, f(qmax - qmin)), f(0.0))
     denom = n("Where", safe, scale, f(1.0))
     zf = n("Where", safe, n("Sub", f(qmin), n("Div", mn, denom)), f(0.0))
-    rounded = n("Mul", n("Sign", zf), n("Floor", n("Add", n("Abs", zf), f(0.5))))
+    rounded = n("Floor", n("Add", zf, f(0.5)))
     zp = n("Where", n("LessOrEqual", zf, f(qmin)), f(qmin),
            n("Where", n("GreaterOrEqual", zf, f(qmax)), f(qmax), rounded))
     nmin, nmax = n("Mul", n("Sub", f(qmin), zp), scale), n("Mul", n("Sub", f(qmax), zp), scale)
     clamped = n("Min", n("Max", x, nmin), nmax)
     steps = n("Floor", n("Add", n("Div", n("Sub", clamped, nmin), denom), f(0.5)))
-    return [n("Where", safe, n("Add", n("Mul", steps, scale), nmin), n("Expand", nmin, n("Shape", x)))]
+    return [n("Where", safe, n("Add", n("Mul", steps, scale), nmin), nmin)]
 
 
 @primitive
