@@ -363,3 +363,27 @@ def test_golden_stick_setters_configure_the_rewrite():
     assert not algo.apply(_seq_net())[4]._input_quantizer.per_channel  # a refused setting is not kept
     with pytest.raises(SporeError, match="quant_delay must be ints >= 0"):
         algo.set_weight_quant_delay(-2)
+
+
+def test_qat_cells_refuse_what_they_cannot_fold_or_quantize():
+    cfg = create_quant_config()
+    with pytest.raises(SporeError, match=r"BatchNorm2d\(4\) does not follow Conv2d\(out_channels=3\)"):
+        Conv2dBnFoldQuant.from_float(nn.Conv2d(1, 3, 3), nn.BatchNorm2d(4), cfg)
+    with pytest.raises(SporeError, match="only NCHW layers fold"):
+        Conv2dBnFoldQuant.from_float(nn.Conv2d(1, 3, 3, data_format="NHWC"), nn.BatchNorm2d(3), cfg)
+    with pytest.raises(SporeError, match="freeze_bn must be an int >= 0"):
+        Conv2dBnFoldQuant.from_float(nn.Conv2d(1, 3, 3), nn.BatchNorm2d(3), cfg, freeze_bn=-1)
+    with pytest.raises(SporeError, match="expected nn.Conv2d and nn.BatchNorm2d"):
+        fold_conv_bn(nn.Dense(2, 2), nn.BatchNorm2d(2))
+    with pytest.raises(SporeError, match=r"Dense\(activation=...\) is not supported"):
+        DenseQuant.from_float(nn.Dense(2, 2, activation="relu"), cfg)
+    with pytest.raises(SporeError, match=r"DenseQuant: expected an input of shape \(..., 2\)"):
+        DenseQuant.from_float(nn.Dense(2, 2), cfg)(t(np.zeros((1, 3))))
+    with pytest.raises(SporeError, match=r"Conv2dBnFoldQuant: expected an \(N, 1, H, W\) input"):
+        Conv2dBnFoldQuant.from_float(nn.Conv2d(1, 3, 3), nn.BatchNorm2d(3), cfg)(t(np.zeros((1, 2, 5, 5))))
+    from spore.quant import FakeQuantWithMinMaxObserver
+
+    with pytest.raises(SporeError, match="ema_decay must be in"):
+        FakeQuantWithMinMaxObserver(ema_decay=1.5)
+    with pytest.raises(SporeError, match="num_channels must be a positive int"):
+        FakeQuantWithMinMaxObserver(per_channel=True, num_channels=0)
