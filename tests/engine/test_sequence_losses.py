@@ -262,3 +262,23 @@ def test_edit_distance_errors():
     with pytest.raises(ValueError, match="EditDistance"):
         ops.EditDistance()(ind, T(np.array([1], np.int64)), T(np.array([1, 1, 1])), ind,
                            T(np.array([1], np.int64)), T(np.array([1, 1])))
+
+
+def test_class_form_losses_differentiate_through_their_gradient_output():
+    r = np.random.default_rng(9)
+    x = r.standard_normal((4, 2, 4))
+    ind, vals = _sparse([[0, 2], [1]])
+    seq = T(np.array([4, 3], np.int32))
+    probe = r.standard_normal(2)
+    op = ops.CTCLoss()
+    g = ms.grad(lambda a: (op(a, ind, vals, seq)[0] * T(probe)).sum())(T(x)).asnumpy()
+    grad_out = op(T(x), ind, vals, seq)[1].asnumpy()
+    np.testing.assert_allclose(g, grad_out * probe[None, :, None], rtol=1e-12)
+    np.testing.assert_allclose(g, fd(lambda a: (op(T(a), ind, vals, seq)[0].asnumpy() * probe).sum(), x), rtol=1e-5,
+                               atol=1e-8)
+    acts = r.standard_normal((2, 3, 3, 4))
+    args = (T(np.array([[1, 2], [3, 0]], np.int32)), T(np.array([3, 2], np.int32)), T(np.array([2, 1], np.int32)))
+    rnnt = ops.RNNTLoss()
+    gr = ms.grad(lambda a: (rnnt(a, *args)[0] * T(probe)).sum())(T(acts)).asnumpy()
+    np.testing.assert_allclose(gr, fd(lambda a: (rnnt(T(a), *args)[0].asnumpy() * probe).sum(), acts), rtol=1e-5,
+                               atol=1e-8)

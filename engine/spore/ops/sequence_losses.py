@@ -25,8 +25,10 @@ where MindSpore's docs leave room:
   last (in index order); with `normalize`, a distance is divided by the truth length, a truth-only
   position is 1.0 and a hypothesis-only position is inf.
 
-The two class-form ops that return explicit gradients, and EditDistance, read their inputs
-eagerly (Graph mode breaks the graph there, as for the other value-dependent ops).
+The two class-form ops that return explicit gradients run as primitives (`CTCLossWithGradient`,
+`RNNTLossWithGradient`) whose losses differentiate through that gradient, as MindSpore's bprops do;
+EditDistance reads its inputs eagerly (its output shape depends on them: Graph mode breaks the
+graph there, as for the other value-dependent ops).
 """
 
 from __future__ import annotations
@@ -272,11 +274,95 @@ def _log_softmax(x: np.ndarray) -> np.ndarray:
     return x - m - np.log(np.exp(x - m).sum(-1, keepdims=True))
 
 
+def _tf_ctc(xs: np.ndarray, idx: np.ndarray, vals: np.ndarray, seq: np.ndarray, collapse: bool, merge: bool,
+            ignore_longer: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(loss (batch,), d loss / d x) of TensorFlow's CTCLoss for logits xs (max_time, batch, num_classes)."""
+    op = "CTCLoss"
+    t_max, batch, classes = xs.shape
+    idx, vals, seq = idx.astype(np.int64), vals.astype(np.int64).reshape(-1), seq.astype(np.int64).reshape(-1)
+    if (seq < 0).any() or (seq > t_max).any():
+        raise ValueError(f"{op}: sequence_length must be in [0, {t_max}], got {seq.tolist()}")
+    if ((idx[:, 0] < 0) | (idx[:, 0] >= batch)).any():
+        raise ValueError(f"{op}: labels_indices' batch column must be in [0, {batch})")
+    blank = classes - 1
+    if ((vals < 0) | (vals >= blank)).any():
+        raise ValueError(f"{op}: labels_values must be in [0, num_classes - 1 = {blank})")
+    labels = []
+    for b in range(batch):
+        rows = np.flatnonzero(idx[:, 0] == b)
+        lab = vals[rows[np.argsort(idx[rows, 1], kind="stable")]].tolist()
+        if collapse:
+            lab = [v for i, v in enumerate(lab) if i == 0 or v != lab[i - 1]]
+        labels.append(lab)
+    skip = np.array([len(lab) > seq[b] for b, lab in enumerate(labels)], bool)
+    if skip.any() and not ignore_longer:
+        b = int(np.flatnonzero(skip)[0])
+        raise ValueError(f"{op}: labels of batch entry {b} ({len(labels[b])}) are longer than its sequence_length "
+                         f"({seq[b]}); set ignore_longer_outputs_than_inputs=True to give it a loss of 0")
+    s = max([len(lab) for lab in labels] + [0])
+    tl = np.array([len(lab) for lab in labels], np.int64)
+    dense = np.full((batch, s), blank, np.int64)
+    for b, lab in enumerate(labels):
+        dense[b, :len(lab)] = lab
+    lp = _log_softmax(xs.astype(np.float64))
+    ext, ext_len = _extend(dense, tl, blank)
+    nll, _, g_lp = _ctc_core(lp, ext, ext_len, seq, blank, merge)
+    y = np.exp(lp)
+    valid_t = (np.arange(t_max)[:, None] < seq[None])[:, :, None]
+    grad = np.where(valid_t, g_lp - y * g_lp.sum(-1, keepdims=True), 0.0)
+    grad = np.where(np.isfinite(nll)[None, :, None], grad, np.where(valid_t, y, 0.0))  # TF: no path -> y
+    nll = np.where(skip, 0.0, nll)
+    grad = np.where(skip[None, :, None], 0.0, grad)
+    return nll.astype(xs.dtype), grad.astype(xs.dtype)
+
+
+def _int_aval(op: str, name: str, v: Aval, ndim: int) -> None:
+    if v.dtype.is_float or v.dtype is mstype.bool_:
+        raise DTypeError(op, f"an int {name}", str(v.dtype))
+    if v.ndim != ndim:
+        raise ShapeError(op, f"a {ndim}-D {name}", f"shape {tuple(v.shape)}")
+
+
+@primitive
+class CTCLossWithGradient:
+    """(loss (batch,), its gradient with respect to x) of TensorFlow's CTCLoss (ops.CTCLoss); the
+    loss differentiates through that gradient (MindSpore's bprop), the gradient output is not
+    differentiated again."""
+
+    multi_output = True
+
+    def infer(x, labels_indices, labels_values, sequence_length, preprocess_collapse_repeated=False,
+              ctc_merge_repeated=True, ignore_longer_outputs_than_inputs=False):
+        op = "CTCLoss"
+        if not x.dtype.is_float:
+            raise DTypeError(op, "a float x", str(x.dtype))
+        if x.ndim != 3:
+            raise ShapeError(op, "x of shape (max_time, batch_size, num_classes)", f"shape {tuple(x.shape)}")
+        _int_aval(op, "labels_indices", labels_indices, 2)
+        _int_aval(op, "labels_values", labels_values, 1)
+        _int_aval(op, "sequence_length", sequence_length, 1)
+        if labels_indices.shape[1] != 2 or labels_indices.shape[0] != labels_values.shape[0]:
+            raise ShapeError(op, f"labels_indices of shape ({labels_values.shape[0]}, 2)",
+                             f"shape {tuple(labels_indices.shape)}")
+        if tuple(sequence_length.shape) != (x.shape[1],):
+            raise ShapeError(op, f"sequence_length of shape ({x.shape[1]},)", f"shape {tuple(sequence_length.shape)}")
+        return Aval((x.shape[1],), x.dtype), Aval(tuple(x.shape), x.dtype)
+
+    def impl(x, labels_indices, labels_values, sequence_length, preprocess_collapse_repeated=False,
+             ctc_merge_repeated=True, ignore_longer_outputs_than_inputs=False):
+        return _tf_ctc(x, labels_indices, labels_values, sequence_length, preprocess_collapse_repeated,
+                       ctc_merge_repeated, ignore_longer_outputs_than_inputs)
+
+    def vjp(g, out, x, labels_indices, labels_values, sequence_length, **attrs):
+        F = _F()
+        return (F.mul(out[1], F.reshape(F.cast(g[0], out[1].dtype), (1, -1, 1))), None, None, None)
+
+
 class CTCLoss(Operation):
     """``CTCLoss(preprocess_collapse_repeated=False, ctc_merge_repeated=True,
     ignore_longer_outputs_than_inputs=False)(x, labels_indices, labels_values, sequence_length)``:
     TensorFlow's CTC of logits x (max_time, batch, num_classes) against sparse labels ->
-    (loss (batch,), gradient with respect to x)."""
+    (loss (batch,), gradient with respect to x); the loss is differentiable in x."""
 
     def __init__(self, preprocess_collapse_repeated: bool = False, ctc_merge_repeated: bool = True,
                  ignore_longer_outputs_than_inputs: bool = False) -> None:
@@ -291,52 +377,14 @@ class CTCLoss(Operation):
 
     def construct(self, x: Tensor, labels_indices: Tensor, labels_values: Tensor,
                   sequence_length: Tensor) -> tuple[Tensor, Tensor]:
-        op = "CTCLoss"
-        xs = _arr(op, "x", x, floats=True)
-        if xs.ndim != 3:
-            raise ShapeError(op, "x of shape (max_time, batch_size, num_classes)", f"shape {xs.shape}")
-        t_max, batch, classes = xs.shape
-        idx = _arr(op, "labels_indices", labels_indices, floats=False).astype(np.int64)
-        vals = _arr(op, "labels_values", labels_values, floats=False).astype(np.int64).reshape(-1)
-        seq = _arr(op, "sequence_length", sequence_length, floats=False).astype(np.int64).reshape(-1)
-        if idx.ndim != 2 or idx.shape[1] != 2 or idx.shape[0] != vals.shape[0]:
-            raise ShapeError(op, f"labels_indices of shape ({vals.shape[0]}, 2)", f"shape {idx.shape}")
-        if seq.shape != (batch,):
-            raise ShapeError(op, f"sequence_length of shape ({batch},)", f"shape {seq.shape}")
-        if (seq < 0).any() or (seq > t_max).any():
-            raise ValueError(f"{op}: sequence_length must be in [0, {t_max}], got {seq.tolist()}")
-        if ((idx[:, 0] < 0) | (idx[:, 0] >= batch)).any():
-            raise ValueError(f"{op}: labels_indices' batch column must be in [0, {batch})")
-        blank = classes - 1
-        if ((vals < 0) | (vals >= blank)).any():
-            raise ValueError(f"{op}: labels_values must be in [0, num_classes - 1 = {blank})")
-        labels = []
-        for b in range(batch):
-            rows = np.flatnonzero(idx[:, 0] == b)
-            lab = vals[rows[np.argsort(idx[rows, 1], kind="stable")]].tolist()
-            if self.preprocess_collapse_repeated:
-                lab = [v for i, v in enumerate(lab) if i == 0 or v != lab[i - 1]]
-            labels.append(lab)
-        skip = np.array([len(lab) > seq[b] for b, lab in enumerate(labels)])
-        if skip.any() and not self.ignore_longer_outputs_than_inputs:
-            b = int(np.flatnonzero(skip)[0])
-            raise ValueError(f"{op}: labels of batch entry {b} ({len(labels[b])}) are longer than its sequence_length "
-                             f"({seq[b]}); set ignore_longer_outputs_than_inputs=True to give it a loss of 0")
-        s = max([len(lab) for lab in labels] + [0])
-        tl = np.array([len(lab) for lab in labels], np.int64)
-        dense = np.full((batch, s), blank, np.int64)
-        for b, lab in enumerate(labels):
-            dense[b, :len(lab)] = lab
-        lp = _log_softmax(xs.astype(np.float64))
-        ext, ext_len = _extend(dense, tl, blank)
-        nll, _, g_lp = _ctc_core(lp, ext, ext_len, seq, blank, self.ctc_merge_repeated)
-        y = np.exp(lp)
-        valid_t = (np.arange(t_max)[:, None] < seq[None])[:, :, None]
-        grad = np.where(valid_t, g_lp - y * g_lp.sum(-1, keepdims=True), 0.0)
-        grad = np.where(np.isfinite(nll)[None, :, None], grad, np.where(valid_t, y, 0.0))  # TF: no path -> y
-        nll = np.where(skip, 0.0, nll)
-        grad = np.where(skip[None, :, None], 0.0, grad)
-        return Tensor(nll.astype(xs.dtype)), Tensor(grad.astype(xs.dtype))
+        for name, v in (("x", x), ("labels_indices", labels_indices), ("labels_values", labels_values),
+                        ("sequence_length", sequence_length)):
+            if not isinstance(v, Tensor):
+                raise TypeError(f"CTCLoss: {name} must be a Tensor, got {type(v).__name__}")
+        return CTCLossWithGradient(x, labels_indices, labels_values, sequence_length,
+                                   preprocess_collapse_repeated=self.preprocess_collapse_repeated,
+                                   ctc_merge_repeated=self.ctc_merge_repeated,
+                                   ignore_longer_outputs_than_inputs=self.ignore_longer_outputs_than_inputs)
 
 
 # --- RNN-T ---------------------------------------------------------------------------------------------
@@ -384,9 +432,61 @@ def _rnnt_core(lp: np.ndarray, labels: np.ndarray, il: np.ndarray, ll: np.ndarra
     return -loglike, grad
 
 
+def _rnnt(a: np.ndarray, lab: np.ndarray, il: np.ndarray, ll: np.ndarray, blank: int) -> tuple[np.ndarray, np.ndarray]:
+    op = "RNNTLoss"
+    _, t_max, u_max, v = a.shape
+    lab, il, ll = lab.astype(np.int64), il.astype(np.int64).reshape(-1), ll.astype(np.int64).reshape(-1)
+    if (il < 1).any() or (il > t_max).any():
+        raise ValueError(f"{op}: input_lengths must be in [1, {t_max}], got {il.tolist()}")
+    if (ll < 0).any() or (ll > u_max - 1).any():
+        raise ValueError(f"{op}: label_lengths must be in [0, {u_max - 1}], got {ll.tolist()}")
+    if not 0 <= blank < v:
+        raise ValueError(f"{op}: blank_label must be in [0, {v}), got {blank}")
+    if ((lab < 0) | (lab >= v))[np.arange(u_max - 1)[None] < ll[:, None]].any():
+        raise ValueError(f"{op}: labels must be in [0, {v})")
+    lp = _log_softmax(a.astype(np.float64))
+    nll, g_lp = _rnnt_core(lp, lab, il, ll, blank)
+    grad = g_lp - np.exp(lp) * g_lp.sum(-1, keepdims=True)
+    inside = ((np.arange(t_max)[None, :, None] < il[:, None, None])
+              & (np.arange(u_max)[None, None] <= ll[:, None, None]))[..., None]
+    return nll.astype(a.dtype), np.where(inside, grad, 0.0).astype(a.dtype)
+
+
+@primitive
+class RNNTLossWithGradient:
+    """(costs (B,), their gradient with respect to acts) of RNNTLoss; the costs differentiate
+    through that gradient (MindSpore's bprop), the gradient output is not differentiated again."""
+
+    multi_output = True
+
+    def infer(acts, labels, input_lengths, label_lengths, blank_label=0):
+        op = "RNNTLoss"
+        if not acts.dtype.is_float:
+            raise DTypeError(op, "a float acts", str(acts.dtype))
+        if acts.ndim != 4:
+            raise ShapeError(op, "acts of shape (B, T, U + 1, V)", f"shape {tuple(acts.shape)}")
+        b, _, u1, _ = acts.shape
+        _int_aval(op, "labels", labels, 2)
+        if tuple(labels.shape) != (b, u1 - 1):
+            raise ShapeError(op, f"labels of shape ({b}, {u1 - 1})", f"shape {tuple(labels.shape)}")
+        for name, v in (("input_lengths", input_lengths), ("label_lengths", label_lengths)):
+            _int_aval(op, name, v, 1)
+            if tuple(v.shape) != (b,):
+                raise ShapeError(op, f"{name} of shape ({b},)", f"shape {tuple(v.shape)}")
+        return Aval((b,), acts.dtype), Aval(tuple(acts.shape), acts.dtype)
+
+    def impl(acts, labels, input_lengths, label_lengths, blank_label=0):
+        return _rnnt(acts, labels, input_lengths, label_lengths, blank_label)
+
+    def vjp(g, out, acts, labels, input_lengths, label_lengths, blank_label=0):
+        F = _F()
+        return (F.mul(out[1], F.reshape(F.cast(g[0], out[1].dtype), (-1, 1, 1, 1))), None, None, None)
+
+
 class RNNTLoss(Operation):
     """``RNNTLoss(blank_label=0)(acts, labels, input_lengths, label_lengths)``: the RNN-transducer loss
-    of logits acts (B, T, U + 1, V) -> (costs (B,), grads with respect to acts)."""
+    of logits acts (B, T, U + 1, V) -> (costs (B,), grads with respect to acts); the costs are
+    differentiable in acts."""
 
     def __init__(self, blank_label: int = 0) -> None:
         if isinstance(blank_label, bool) or not isinstance(blank_label, int):
@@ -395,32 +495,11 @@ class RNNTLoss(Operation):
 
     def construct(self, acts: Tensor, labels: Tensor, input_lengths: Tensor,
                   label_lengths: Tensor) -> tuple[Tensor, Tensor]:
-        op = "RNNTLoss"
-        a = _arr(op, "acts", acts, floats=True)
-        if a.ndim != 4:
-            raise ShapeError(op, "acts of shape (B, T, U + 1, V)", f"shape {a.shape}")
-        b, t_max, u_max, v = a.shape
-        lab = _arr(op, "labels", labels, floats=False).astype(np.int64)
-        il = _arr(op, "input_lengths", input_lengths, floats=False).astype(np.int64).reshape(-1)
-        ll = _arr(op, "label_lengths", label_lengths, floats=False).astype(np.int64).reshape(-1)
-        if lab.shape != (b, u_max - 1):
-            raise ShapeError(op, f"labels of shape ({b}, {u_max - 1})", f"shape {lab.shape}")
-        if il.shape != (b,) or ll.shape != (b,):
-            raise ShapeError(op, f"input_lengths and label_lengths of shape ({b},)", f"{il.shape}, {ll.shape}")
-        if (il < 1).any() or (il > t_max).any():
-            raise ValueError(f"{op}: input_lengths must be in [1, {t_max}], got {il.tolist()}")
-        if (ll < 0).any() or (ll > u_max - 1).any():
-            raise ValueError(f"{op}: label_lengths must be in [0, {u_max - 1}], got {ll.tolist()}")
-        if not 0 <= self.blank_label < v:
-            raise ValueError(f"{op}: blank_label must be in [0, {v}), got {self.blank_label}")
-        if ((lab < 0) | (lab >= v))[np.arange(u_max - 1)[None] < ll[:, None]].any():
-            raise ValueError(f"{op}: labels must be in [0, {v})")
-        lp = _log_softmax(a.astype(np.float64))
-        nll, g_lp = _rnnt_core(lp, lab, il, ll, self.blank_label)
-        grad = g_lp - np.exp(lp) * g_lp.sum(-1, keepdims=True)
-        inside = ((np.arange(t_max)[None, :, None] < il[:, None, None])
-                  & (np.arange(u_max)[None, None] <= ll[:, None, None]))[..., None]
-        return Tensor(nll.astype(a.dtype)), Tensor(np.where(inside, grad, 0.0).astype(a.dtype))
+        for name, v in (("acts", acts), ("labels", labels), ("input_lengths", input_lengths),
+                        ("label_lengths", label_lengths)):
+            if not isinstance(v, Tensor):
+                raise TypeError(f"RNNTLoss: {name} must be a Tensor, got {type(v).__name__}")
+        return RNNTLossWithGradient(acts, labels, input_lengths, label_lengths, blank_label=self.blank_label)
 
 
 # --- EditDistance --------------------------------------------------------------------------------------
