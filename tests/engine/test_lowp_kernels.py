@@ -180,3 +180,44 @@ def test_bias_add_and_its_gradient_in_16bit(dt: np.dtype) -> None:
     s3 = sum_to(ms.Tensor(a.reshape(4, 16, 256)), (1, 16, 1)).asnumpy()
     np.testing.assert_allclose(s3.astype(np.float64), a.reshape(4, 16, 256).astype(np.float64).sum(
         axis=(0, 2), keepdims=True), rtol=ulp, atol=1e-2)
+
+
+def _cnn_losses(mode: int, monkeypatch: pytest.MonkeyPatch, calls: dict[str, int]) -> list[float]:
+    from spore import nn
+
+    for name in ("conv2d", "conv2d_backward_data", "conv2d_backward_weights"):
+        real = getattr(lowp, name)
+
+        def counted(*a: object, _real: object = real, _name: str = name, **k: object) -> object:
+            calls[_name] = calls.get(_name, 0) + 1
+            return _real(*a, **k)  # type: ignore[operator]
+
+        monkeypatch.setattr(lowp, name, counted)
+    ms.set_context(mode=mode)
+    try:
+        ms.set_seed(3)
+        net = nn.SequentialCell([nn.Conv2d(3, 8, 3, pad_mode="same", has_bias=True), nn.ReLU(), nn.MaxPool2d(2, 2),
+                                 nn.Conv2d(8, 8, 3, pad_mode="same"), nn.ReLU(), nn.Flatten(), nn.Dense(8 * 8 * 8, 10)])
+        net = ms.amp.auto_mixed_precision(net, "O2", dtype=ms.bfloat16)
+        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.Momentum(net.trainable_params(), 0.05, 0.9))
+        rng = np.random.default_rng(0)
+        x = ms.Tensor(rng.standard_normal((16, 3, 16, 16)).astype(np.float32))
+        y = ms.Tensor(rng.integers(0, 10, 16).astype(np.int32))
+        return [float(step(x, y).asnumpy()) for _ in range(4)]
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+        monkeypatch.undo()
+
+
+def test_o2_bf16_convs_run_in_onednn_bf16_in_both_modes_bit_for_bit(monkeypatch: pytest.MonkeyPatch) -> None:
+    py_calls: dict[str, int] = {}
+    graph_calls: dict[str, int] = {}
+    py = _cnn_losses(ms.PYNATIVE_MODE, monkeypatch, py_calls)
+    graph = _cnn_losses(ms.GRAPH_MODE, monkeypatch, graph_calls)
+    if lowp.bf16_native():  # forward, input gradient (second conv) and weight gradients, every step
+        for calls in (py_calls, graph_calls):
+            assert calls.get("conv2d", 0) >= 8 and calls.get("conv2d_backward_data", 0) >= 4, calls
+            assert calls.get("conv2d_backward_weights", 0) >= 8, calls
+    assert py == graph  # the same kernels in the same order: bit for bit
+    assert py[-1] < py[0]  # and it learns
