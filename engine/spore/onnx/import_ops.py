@@ -94,6 +94,25 @@ for _name, _f in {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Equal"
                                                    else None)(np.asarray(f(ins[0], ins[1]))))(_f)
 
 
+def _s_intdiv(ic: Any, ins: list, a: dict) -> np.ndarray | None:
+    """Integer Div on constants (a head size from a shape), truncating toward zero as ONNX says."""
+    x, y = np.asarray(ins[0]), np.asarray(ins[1])
+    if x.dtype.kind not in "iu" or y.dtype.kind not in "iu" or not np.all(y != 0):
+        return None
+    return (np.sign(x) * np.sign(y) * (np.abs(x) // np.abs(y))).astype(x.dtype)
+
+
+def _s_intmod(ic: Any, ins: list, a: dict) -> np.ndarray | None:
+    x, y = np.asarray(ins[0]), np.asarray(ins[1])
+    if x.dtype.kind not in "iu" or y.dtype.kind not in "iu" or not np.all(y != 0):
+        return None
+    return (np.fmod if a.get("fmod", 0) else np.mod)(x, y).astype(x.dtype)
+
+
+STATIC["Div"] = _s_intdiv
+STATIC["Mod"] = _s_intmod
+
+
 def _np_type(to: int) -> Any:
     from onnx import helper
 
@@ -298,8 +317,8 @@ def _split(ic: Any, ins: list, a: dict) -> Any:
     return tuple(_P("Split")(x, axis=axis, sizes=tuple(sizes)))
 
 
-def _slice(ic: Any, ins: list, a: dict) -> Any:
-    x = ic.t(ins[0])
+def _slice(ic: Any, ins: list, a: dict, static: bool = False) -> Any:
+    x = np.asarray(ins[0]) if static else ic.t(ins[0])
     if ic.opset < 10:
         starts, ends, axes, steps = a["starts"], a["ends"], a.get("axes"), None
     else:
@@ -317,6 +336,11 @@ def _slice(ic: Any, ins: list, a: dict) -> Any:
             e = None
         index[ax % len(x.shape)] = slice(s, e, st)
     return x[tuple(index)]
+
+
+# PyTorch's exporter slices shape vectors (MultiheadAttention's head split): kept static, Graph
+# mode can then use the result as a Reshape/Slice argument.
+STATIC["Slice"] = lambda ic, ins, a: _slice(ic, ins, a, static=True)
 
 
 def _gather(ic: Any, ins: list, a: dict) -> Any:
@@ -732,7 +756,90 @@ def _sce(ic: Any, ins: list, a: dict) -> Any:
 
 NEEDS_RUN = {"If", "Loop"}
 
+_LSTM_ACT = {"sigmoid": "sigmoid", "tanh": "tanh", "relu": "relu"}
+
+
+def _lstm(ic: Any, ins: list, a: dict) -> Any:
+    """LSTM (PyTorch's exporter writes one per nn.LSTM layer): gates i, o, f, c in W/R/B, unrolled
+    over the (static) sequence with Spore ops, so gradients reach W, R, B and the initial states."""
+    from ..ops import functional as F
+
+    ins = list(ins) + [None] * (8 - len(ins))
+    x, w, r, b, seq_lens, h0, c0, p = ins[:8]
+    hid = int(a["hidden_size"])
+    direction = a.get("direction", b"forward")
+    direction = direction.decode() if isinstance(direction, bytes) else str(direction)
+    if direction not in ("forward", "reverse", "bidirectional"):
+        raise OnnxError(f"LSTM: direction {direction!r} is not forward, reverse or bidirectional", op="LSTM")
+    acts = [v.decode() if isinstance(v, bytes) else str(v) for v in a.get("activations", [])] or \
+        ["Sigmoid", "Tanh", "Tanh"] * (2 if direction == "bidirectional" else 1)
+    if any(v.lower() not in _LSTM_ACT for v in acts) or a.get("activation_alpha") or a.get("activation_beta"):
+        raise OnnxError(f"LSTM: activations {acts} are not supported (Spore imports Sigmoid, Tanh and Relu "
+                        "without alpha/beta)", op="LSTM", node=ic.node.name)
+    clip = a.get("clip")
+    coupled = bool(a.get("input_forget", 0))
+    x = ic.t(x)
+    if a.get("layout", 0):
+        x = _P("Transpose")(x, perm=(1, 0, 2))
+    seq, batch = int(x.shape[0]), int(x.shape[1])
+    mask = None
+    if seq_lens is not None:
+        lens = np.asarray(ic.static(seq_lens, "sequence_lens")).reshape(-1).astype(np.int64)
+        if lens.shape != (batch,) or np.any(lens < 0) or np.any(lens > seq):
+            raise OnnxError(f"LSTM: sequence_lens {lens.tolist()} do not fit batch {batch} and length {seq}",
+                            op="LSTM", node=ic.node.name)
+        if np.any(lens != seq):
+            mask = [Tensor((t < lens).reshape(batch, 1)) for t in range(seq)]
+    w, r = ic.t(w), ic.t(r)
+    ndir = 2 if direction == "bidirectional" else 1
+
+    def gate(pre: Any, fn: str) -> Any:
+        if clip is not None:
+            pre = F.clip_by_value(pre, -float(clip), float(clip))
+        return getattr(F, _LSTM_ACT[fn.lower()])(pre)
+
+    ys, hs, cs = [], [], []
+    for d in range(ndir):
+        f_act, g_act, h_act = acts[3 * d: 3 * d + 3]
+        bias = None
+        if b is not None:
+            bd = ic.t(b)[d]
+            bias = F.add(bd[:4 * hid], bd[4 * hid:])
+        xw = F.reshape(F.dense(F.reshape(x, (seq * batch, int(x.shape[2]))), w[d], bias), (seq, batch, 4 * hid))
+        h = ic.t(h0)[d] if h0 is not None else Tensor(np.zeros((batch, hid), np.float32))
+        c = ic.t(c0)[d] if c0 is not None else Tensor(np.zeros((batch, hid), np.float32))
+        pi = po = pf = None
+        if p is not None:
+            pd = ic.t(p)[d]
+            pi, po, pf = pd[:hid], pd[hid:2 * hid], pd[2 * hid:]
+        reverse = direction == "reverse" or d == 1
+        outs: list[Any] = [None] * seq
+        for t in (range(seq - 1, -1, -1) if reverse else range(seq)):
+            gi, go, gf, gc = F.split(F.add(xw[t], F.dense(h, r[d])), hid, axis=1)
+            i = gate(gi if pi is None else F.add(gi, F.mul(pi, c)), f_act)
+            f = F.sub(Tensor(np.ones((), np.float32)), i) if coupled else \
+                gate(gf if pf is None else F.add(gf, F.mul(pf, c)), f_act)
+            c_new = F.add(F.mul(f, c), F.mul(i, gate(gc, g_act)))
+            o = gate(go if po is None else F.add(go, F.mul(po, c_new)), f_act)
+            h_new = F.mul(o, getattr(F, _LSTM_ACT[h_act.lower()])(c_new))
+            if mask is not None:
+                h, c = F.where(mask[t], h_new, h), F.where(mask[t], c_new, c)
+                outs[t] = F.where(mask[t], h_new, F.zeros_like(h_new))
+            else:
+                h, c, outs[t] = h_new, c_new, h_new
+        ys.append(F.stack(outs, 0))
+        hs.append(h)
+        cs.append(c)
+    y = F.stack(ys, 1)  # (seq, num_directions, batch, hidden)
+    y_h, y_c = F.stack(hs, 0), F.stack(cs, 0)
+    if a.get("layout", 0):
+        y = _P("Transpose")(y, perm=(2, 0, 1, 3))
+        y_h, y_c = _P("Transpose")(y_h, perm=(1, 0, 2)), _P("Transpose")(y_c, perm=(1, 0, 2))
+    return y, y_h, y_c
+
+
 TABLE: dict[str, Any] = {
+    "LSTM": _lstm,
     "Constant": _constant,
     "Conv": _conv,
     "MaxPool": _pool("MaxPool"),
