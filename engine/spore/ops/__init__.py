@@ -29,7 +29,6 @@ CLASS_MODULES = tuple(_importlib.import_module(f"{__name__}.{n}")
                                 "sequence_losses", "fractional_pool", "detection_ops",
                                 "dilation2d_ops", "sampling_ops", "misc_ops", "candidate_sampling", "train_misc_ops",
                                 "summary_ops", "comm_class_ops",
-                                "summary_ops",
                                 "functional_control", "primitive_helpers", "complex_ops", "fft_ops"))
 _CLASSES = {n: getattr(_m, n) for _m in CLASS_MODULES for n in _m.__all__}
 globals().update(_CLASSES)
