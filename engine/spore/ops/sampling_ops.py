@@ -21,8 +21,10 @@ and the ops compile in Graph mode like their parts. Decisions where MindSpore's 
   to `features`, not to `rois` (as MindSpore's ROIAlignGrad).
 - `crop_and_resize` is TensorFlow's: box corners in normalised [y1, x1, y2, x2], samples at
   ``y1 * (H - 1) + i * (y2 - y1) * (H - 1) / (crop_h - 1)`` (the box centre for one row),
-  `extrapolation_value` outside [0, H - 1]; 'nearest' rounds half away from zero. The gradient
-  reaches `image` and `boxes`. 'bilinear_v2' is not supported (ValueError naming it).
+  `extrapolation_value` outside [0, H - 1]; 'nearest' rounds half away from zero; 'bilinear_v2'
+  (MindSpore's "optimised bilinear" kernel) computes the same exact bilinear interpolation. The
+  gradient reaches `image` and `boxes` (MindSpore's backward covers 'bilinear' only and returns 0
+  for the other methods; here 'nearest' routes the gradient to the picked pixels).
 - `deformable_conv2d` samples x at ``p + p_k + offset`` with zero padding, multiplies by the mask
   (offsets' channels are (x offsets, y offsets, masks), each ``deformable_groups * kh * kw``), lays
   the samples out as `DeformableOffsets` does ((N, C, H_out * kh, W_out * kw)) and convolves them
@@ -315,9 +317,8 @@ def crop_and_resize(image: Tensor, boxes: Tensor, box_indices: Tensor, crop_size
             or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in crop_size)):
         raise ValueError(f"{op}: crop_size must be a (crop_height, crop_width) tuple of positive ints, "
                          f"got {crop_size!r}")
-    if method not in ("bilinear", "nearest"):
-        raise ValueError(f"{op}: method must be 'bilinear' or 'nearest' ('bilinear_v2' is not supported), "
-                         f"got {method!r}")
+    if method not in ("bilinear", "nearest", "bilinear_v2"):
+        raise ValueError(f"{op}: method must be 'bilinear', 'nearest' or 'bilinear_v2', got {method!r}")
     bsz, h, w, depth = image.shape
     nb = boxes.shape[0]
     ch, cw = int(crop_size[0]), int(crop_size[1])
@@ -338,7 +339,7 @@ def crop_and_resize(image: Tensor, boxes: Tensor, box_indices: Tensor, crop_size
     xx = F.reshape(F.broadcast_to(F.expand_dims(F.clamp(xs, 0, w - 1), 1), (nb, ch, cw)), (nb, ch * cw))
     flat = F.gather(F.reshape(F.transpose(img, (0, 3, 1, 2)), (bsz, depth, h * w)),
                     F.cast(box_indices, mstype.int64), 0)  # (nb, depth, H * W)
-    if method == "bilinear":
+    if method in ("bilinear", "bilinear_v2"):  # v2 is MindSpore's faster kernel of the same interpolation
         vals = _linear_gather(flat, [xx, yy], [w, h])
     else:  # std::round: half away from zero (the coordinates are >= 0 here)
         vals = _nearest_gather(flat, [F.floor(F.stop_gradient(xx) + 0.5), F.floor(F.stop_gradient(yy) + 0.5)],
