@@ -61,3 +61,21 @@ def test_clients_in_one_process_and_timeouts():
         master.close()
     with pytest.raises(ValueError, match="master's port"):
         ops.TCPStore("127.0.0.1", 0)
+
+
+def test_a_malformed_or_huge_request_does_not_stop_the_store():
+    """Garbage on the socket gets an error reply or a closed connection; the store keeps serving."""
+    import socket
+    import struct
+
+    master = ops.TCPStore("127.0.0.1", 0, is_master=True, timeout=datetime.timedelta(seconds=1))
+    with socket.create_connection(("127.0.0.1", master.port)) as s:   # a request missing its value
+        body = b'{"op": "set", "key": "k"}'
+        s.sendall(struct.pack("<I", len(body)) + body)
+        n = struct.unpack("<I", s.recv(4))[0]
+        assert b"malformed request" in s.recv(n)
+    with socket.create_connection(("127.0.0.1", master.port)) as s:   # an absurd length prefix
+        s.sendall(struct.pack("<I", 0xFFFFFFFF))
+        assert s.recv(4) == b""
+    master.set("k", "v")
+    assert master.get("k") == b"v"

@@ -29,6 +29,7 @@ from typing import Any
 __all__ = ["TCPStore"]
 
 _WORKERS = "__spore_tcpstore_workers__"
+_MAX_MESSAGE = 64 << 20  # bytes of one request or reply
 
 
 def _send(sock: socket.socket, obj: dict) -> None:
@@ -44,13 +45,19 @@ def _recv(sock: socket.socket) -> dict | None:
             return None
         head += chunk
     (n,) = struct.unpack("<I", head)
+    if n > _MAX_MESSAGE:
+        return None  # a store exchanges small values: a huge length is garbage or an attack, so drop the peer
     body = bytearray()
     while len(body) < n:
         chunk = sock.recv(min(65536, n - len(body)))
         if not chunk:
             return None
         body += chunk
-    return json.loads(body)
+    try:
+        msg = json.loads(body)
+    except ValueError:
+        return None
+    return msg if isinstance(msg, dict) else None
 
 
 class _State:
@@ -66,37 +73,40 @@ class _Handler(socketserver.BaseRequestHandler):
             req = _recv(self.request)
             if req is None:
                 return
-            op, key = req.get("op"), req.get("key", "")
-            with st.cond:
-                if op == "set":
-                    st.data[key] = base64.b64decode(req["value"])
-                    st.cond.notify_all()
-                    reply: dict = {"ok": True}
-                elif op == "get":
-                    deadline = time.monotonic() + float(req["timeout"])
-                    while key not in st.data and time.monotonic() < deadline:
-                        st.cond.wait(max(deadline - time.monotonic(), 0.0))
-                    reply = {"ok": key in st.data,
-                             "value": base64.b64encode(st.data[key]).decode() if key in st.data else None}
-                elif op == "add":
-                    v = int(st.data.get(key, b"0").decode() or 0) + int(req["amount"])
-                    st.data[key] = str(v).encode()
-                    st.cond.notify_all()
-                    reply = {"ok": True, "value": v}
-                elif op == "delete":
-                    reply = {"ok": st.data.pop(key, None) is not None}
-                elif op == "num_keys":
-                    reply = {"ok": True, "value": len([k for k in st.data if k != _WORKERS])}
-                elif op == "check":
-                    reply = {"ok": all(k in st.data for k in req["keys"])}
-                elif op == "wait_count":
-                    deadline = time.monotonic() + float(req["timeout"])
-                    while int(st.data.get(key, b"0").decode() or 0) < int(req["amount"]) and \
-                            time.monotonic() < deadline:
-                        st.cond.wait(max(deadline - time.monotonic(), 0.0))
-                    reply = {"ok": int(st.data.get(key, b"0").decode() or 0) >= int(req["amount"])}
-                else:
-                    reply = {"ok": False, "error": f"unknown request {op!r}"}
+            try:
+                op, key = req.get("op"), req.get("key", "")
+                with st.cond:
+                    if op == "set":
+                        st.data[key] = base64.b64decode(req["value"])
+                        st.cond.notify_all()
+                        reply: dict = {"ok": True}
+                    elif op == "get":
+                        deadline = time.monotonic() + float(req["timeout"])
+                        while key not in st.data and time.monotonic() < deadline:
+                            st.cond.wait(max(deadline - time.monotonic(), 0.0))
+                        reply = {"ok": key in st.data,
+                                 "value": base64.b64encode(st.data[key]).decode() if key in st.data else None}
+                    elif op == "add":
+                        v = int(st.data.get(key, b"0").decode() or 0) + int(req["amount"])
+                        st.data[key] = str(v).encode()
+                        st.cond.notify_all()
+                        reply = {"ok": True, "value": v}
+                    elif op == "delete":
+                        reply = {"ok": st.data.pop(key, None) is not None}
+                    elif op == "num_keys":
+                        reply = {"ok": True, "value": len([k for k in st.data if k != _WORKERS])}
+                    elif op == "check":
+                        reply = {"ok": all(k in st.data for k in req["keys"])}
+                    elif op == "wait_count":
+                        deadline = time.monotonic() + float(req["timeout"])
+                        while int(st.data.get(key, b"0").decode() or 0) < int(req["amount"]) and \
+                                time.monotonic() < deadline:
+                            st.cond.wait(max(deadline - time.monotonic(), 0.0))
+                        reply = {"ok": int(st.data.get(key, b"0").decode() or 0) >= int(req["amount"])}
+                    else:
+                        reply = {"ok": False, "error": f"unknown request {op!r}"}
+            except (KeyError, TypeError, ValueError, AttributeError) as e:  # a malformed request: answer, keep serving
+                reply = {"ok": False, "error": f"malformed request: {type(e).__name__}: {e}"}
             _send(self.request, reply)
 
 
