@@ -278,3 +278,15 @@ def test_the_kernels_tensor_view_shows_complex_magnitudes_and_serialises():
     assert doc["stats"]["max"] == pytest.approx(float(np.abs(a).max()))
     assert doc["values"]["data"][0][1] == str(a[0, 1]) and doc["heatmap"]["magnitude"] is True
     np.testing.assert_allclose(doc["heatmap"]["data"], np.abs(a), rtol=1e-6)
+
+
+def test_writing_complex_values_into_a_real_tensor_is_refused():
+    x = ms.Tensor(np.zeros(3, np.float32))
+    with pytest.raises(TypeError, match="complex"):
+        x[0] = 1j
+    with pytest.raises(DTypeError, match="imaginary"):
+        x[0] = ms.Tensor(np.array(1 + 1j, np.complex64))
+    z = ms.Tensor(np.zeros(3, np.complex64))
+    z[1], z[2] = 2.5, 1 + 1j
+    np.testing.assert_array_equal(z.asnumpy(), [0, 2.5, 1 + 1j])
+    np.testing.assert_array_equal(x.asnumpy(), np.zeros(3))
