@@ -8,8 +8,8 @@ a complex z is the conjugate Wirtinger derivative, dL/d(re z) + i dL/d(im z). Fo
 w = f(z) that makes grad_z = conj(f'(z)) * grad_w; the existing rules compute g * f'(z) from the
 op's inputs and output, so for the ops whose Taylor coefficients are real (mul, div, matmul, exp, log,
 sqrt, sin, ...) the rule run on conj(grad_w), conjugated, gives the right answer. `COMPLEX_OK` lists
-those ops (and the structural ones: reshape, slicing, sums, which need no conjugation);
-`_guard_registry` wraps their gradient rules accordingly and makes every other primitive refuse a
+those ops (and the structural ones: reshape, slicing, sums, whose rules are right as written);
+`_guard_registry` wraps the holomorphic ones' gradient rules so and makes every other primitive refuse a
 complex input with a DTypeError naming it, so no op silently drops an imaginary part or orders
 complex numbers (NumPy would: max/relu/argmax of complex). A gradient that reaches a real input
 from a complex path is the real part (a real x moves only along re).
@@ -46,6 +46,19 @@ def _complex_dtype(dt: Any) -> Any:
 
 def _is_complex(t: Any) -> bool:
     return bool(getattr(getattr(t, "dtype", None), "is_complex", False))
+
+
+def _any_complex(items: Any) -> bool:
+    """Whether a tensor among `items` (or in a tuple/list among them: Concat's inputs) is complex;
+    written for speed, as every op's shape rule and gradient rule asks it."""
+    for t in items:
+        dt = getattr(t, "dtype", None)
+        if dt is not None:
+            if getattr(dt, "is_complex", False):
+                return True
+        elif type(t) in (tuple, list) and _any_complex(t):
+            return True
+    return False
 
 
 def _require_complex(op: str, a: Any) -> None:
@@ -467,8 +480,7 @@ def _wrap_vjp(prim: Any) -> None:
 
     @functools.wraps(orig)
     def vjp(g: Any, out: Any, *inputs: Any, **attrs: Any) -> Any:
-        outs = out if isinstance(out, tuple) else (out,)
-        if not any(_is_complex(t) for t in (*inputs, *outs)):
+        if not (_any_complex(inputs) or _any_complex(out if type(out) is tuple else (out,))):  # the hot path
             return orig(g, out, *inputs, **attrs)
         if conj:  # conj(f'(z)) g = conj(f'(z) conj(g)): the real rule on conj(g), conjugated
             grads = tuple(None if gr is None else _conj_any(gr)
@@ -508,11 +520,10 @@ def _refusing_infer(prim: Any) -> Any:
 
     @functools.wraps(orig)
     def infer(*args: Any, **attrs: Any) -> Any:
-        for a in args:
-            if _is_complex(a) or (isinstance(a, (tuple, list)) and any(_is_complex(t) for t in a)):
-                raise DTypeError(prim.name, "real tensors (this op has no complex kernel)", f"{a.dtype}"
-                                 if not isinstance(a, (tuple, list)) else "a complex tensor",
-                                 hint="take ops.real(x), ops.imag(x) or ops.abs(x) first")
+        if _any_complex(args):
+            got = next((str(a.dtype) for a in args if _is_complex(a)), "a complex tensor")
+            raise DTypeError(prim.name, "real tensors (this op has no complex kernel)", got,
+                             hint="take ops.real(x), ops.imag(x) or ops.abs(x) first")
         return orig(*args, **attrs)
 
     infer._complex_guard = True  # type: ignore[attr-defined]
@@ -538,8 +549,8 @@ def _guard_registry() -> None:
         if prim.name == "Abs":
             prim.infer = _abs_infer(prim.infer)
             prim.infer._complex_guard = True  # type: ignore[attr-defined]
-        if prim.vjp is not None:
-            _wrap_vjp(prim)
+        if prim.vjp is not None and prim.name in _HOLOMORPHIC:  # the structural rules are right as written:
+            _wrap_vjp(prim)  # their inputs share one dtype, so no gradient changes kind on the way back
 
 
 # --- class forms --------------------------------------------------------------------------------------
