@@ -98,10 +98,17 @@ class OnnxCell(Cell):
         self._table = table
         self._consts: dict[str, Any] = {}
         self._param_of: dict[str, Parameter] = {}
+        # BatchNormalization's running mean/var are statistics (buffers in PyTorch), not weights:
+        # Parameters, but not trainable, so fine-tuning's optimizer leaves them alone.
+        stats = {n.input[i] for n in _all_nodes(graph) if n.op_type == "BatchNormalization"
+                 for i in (3, 4) if len(n.input) > i}
+        used_elsewhere = {x for n in _all_nodes(graph) for i, x in enumerate(n.input)
+                          if not (n.op_type == "BatchNormalization" and i in (3, 4))}
         for t in graph.initializer:
             arr = numpy_helper.to_array(t)
             if arr.dtype.kind == "f" and arr.ndim > 0:
-                p = Parameter(Tensor(np.array(arr)), name=t.name)
+                p = Parameter(Tensor(np.array(arr)), name=t.name,
+                              requires_grad=not (t.name in stats and t.name not in used_elsewhere))
                 self.insert_param_to_cell(t.name, p, check_name_contain_dot=False)
                 self._param_of[t.name] = p
             else:
@@ -168,7 +175,8 @@ def load(path_or_bytes: Any) -> OnnxCell:
     """Read an ONNX model (a path or its bytes) and return it as a Cell.
 
     Broken or hostile files raise `OnnxError` before anything is allocated (see `safety`); an op
-    Spore cannot import is named. The Cell's float initializers are trainable Parameters.
+    Spore cannot import is named. The Cell's float initializers are trainable Parameters (except
+    BatchNormalization's running mean and variance, which are Parameters with requires_grad=False).
     """
     from .safety import parse_model, read_bytes
 
