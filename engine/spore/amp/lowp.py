@@ -74,18 +74,24 @@ def bf16_native() -> bool:
 def cast(a: np.ndarray, dt: np.dtype) -> np.ndarray:
     """`a.astype(dt)`, with float32 <-> bfloat16 / float16 through Spore's kernels (2-3x faster than
     ml_dtypes' loops, ~10x NumPy's scalar float16 casts; the same bits: round to nearest even, NaN
-    stays NaN). Other pairs use NumPy."""
+    stays NaN). Other pairs use NumPy.
+
+    A non-contiguous view cannot be reinterpreted as uint16 in place, so it is copied first (the
+    float32 side is made contiguous by the kernel's argument conversion)."""
     from .. import _kernels
 
     dt = np.dtype(dt)
-    if a.dtype == np.float32 and is_bf16(dt) and a.size >= 1024:
-        return _kernels.f32_to_bf16(a).view(dt)
-    if is_bf16(a.dtype) and dt == np.float32 and a.size >= 1024:
-        return _kernels.bf16_to_f32(a.view(np.uint16))
-    if a.dtype == np.float32 and dt == np.float16 and a.size >= 1024:
-        return _kernels.f32_to_f16(a).view(np.float16)
-    if a.dtype == np.float16 and dt == np.float32 and a.size >= 1024:
-        return _kernels.f16_to_f32(a.view(np.uint16))
+    if a.size >= 256:  # the cvt_* kernels (engine/csrc/lowp.cpp): a plain loop below 256K elements
+        if a.dtype == np.float32:
+            if is_bf16(dt):
+                return _kernels.cvt_f32_to_bf16(a).view(dt)
+            if dt == np.float16:
+                return _kernels.cvt_f32_to_f16(a).view(np.float16)
+        elif dt == np.float32:
+            if is_bf16(a.dtype):
+                return _kernels.cvt_bf16_to_f32(np.ascontiguousarray(a).view(np.uint16))
+            if a.dtype == np.float16:
+                return _kernels.cvt_f16_to_f32(np.ascontiguousarray(a).view(np.uint16))
     return a.astype(dt)
 
 
