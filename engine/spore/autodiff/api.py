@@ -94,10 +94,11 @@ def _run(fn: Callable, grad_position: Any, weights: Any, has_aux: bool, return_i
         for p in positions or ():  # a constant of the graph (ops.zeros_like(x), a closure tensor) is made a
             if not isinstance(args[p], (Tracer, Parameter)):  # value, so it gets its gradient as in PyNative
                 args[p] = F.identity(args[p])
+        hooked = leaves  # the tensors themselves: a closure tensor's PyNative hooks stay on it, not on its identity
         leaves = [args[p] for p in positions or ()] + ws
         main, aux, grads = traced_grad(fn, args, kwargs, leaves, has_aux, sens)
-        if tape.TENSOR_HOOKS:  # hooks registered in PyNative on these leaves (Parameters): traced into the graph
-            grads = [tape._hooked(t, g) for t, g in zip(leaves, grads)]
+        if tape.TENSOR_HOOKS:  # hooks registered in PyNative on these leaves (Parameters, inputs): traced in
+            grads = [tape._hooked(t, g) for t, g in zip(hooked, grads)]
         return _package(main, aux, grads, leaves, positions, grad_position, ws, single_w, return_ids, has_aux)
     with tape.watching(leaves):
         main, aux = split_aux(fn(*args, **kwargs), has_aux)

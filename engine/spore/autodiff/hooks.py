@@ -144,6 +144,9 @@ def _register_in_graph(t: Any, hook: Callable) -> Any:
         raise refuse("this tensor is a constant of the graph (made outside it), so no gradient reaches it")
     if t.__dict__.get("_graph_hooked"):
         raise refuse("a tensor takes one hook inside the graph (as in MindSpore)")
+    if t.__dict__.get("_grad_hooks"):  # an input hooked in PyNative (adopt_input_hooks)
+        raise refuse("this input already has a hook registered in PyNative mode, and a tensor takes one hook "
+                     "inside the graph (as in MindSpore)")
     var = t._var
     b = TRACING.builder
     while b is not None:
@@ -158,7 +161,45 @@ def _register_in_graph(t: Any, hook: Callable) -> Any:
 
     t._rebind(_prims().INSERT_GRADIENT(t, f=f))
     t.__dict__["_graph_hooked"] = True
+    t.__dict__["_hooked_var"] = t._var  # compiler/jit.py: an input rebound by its hook is not written in place
+    # `t.hooks()` later in the same graph lists the hook, as PyNative's would (it is a trace-time
+    # fact, so `len(t.hooks())` is a constant of the graph)
+    t.__dict__["_graph_hooks"] = {next(_IDS): hook}
     return t
+
+
+def input_hook_key(leaves: list) -> tuple:
+    """The PyNative hooks on a compiled function's tensor inputs, as part of its cache key: the graph
+    bakes them in (`adopt_input_hooks`), so a change compiles again. Empty (and free) when no tensor
+    has a hook."""
+    if not tape.TENSOR_HOOKS:
+        return ()
+    return tuple((i, tuple(t.__dict__["_grad_hooks"])) for i, t in enumerate(leaves)
+                 if id(t) in tape.TENSOR_HOOKS and "_grad_hooks" in t.__dict__)
+
+
+def adopt_input_hooks(leaves: list, tracers: list) -> list:
+    """Give the input tracers of a graph being compiled the PyNative hooks of the tensors they stand
+    for, so a `grad` inside the graph runs them on those inputs' gradients (traced into the graph) and
+    `t.hooks()` lists them, as in PyNative. Returns the tracers hooked (`drop_adopted` undoes it)."""
+    if not tape.TENSOR_HOOKS:
+        return []
+    adopted = []
+    for t, tr in zip(leaves, tracers):
+        hooks_of = t.__dict__.get("_grad_hooks") if id(t) in tape.TENSOR_HOOKS else None
+        if hooks_of:
+            tr.__dict__["_grad_hooks"] = dict(hooks_of)
+            tape.TENSOR_HOOKS[id(tr)] = tr
+            adopted.append(tr)
+    return adopted
+
+
+def drop_adopted(tracers: list) -> None:
+    """After compiling: the tracers leave `tape.TENSOR_HOOKS` (empty again when no real tensor has a
+    hook, so PyNative's backward keeps its no-hook fast path)."""
+    for tr in tracers:
+        if tape.TENSOR_HOOKS.get(id(tr)) is tr:
+            del tape.TENSOR_HOOKS[id(tr)]
 
 
 def remove_hook(self: Any, handle: Any) -> bool:
@@ -176,7 +217,7 @@ def remove_hook(self: Any, handle: Any) -> bool:
 
 def hooks(self: Any) -> dict[int, Callable]:
     """The gradient hooks registered on this tensor, by handle id, in the order they run."""
-    return dict(self.__dict__.get("_grad_hooks", {}))
+    return {**self.__dict__.get("_grad_hooks", {}), **self.__dict__.get("_graph_hooks", {})}
 
 
 def run_tensor_hooks(t: Any, grad: Any) -> Any:

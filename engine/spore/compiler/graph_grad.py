@@ -23,6 +23,9 @@ def traced_grad(fn: Any, args: list, kwargs: dict, leaves: list[Tensor], has_aux
     builder = TRACING.builder
     frontend = builder.frontend
     start = len(builder.eqns)
+    # the leaves' variables as they are before `fn` runs: `fn` may rebind a leaf (a.register_hook(h)
+    # makes `a` an InsertGradientOf of itself), and the gradient must reach the input, through the hook
+    atoms = [builder.atom(t) for t in leaves]
     out = frontend.call(None, fn, list(args), dict(kwargs))
     main, aux = split_aux(out, has_aux)
     roots = flat_tensors(main)
@@ -31,7 +34,6 @@ def traced_grad(fn: Any, args: list, kwargs: dict, leaves: list[Tensor], has_aux
     cots = [F.ones_like(r) for r in roots] if sens is None else flat_tensors(sens)
     if len(cots) != len(roots):
         raise GradError(f"sens has {len(cots)} tensors for {len(roots)} outputs", loc=builder.loc)
-    atoms = [builder.atom(t) for t in leaves]
     var_at = [i for i, a in enumerate(atoms) if isinstance(a, Var)]  # constants have no gradient
     found = backprop(builder, builder.eqns[start:], [builder.atom(r) for r in roots], cots,
                      [atoms[i] for i in var_at])

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..autodiff import tape
+from ..autodiff.hooks import adopt_input_hooks, drop_adopted, input_hook_key
 from ..common.tree import flatten, unflatten
 from ..context import STRUCTURE_VERSION
 from ..errors import (
@@ -207,7 +208,7 @@ class JitFunction:
             fe: Frontend = builder.frontend
             return fe.inline(None, self.fn, list(args), kwargs, self.name, self.self_obj)
         leaves, tree = flatten((args, kwargs))
-        key = (tree, STRUCTURE_VERSION[0])
+        key = (tree, STRUCTURE_VERSION[0], input_hook_key(leaves))
         try:
             entry = self.cache.get(key)
         except TypeError:  # an unhashable argument (a NumPy array...): no graph input, nor a value to compile for
@@ -311,19 +312,25 @@ class JitFunction:
         builder = GraphBuilder(self.name)
         with building(builder):
             tracers = [builder.new_input(Aval(tuple(t.shape), t.dtype), f"in{i}") for i, t in enumerate(leaves)]
+        adopted = adopt_input_hooks(leaves, tracers)  # inputs hooked in PyNative keep their hooks in the graph
         _, tree = flatten((args, kwargs))
         t_args, t_kwargs = unflatten(tree, tracers)
         cell_names = _cell_names(self.self_obj)
         fe = Frontend(builder, cell_names)
-        with building(builder):
-            builder.scope = cell_names.get(id(self.self_obj), "")  # the root Cell's own ops carry its name
-            out = self.trace_body(fe, t_args, t_kwargs)
-            out_leaves, out_tree = flatten(out)
-            _check_outputs(out_tree, self.name)
-            # inputs written in place (x[i] = v, x.fill_(...)) hand their new value back to the caller's
-            # tensor after each run, as the write in PyNative would have changed it
-            written = [i for i, (t, v) in enumerate(zip(tracers, builder.inputs)) if t._var is not v]
-            raw = builder.finish(out_leaves + [tracers[i] for i in written], out_tree)
+        try:
+            with building(builder):
+                builder.scope = cell_names.get(id(self.self_obj), "")  # the root Cell's own ops carry its name
+                out = self.trace_body(fe, t_args, t_kwargs)
+                out_leaves, out_tree = flatten(out)
+                _check_outputs(out_tree, self.name)
+                # inputs written in place (x[i] = v, x.fill_(...)) hand their new value back to the caller's
+                # tensor after each run, as the write in PyNative would have changed it (a hook registered
+                # on an input rebinds it to an identity of itself: not a write)
+                written = [i for i, (t, v) in enumerate(zip(tracers, builder.inputs))
+                           if t._var is not v and t.__dict__.get("_hooked_var") is not t._var]
+                raw = builder.finish(out_leaves + [tracers[i] for i in written], out_tree)
+        finally:
+            drop_adopted(adopted)
         graph = optimize(raw)
         entry = CompiledEntry(self.name, graph, raw, out_tree, len(leaves))
         entry.guards = fe.guards if fe.guards.items else None
@@ -395,7 +402,7 @@ class Segment(JitFunction):
     def run_compiled(self, values: dict, guards: tuple) -> tuple:
         __tracebackhide__ = True
         leaves, tree = flatten(((values,), {"guards": guards}))
-        key = (tree, STRUCTURE_VERSION[0])
+        key = (tree, STRUCTURE_VERSION[0], input_hook_key(leaves))
         try:
             entry = self.cache.get(key)
         except TypeError:  # a live variable holds an unhashable Python value: these statements run in Python

@@ -256,6 +256,47 @@ def hooks_listed(x):
     return z + len(z.hooks())
 
 
+def hook_on_input(x):
+    """A hook on the function's own input rescales the gradient it receives."""
+    def f(a):
+        a.register_hook(lambda g: g * 0.5)
+        return (ops.sin(a) * a).sum()
+    return ms.grad(f)(x)
+
+
+def hooks_chained(x):
+    """Two tensors hooked along one chain: both hooks apply, in order."""
+    def f(a):
+        y = a * 2
+        y.register_hook(lambda g: g + 1)
+        z = ops.exp(y)
+        z.register_hook(lambda g: g * 3)
+        return z.sum()
+    return ms.grad(f)(x)
+
+
+def hook_removed_keeps_other(x):
+    """Removing one hook leaves the other tensor's hook in place."""
+    def f(a):
+        y = a * a
+        h = y.register_hook(lambda g: g * 10)
+        w = y + a
+        w.register_hook(lambda g: g * 2)
+        y.remove_hook(h)
+        return (w * w).sum()
+    return ms.grad(f)(x)
+
+
+def hooks_after_register(x):
+    z = x + 1
+    z.register_hook(lambda g: g)
+    return z * len(z.hooks())
+
+
+def hooks_on_fresh_tensor(x):
+    return ops.cos(x) + len(ops.cos(x).hooks())
+
+
 @_functions
 def _autodiff_functions() -> list:
     return [
@@ -303,6 +344,12 @@ def autodiff_tensor_cases() -> list:
         C("Tensor.register_hook[grad]", hooked_grad, fl(3, 4)),
         C("Tensor.remove_hook[grad]", hook_removed, fl(3, 4)),
         C("Tensor.hooks[count]", hooks_listed, fl(3, 4)),
+        C("Tensor.register_hook[input]", hook_on_input, fl(3, 4)),
+        C("Tensor.register_hook[chain]", hooks_chained, fl(2, 5)),
+        C("Tensor.remove_hook[keeps other]", hook_removed_keeps_other, fl(3, 4)),
+        C("Tensor.remove_hook[before use]", hook_removed, fl(2, 2)),
+        C("Tensor.hooks[after register]", hooks_after_register, fl(3, 4)),
+        C("Tensor.hooks[fresh]", hooks_on_fresh_tensor, fl(2, 3)),
     ]
 
 
