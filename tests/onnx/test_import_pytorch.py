@@ -174,3 +174,16 @@ def test_reexport_runs_in_onnxruntime(fname, tmp_path):
     sess = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
     (got,) = sess.run(None, {sess.get_inputs()[0].name: x})
     np.testing.assert_allclose(got, REF[f"{name}|y"], rtol=0, atol=1e-5)
+
+
+def test_initializers_listed_as_graph_inputs_are_still_parameters():
+    """Older PyTorch exports (keep_initializers_as_inputs=True, the rule before ONNX IR 4) list every
+    weight among the graph inputs too: the Cell still takes only `x`, and the weights still train."""
+    model = onnx.load(str(FIXTURES / "mlp.onnx"))
+    for t in model.graph.initializer:
+        model.graph.input.append(onnx.helper.make_tensor_value_info(t.name, t.data_type, list(t.dims)))
+    net = load(model.SerializeToString())
+    assert net.input_names == ["x"]
+    assert {p.name for p in net.trainable_params()} == {"fc1.weight", "fc1.bias", "bn.weight", "bn.bias",
+                                                        "fc2.weight", "fc2.bias"}
+    np.testing.assert_allclose(net(ms.Tensor(REF["mlp|x"])).asnumpy(), REF["mlp|y"], rtol=0, atol=1e-5)
