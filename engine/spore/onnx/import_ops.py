@@ -756,90 +756,121 @@ def _sce(ic: Any, ins: list, a: dict) -> Any:
 
 NEEDS_RUN = {"If", "Loop"}
 
-_LSTM_ACT = {"sigmoid": "sigmoid", "tanh": "tanh", "relu": "relu"}
+_RNN_ACT = {"sigmoid": "sigmoid", "tanh": "tanh", "relu": "relu"}
+# per ONNX recurrent op: gate count, default activations per direction, and its input count
+_RNN_SPEC = {"LSTM": (4, ["Sigmoid", "Tanh", "Tanh"], 8), "GRU": (3, ["Sigmoid", "Tanh"], 6),
+             "RNN": (1, ["Tanh"], 6)}
 
 
-def _lstm(ic: Any, ins: list, a: dict) -> Any:
-    """LSTM (PyTorch's exporter writes one per nn.LSTM layer): gates i, o, f, c in W/R/B, unrolled
-    over the (static) sequence with Spore ops, so gradients reach W, R, B and the initial states."""
-    from ..ops import functional as F
+def _recurrent(kind: str):
+    """LSTM / GRU / RNN (PyTorch's exporter writes one per nn.LSTM/GRU/RNN layer), unrolled over the
+    (static) sequence with Spore ops, so gradients reach W, R, B and the initial states. Gate
+    blocks in W/R/B follow ONNX: i, o, f, c (LSTM) and z, r, h (GRU)."""
+    gates, default_acts, n_in = _RNN_SPEC[kind]
 
-    ins = list(ins) + [None] * (8 - len(ins))
-    x, w, r, b, seq_lens, h0, c0, p = ins[:8]
-    hid = int(a["hidden_size"])
-    direction = a.get("direction", b"forward")
-    direction = direction.decode() if isinstance(direction, bytes) else str(direction)
-    if direction not in ("forward", "reverse", "bidirectional"):
-        raise OnnxError(f"LSTM: direction {direction!r} is not forward, reverse or bidirectional", op="LSTM")
-    acts = [v.decode() if isinstance(v, bytes) else str(v) for v in a.get("activations", [])] or \
-        ["Sigmoid", "Tanh", "Tanh"] * (2 if direction == "bidirectional" else 1)
-    if any(v.lower() not in _LSTM_ACT for v in acts) or a.get("activation_alpha") or a.get("activation_beta"):
-        raise OnnxError(f"LSTM: activations {acts} are not supported (Spore imports Sigmoid, Tanh and Relu "
-                        "without alpha/beta)", op="LSTM", node=ic.node.name)
-    clip = a.get("clip")
-    coupled = bool(a.get("input_forget", 0))
-    x = ic.t(x)
-    if a.get("layout", 0):
-        x = _P("Transpose")(x, perm=(1, 0, 2))
-    seq, batch = int(x.shape[0]), int(x.shape[1])
-    mask = None
-    if seq_lens is not None:
-        lens = np.asarray(ic.static(seq_lens, "sequence_lens")).reshape(-1).astype(np.int64)
-        if lens.shape != (batch,) or np.any(lens < 0) or np.any(lens > seq):
-            raise OnnxError(f"LSTM: sequence_lens {lens.tolist()} do not fit batch {batch} and length {seq}",
-                            op="LSTM", node=ic.node.name)
-        if np.any(lens != seq):
-            mask = [Tensor((t < lens).reshape(batch, 1)) for t in range(seq)]
-    w, r = ic.t(w), ic.t(r)
-    ndir = 2 if direction == "bidirectional" else 1
+    def imp(ic: Any, ins: list, a: dict) -> Any:
+        from ..ops import functional as F
 
-    def gate(pre: Any, fn: str) -> Any:
-        if clip is not None:
-            pre = F.clip_by_value(pre, -float(clip), float(clip))
-        return getattr(F, _LSTM_ACT[fn.lower()])(pre)
+        ins = list(ins) + [None] * (n_in - len(ins))
+        x, w, r, b, seq_lens, h0 = ins[:6]
+        c0, p = (ins[6], ins[7]) if kind == "LSTM" else (None, None)
+        hid = int(a["hidden_size"])
+        direction = a.get("direction", b"forward")
+        direction = direction.decode() if isinstance(direction, bytes) else str(direction)
+        if direction not in ("forward", "reverse", "bidirectional"):
+            raise OnnxError(f"{kind}: direction {direction!r} is not forward, reverse or bidirectional", op=kind)
+        ndir = 2 if direction == "bidirectional" else 1
+        acts = [v.decode() if isinstance(v, bytes) else str(v) for v in a.get("activations", [])] or \
+            default_acts * ndir
+        if len(acts) != len(default_acts) * ndir or any(v.lower() not in _RNN_ACT for v in acts) or \
+                a.get("activation_alpha") or a.get("activation_beta"):
+            raise OnnxError(f"{kind}: activations {acts} are not supported (Spore imports Sigmoid, Tanh and "
+                            "Relu without alpha/beta)", op=kind, node=ic.node.name)
+        clip = a.get("clip")
+        x = ic.t(x)
+        if a.get("layout", 0):
+            x = _P("Transpose")(x, perm=(1, 0, 2))
+        seq, batch = int(x.shape[0]), int(x.shape[1])
+        mask = None
+        if seq_lens is not None:
+            lens = np.asarray(ic.static(seq_lens, "sequence_lens")).reshape(-1).astype(np.int64)
+            if lens.shape != (batch,) or np.any(lens < 0) or np.any(lens > seq):
+                raise OnnxError(f"{kind}: sequence_lens {lens.tolist()} do not fit batch {batch} and length {seq}",
+                                op=kind, node=ic.node.name)
+            if np.any(lens != seq):
+                mask = [Tensor((t < lens).reshape(batch, 1)) for t in range(seq)]
+        w, r = ic.t(w), ic.t(r)
+        one = Tensor(np.ones((), np.float32))
 
-    ys, hs, cs = [], [], []
-    for d in range(ndir):
-        f_act, g_act, h_act = acts[3 * d: 3 * d + 3]
-        bias = None
-        if b is not None:
-            bd = ic.t(b)[d]
-            bias = F.add(bd[:4 * hid], bd[4 * hid:])
-        xw = F.reshape(F.dense(F.reshape(x, (seq * batch, int(x.shape[2]))), w[d], bias), (seq, batch, 4 * hid))
-        h = ic.t(h0)[d] if h0 is not None else Tensor(np.zeros((batch, hid), np.float32))
-        c = ic.t(c0)[d] if c0 is not None else Tensor(np.zeros((batch, hid), np.float32))
-        pi = po = pf = None
-        if p is not None:
-            pd = ic.t(p)[d]
-            pi, po, pf = pd[:hid], pd[hid:2 * hid], pd[2 * hid:]
-        reverse = direction == "reverse" or d == 1
-        outs: list[Any] = [None] * seq
-        for t in (range(seq - 1, -1, -1) if reverse else range(seq)):
-            gi, go, gf, gc = F.split(F.add(xw[t], F.dense(h, r[d])), hid, axis=1)
-            i = gate(gi if pi is None else F.add(gi, F.mul(pi, c)), f_act)
-            f = F.sub(Tensor(np.ones((), np.float32)), i) if coupled else \
-                gate(gf if pf is None else F.add(gf, F.mul(pf, c)), f_act)
-            c_new = F.add(F.mul(f, c), F.mul(i, gate(gc, g_act)))
-            o = gate(go if po is None else F.add(go, F.mul(po, c_new)), f_act)
-            h_new = F.mul(o, getattr(F, _LSTM_ACT[h_act.lower()])(c_new))
-            if mask is not None:
-                h, c = F.where(mask[t], h_new, h), F.where(mask[t], c_new, c)
-                outs[t] = F.where(mask[t], h_new, F.zeros_like(h_new))
-            else:
-                h, c, outs[t] = h_new, c_new, h_new
-        ys.append(F.stack(outs, 0))
-        hs.append(h)
-        cs.append(c)
-    y = F.stack(ys, 1)  # (seq, num_directions, batch, hidden)
-    y_h, y_c = F.stack(hs, 0), F.stack(cs, 0)
-    if a.get("layout", 0):
-        y = _P("Transpose")(y, perm=(2, 0, 1, 3))
-        y_h, y_c = _P("Transpose")(y_h, perm=(1, 0, 2)), _P("Transpose")(y_c, perm=(1, 0, 2))
-    return y, y_h, y_c
+        def act(pre: Any, fn: str, clipped: bool = True) -> Any:
+            if clip is not None and clipped:
+                pre = F.clip_by_value(pre, -float(clip), float(clip))
+            return getattr(F, _RNN_ACT[fn.lower()])(pre)
+
+        ys, hs, cs = [], [], []
+        for d in range(ndir):
+            fa = acts[len(default_acts) * d: len(default_acts) * (d + 1)]
+            wb = rb = None
+            if b is not None:
+                bd = ic.t(b)[d]
+                wb, rb = bd[:gates * hid], bd[gates * hid:]
+            # GRU's hidden gate keeps its recurrent bias apart (linear_before_reset); the others add both
+            in_bias = wb if kind == "GRU" or wb is None else F.add(wb, rb)
+            xw = F.reshape(F.dense(F.reshape(x, (seq * batch, int(x.shape[2]))), w[d], in_bias),
+                           (seq, batch, gates * hid))
+            h = ic.t(h0)[d] if h0 is not None else Tensor(np.zeros((batch, hid), np.float32))
+            c = ic.t(c0)[d] if c0 is not None else Tensor(np.zeros((batch, hid), np.float32))
+            pi = po = pf = None
+            if p is not None:
+                pd = ic.t(p)[d]
+                pi, po, pf = pd[:hid], pd[hid:2 * hid], pd[2 * hid:]
+            reverse = direction == "reverse" or d == 1
+            outs: list[Any] = [None] * seq
+            for t in (range(seq - 1, -1, -1) if reverse else range(seq)):
+                c_new = c
+                if kind == "LSTM":
+                    gi, go, gf, gc = F.split(F.add(xw[t], F.dense(h, r[d])), hid, axis=1)
+                    i = act(gi if pi is None else F.add(gi, F.mul(pi, c)), fa[0])
+                    f = F.sub(one, i) if a.get("input_forget", 0) else \
+                        act(gf if pf is None else F.add(gf, F.mul(pf, c)), fa[0])
+                    c_new = F.add(F.mul(f, c), F.mul(i, act(gc, fa[1])))
+                    o = act(go if po is None else F.add(go, F.mul(po, c_new)), fa[0])
+                    h_new = F.mul(o, act(c_new, fa[2], clipped=False))
+                elif kind == "GRU":
+                    xz, xr, xh = F.split(xw[t], hid, axis=1)
+                    rz, rr, rh = F.split(r[d], hid, axis=0)
+                    bz, br, bh = F.split(rb, hid, axis=0) if rb is not None else (None, None, None)
+                    z = act(F.add(xz, F.dense(h, rz, bz)), fa[0])
+                    rt = act(F.add(xr, F.dense(h, rr, br)), fa[0])
+                    if a.get("linear_before_reset", 0):
+                        hh = act(F.add(xh, F.mul(rt, F.dense(h, rh, bh))), fa[1])
+                    else:
+                        hh = act(F.add(xh, F.dense(F.mul(rt, h), rh, bh)), fa[1])
+                    h_new = F.add(hh, F.mul(z, F.sub(h, hh)))  # (1 - z) * hh + z * h
+                else:
+                    h_new = act(F.add(xw[t], F.dense(h, r[d])), fa[0])
+                if mask is not None:
+                    h, c = F.where(mask[t], h_new, h), F.where(mask[t], c_new, c)
+                    outs[t] = F.where(mask[t], h_new, F.zeros_like(h_new))
+                else:
+                    h, c, outs[t] = h_new, c_new, h_new
+            ys.append(F.stack(outs, 0))
+            hs.append(h)
+            cs.append(c)
+        y = F.stack(ys, 1)  # (seq, num_directions, batch, hidden)
+        states = [F.stack(hs, 0)] + ([F.stack(cs, 0)] if kind == "LSTM" else [])
+        if a.get("layout", 0):
+            y = _P("Transpose")(y, perm=(2, 0, 1, 3))
+            states = [_P("Transpose")(v, perm=(1, 0, 2)) for v in states]
+        return (y, *states)
+
+    return imp
 
 
 TABLE: dict[str, Any] = {
-    "LSTM": _lstm,
+    "LSTM": _recurrent("LSTM"),
+    "GRU": _recurrent("GRU"),
+    "RNN": _recurrent("RNN"),
     "Constant": _constant,
     "Conv": _conv,
     "MaxPool": _pool("MaxPool"),
