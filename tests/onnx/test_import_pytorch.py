@@ -20,7 +20,7 @@ from spore.onnx import OnnxCell, load
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pytorch"
 REF = np.load(FIXTURES / "ref.npz", allow_pickle=False)
-NETS = ["cnn", "mlp", "lstm", "attention"]
+NETS = ["cnn", "mlp", "lstm", "gru", "attention"]
 # <net> by the legacy TorchScript exporter, <net>_dynamo by torch.export's (both with a dynamic batch)
 FILES = NETS + [f"{n}_dynamo" for n in NETS]
 
@@ -55,7 +55,7 @@ def test_fixtures_are_what_the_generator_says():
         assert opset == (18 if fname == "cnn_dynamo" else 17), (fname, opset)
         ops_seen |= {n.op_type for n in model.graph.node}
     assert {"Conv", "BatchNormalization", "Relu", "MaxPool", "GlobalAveragePool", "Flatten", "Gemm", "LSTM",
-            "MatMul", "Softmax", "LayerNormalization", "Erf"} <= ops_seen
+            "GRU", "MatMul", "Softmax", "LayerNormalization", "Erf"} <= ops_seen
     assert sum(f.stat().st_size for f in FIXTURES.iterdir()) < 200_000
 
 
@@ -87,9 +87,9 @@ def test_initializers_are_parameters_named_from_the_onnx_names(fname):
     trainable = {p.name for p in net.trainable_params()}
     stats = {n for n in inits if n.endswith(("running_mean", "running_var"))}
     assert trainable == set(inits) - stats  # BatchNorm statistics are Parameters, not trained
-    if fname in ("cnn", "mlp", "lstm", "attention"):  # the legacy exporter keeps torch's state_dict names
+    if fname in NETS:  # the legacy exporter keeps torch's state_dict names
         want = {"cnn": "features.0.weight", "mlp": "bn.weight", "lstm": "lstm.weight_ih_l0",
-                "attention": "attn.in_proj_weight"}[fname]
+                "gru": "gru.weight_hh_l1_reverse", "attention": "attn.in_proj_weight"}[fname]
         assert want in trainable
 
 
@@ -98,7 +98,7 @@ def _targets(y: np.ndarray) -> ms.Tensor:
 
 
 @pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE], ids=["pynative", "graph"])
-@pytest.mark.parametrize("fname", ["cnn", "mlp", "lstm", "attention", "cnn_dynamo"])
+@pytest.mark.parametrize("fname", NETS + ["cnn_dynamo"])
 def test_fine_tuning_lowers_the_loss(fname, mode):
     net = load(FIXTURES / f"{fname}.onnx")
     ms.set_context(mode=mode)
@@ -128,7 +128,8 @@ def test_fine_tuning_lowers_the_loss(fname, mode):
 
 # (file, parameter, flat indices) checked against central differences
 FD_CASES = [("mlp", "bn.weight", [0, 7]), ("cnn", "features.0.weight", [0, 100]),
-            ("lstm", "lstm.weight_hh_l0", [3, 77]), ("attention", "attn.in_proj_weight", [5, 150])]
+            ("lstm", "lstm.weight_hh_l0", [3, 77]), ("gru", "gru.weight_hh_l0_reverse", [2, 60]),
+            ("attention", "attn.in_proj_weight", [5, 150])]
 
 
 @pytest.mark.parametrize(("fname", "pname", "flat"), FD_CASES)
