@@ -336,11 +336,13 @@ def report(res: dict) -> str:
     cols = ["spore_graph", "lite_float", "lite_int8", "ort_float", "ort_int8"]
     if res.get("latency"):
         lines += ["### Latency (median ms, 1 thread) and throughput (samples/s)", "",
-                  "| net | batch | " + " | ".join(cols) + " | lite_float samples/s | lite int8 ops |",
-                  "|---|---:|" + "---:|" * (len(cols) + 2)]
+                  "| net | batch | " + " | ".join(cols) + " | torch | lite_float samples/s | lite int8 ops |",
+                  "|---|---:|" + "---:|" * (len(cols) + 3)]
         for r in res["latency"]:
+            t = r.get("torch")
+            t = f"{t * 1e3:.3f}" if isinstance(t, float) else "n/a" if str(t).startswith("n/a") else "-"
             lines.append(f"| {r['net']} | {r['batch']} | " + " | ".join(f"{r[c] * 1e3:.3f}" for c in cols)
-                         + f" | {r['batch'] / r['lite_float']:.0f} | {r['int8_ops']} |")
+                         + f" | {t} | {r['batch'] / r['lite_float']:.0f} | {r['int8_ops']} |")
         lines += ["", "Ratios (time / onnxruntime float time; < 1 is faster than onnxruntime float):", "",
                   "| net | batch | spore_graph | lite_float | lite_int8 | ort_int8 | lite_int8 / lite_float |",
                   "|---|---:|---:|---:|---:|---:|---:|"]
