@@ -16,6 +16,7 @@ from onnx import numpy_helper
 
 import spore as ms
 from spore import nn, ops
+from spore.errors import OnnxError
 from spore.onnx import OnnxCell, load
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pytorch"
@@ -208,3 +209,48 @@ def test_model_train_fine_tunes_an_imported_cnn_and_eval_measures_it():
     after = model.eval(data())
     assert after["loss"] < before["loss"] * 0.8, (before, after)
     assert after["acc"] > before["acc"] and after["acc"] >= 0.75, (before, after)
+
+
+def _rnn_model(op: str, lens: tuple = (3, 7), ndir: int = 1, **attrs) -> bytes:
+    """A one-node LSTM/GRU graph (seq 3, batch 2, input 4, hidden 5) with a sequence_lens input."""
+    from onnx import TensorProto, helper
+
+    gates = {"LSTM": 4, "GRU": 3, "RNN": 1}[op]
+    rng = np.random.default_rng(0)
+    inits = [numpy_helper.from_array(rng.standard_normal((ndir, gates * 5, 4)).astype(np.float32) / 2, "W"),
+             numpy_helper.from_array(rng.standard_normal((ndir, gates * 5, 5)).astype(np.float32) / 2, "R"),
+             numpy_helper.from_array(rng.standard_normal((ndir, 2 * gates * 5)).astype(np.float32) / 2, "B"),
+             numpy_helper.from_array(np.array(lens, np.int32), "lens")]
+    outs = ["y", "y_h"] + (["y_c"] if op == "LSTM" else [])
+    node = helper.make_node(op, ["x", "W", "R", "B", "lens"], outs, hidden_size=5, **attrs)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 2, 4])],
+                              [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outs], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
+
+
+@pytest.mark.parametrize("direction", ["forward", "reverse", "bidirectional"])
+@pytest.mark.parametrize("op", ["LSTM", "GRU", "RNN"])
+def test_recurrent_import_with_ragged_sequence_lens_matches_onnxruntime(op, direction):
+    """Batch rows of lengths 3 and 1 (PyTorch's packed sequences export this way): the padding steps
+    give zeros in Y and leave Y_h/Y_c at the last real step, as onnxruntime computes."""
+    ndir = 2 if direction == "bidirectional" else 1
+    extra = {"linear_before_reset": 1} if op == "GRU" else {}
+    model = _rnn_model(op, lens=(3, 1), ndir=ndir, direction=direction, **extra)
+    x = np.random.default_rng(4).standard_normal((3, 2, 4)).astype(np.float32)
+    sess = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
+    want = sess.run(None, {"x": x})
+    got = load(model)(ms.Tensor(x))
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.asnumpy(), w, rtol=1e-5, atol=1e-6)
+    assert np.all(want[0][1:, :, 1] == 0)  # the oracle really padded row 1
+
+
+def test_recurrent_import_names_what_it_refuses():
+    x = ms.Tensor(np.zeros((3, 2, 4), np.float32))
+    with pytest.raises(OnnxError, match=r"LSTM: sequence_lens \[3, 7\] do not fit batch 2 and length 3"):
+        load(_rnn_model("LSTM"))(x)
+    with pytest.raises(OnnxError, match=r"GRU: activations \['HardSigmoid', 'Tanh'\] are not supported"):
+        load(_rnn_model("GRU", activations=["HardSigmoid", "Tanh"]))(x)
+    with pytest.raises(OnnxError, match=r"GRU: direction 'sideways'"):
+        load(_rnn_model("GRU", direction="sideways"))(x)
