@@ -248,6 +248,8 @@ class ROIAlign(Operation):
         n, c, h, w = features.shape
         r = rois.shape[0]
         ph, pw, s = self.pooled_height, self.pooled_width, self.sample_num
+        if r == 0:  # no RoIs (a detector that proposed nothing): an empty result, not a reshape error below
+            return F.zeros((0, c, ph, pw), features.dtype)
         boxes = F.stop_gradient(F.cast(rois, features.dtype))
         index = F.cast(boxes[:, 0], mstype.int64)
         x1 = boxes[:, 1] * self.spatial_scale
