@@ -149,6 +149,7 @@ def _register_in_graph(t: Any, hook: Callable) -> Any:
                      "inside the graph (as in MindSpore)")
     var = t._var
     b = TRACING.builder
+    b_loc = b.loc
     while b is not None:
         if any(a is var for e in b.eqns for a in e.inputs):
             raise refuse("the tensor was already used before the hook was registered, so those uses "
@@ -157,7 +158,7 @@ def _register_in_graph(t: Any, hook: Callable) -> Any:
 
     def f(g: Any) -> Any:
         new = hook(g)
-        return g if new is None else new
+        return g if new is None else _as_grad(new, g, "Tensor.register_hook")
 
     t._rebind(_prims().INSERT_GRADIENT(t, f=f))
     t.__dict__["_graph_hooked"] = True
@@ -165,6 +166,7 @@ def _register_in_graph(t: Any, hook: Callable) -> Any:
     # `t.hooks()` later in the same graph lists the hook, as PyNative's would (it is a trace-time
     # fact, so `len(t.hooks())` is a constant of the graph)
     t.__dict__["_graph_hooks"] = {next(_IDS): hook}
+    t.__dict__["_graph_hook_loc"] = b_loc  # compiler/jit.py Segment: where a graph break would put Python
     return t
 
 
@@ -217,6 +219,10 @@ def remove_hook(self: Any, handle: Any) -> bool:
 
 def hooks(self: Any) -> dict[int, Callable]:
     """The gradient hooks registered on this tensor, by handle id, in the order they run."""
+    if TRACING.builder is not None and self.__dict__.get("_graph_hooks_conditional"):
+        raise located(SporeError("Tensor.hooks: inside the compiled graph this tensor was given a hook on one path "
+                                 "of an if on a tensor only, so its hooks depend on the condition's value",
+                                 hint="register the hook before the if, or read hooks() in PyNative mode"))
     return {**self.__dict__.get("_grad_hooks", {}), **self.__dict__.get("_graph_hooks", {})}
 
 

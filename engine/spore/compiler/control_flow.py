@@ -83,7 +83,44 @@ def _run_branch(fe: Frontend, name: str, stmts: list[ast.stmt], scope: _Scope) -
             signal = fe.exec_block(stmts, sub_scope)
     finally:
         fe.builder = parent
+    child.changes = child.take_rebound()  # outer tensors this path wrote in place: merged by the If
     return child, signal, sub_scope
+
+
+def _on_path(b: GraphBuilder, value: Any) -> Any:
+    """`value` as it is at the end of branch `b`: a tracer the branch wrote in place (and whose write
+    `take_rebound` undid for the other path) stands for its value on this path."""
+    for t, _, end, _ in b.changes:
+        if value is t:
+            return Tracer(end, b)
+    return value
+
+
+def _written_in_branches(then_b: GraphBuilder, else_b: GraphBuilder) -> tuple[list, list, list, list]:
+    """The outer tracers either branch wrote in place (or hooked), with their value on each path."""
+    order: dict[int, Tracer] = {}
+    ends: list[dict[int, tuple[Any, dict]]] = [{}, {}]
+    for k, b in enumerate((then_b, else_b)):
+        for t, _, end, attrs in b.changes:
+            order.setdefault(id(t), t)
+            ends[k][id(t)] = (end, attrs)
+    tracers = list(order.values())
+    then_vals = [Tracer(ends[0].get(id(t), (t._var,))[0], then_b) for t in tracers]
+    else_vals = [Tracer(ends[1].get(id(t), (t._var,))[0], else_b) for t in tracers]
+    attrs = [(ends[0].get(id(t), (None, None))[1], ends[1].get(id(t), (None, None))[1]) for t in tracers]
+    return tracers, then_vals, else_vals, attrs
+
+
+def _rebind_merged(tracers: list, outs: list, attrs: list) -> None:
+    """After the If: each tracer a branch wrote takes the If's output, and the attributes a branch
+    set on it (a hook registered inside the graph) hold after the if; when the two paths differ in
+    hooks, `Tensor.hooks()` on it refuses (the answer would depend on the condition's value)."""
+    for t, out, (a_then, a_else) in zip(tracers, outs, attrs):
+        t._rebind(out)
+        merged = {**(a_else or {}), **(a_then or {})}
+        if (a_then or t.__dict__).get("_graph_hooks") is not (a_else or t.__dict__).get("_graph_hooks"):
+            merged["_graph_hooks_conditional"] = True
+        t.__dict__.update(merged)
 
 
 def _as_tensor_value(fe: Frontend, node: ast.AST, name: str, value: Any) -> Tensor:
@@ -124,7 +161,7 @@ def tensor_if(fe: Frontend, stmt: ast.If, cond: Tracer, rest: list[ast.stmt], sc
         if n not in then_s.vars or n not in else_s.vars:
             raise fe.error(stmt, f"'{n}' is assigned in only one branch of a tensor-dependent if",
                            f"give '{n}' a value before the if, or in both branches", "tensor_if")
-        tv, ev = then_s.vars[n], else_s.vars[n]
+        tv, ev = _on_path(then_b, then_s.vars[n]), _on_path(else_b, else_s.vars[n])
         if not isinstance(tv, Tensor) and not isinstance(ev, Tensor) and _static_equal(tv, ev):
             scope.vars[n] = tv
             continue
@@ -132,14 +169,17 @@ def tensor_if(fe: Frontend, stmt: ast.If, cond: Tracer, rest: list[ast.stmt], sc
         then_vals.append(tv)
         else_vals.append(ev)
         merged.append(n)
-    g_then = _finish(then_b, then_vals)
-    g_else = _finish(else_b, else_vals)
-    for n, a, b in zip(merged, g_then.outputs, g_else.outputs):
+    written, w_then, w_else, w_attrs = _written_in_branches(then_b, else_b)
+    g_then = _finish(then_b, then_vals + w_then)
+    g_else = _finish(else_b, else_vals + w_else)
+    labels = merged + ["a tensor written in place in a branch"] * len(written)
+    for n, a, b in zip(labels, g_then.outputs, g_else.outputs):
         _check_same(fe, stmt, n, a.aval, b.aval, ("in the if branch", "in the else branch"))
     fe.builder.loc = fe.loc(stmt)
     outs = _emit(fe, IF, [cond], {"then": g_then, "else": g_else}, [a.aval for a in g_then.outputs])
     for n, t in zip(merged, outs):
         scope.vars[n] = t
+    _rebind_merged(written, outs[len(merged):], w_attrs)
     return fe.exec_block(rest, scope)
 
 
@@ -173,12 +213,34 @@ def _if_with_return(fe: Frontend, stmt: ast.If, cond: Tracer, rest: list[ast.stm
     if layout(tt) != layout(et) or len(tl) != len(el):
         raise fe.error(stmt, "the two paths of a tensor-dependent if return different structures",
                        "return the same tuple layout of tensors on both paths", "tensor_if")
-    g_then, g_else = _finish(then_b, tl), _finish(else_b, el)
+    tl = [_on_path(then_b, v) for v in tl]
+    el = [_on_path(else_b, v) for v in el]
+    written, w_then, w_else, w_attrs = _written_in_branches(then_b, else_b)
+    g_then, g_else = _finish(then_b, tl + w_then), _finish(else_b, el + w_else)
     for i, (a, b) in enumerate(zip(g_then.outputs, g_else.outputs)):
-        _check_same(fe, stmt, f"return value {i}", a.aval, b.aval, ("on the if path", "on the else path"))
+        what = f"return value {i}" if i < len(tl) else "a tensor written in place in a branch"
+        _check_same(fe, stmt, what, a.aval, b.aval, ("on the if path", "on the else path"))
     fe.builder.loc = fe.loc(stmt)
     outs = _emit(fe, IF, [cond], {"then": g_then, "else": g_else}, [a.aval for a in g_then.outputs])
-    return _Return(unflatten(tt, outs))
+    _rebind_merged(written, outs[len(tl):], w_attrs)
+    return _Return(unflatten(tt, outs[:len(tl)]))
+
+
+def loop_writes_error(cond_b: GraphBuilder, body_b: GraphBuilder) -> str | None:
+    """Why a loop on a tensor condition cannot be compiled when its condition or body wrote a tensor
+    from outside the loop in place (or hooked it): the loop carries only the values it reassigns, so
+    such a write would be lost (or read a value of one iteration after the loop). None if none did."""
+    if not (cond_b.take_rebound() + body_b.take_rebound()):
+        return None
+    return ("a tensor from outside a loop on a tensor condition is written in place (or given a hook) inside "
+            "the loop; the loop carries only the values it reassigns")
+
+
+def _refuse_loop_writes(fe: Frontend, stmt: ast.While, cond_b: GraphBuilder, body_b: GraphBuilder) -> None:
+    why = loop_writes_error(cond_b, body_b)
+    if why is not None:
+        raise fe.error(stmt, why, "assign the new value to a name instead (x = x + 1 rather than x.add_(1)), so the "
+                                  "loop carries it", "tensor_while")
 
 
 def tensor_while(fe: Frontend, stmt: ast.While, scope: _Scope) -> None:
@@ -212,6 +274,7 @@ def tensor_while(fe: Frontend, stmt: ast.While, scope: _Scope) -> None:
         fe.loop_depth -= 1
     finally:
         fe.builder = parent
+    _refuse_loop_writes(fe, stmt, cond_b, body_b)
     nxt = [_as_tensor_value(fe, stmt, n, body_s.vars[n]) for n in carried]
     g_cond, g_body = _finish(cond_b, [test]), _finish(body_b, nxt)
     for n, v0, out in zip(carried, init, g_body.outputs):

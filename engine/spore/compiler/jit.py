@@ -435,8 +435,27 @@ class Segment(JitFunction):
         finally:
             fe.depth = 0
         if isinstance(signal, _Return):
-            return (True, signal.value, ())
-        return (False, None, tuple(scope.vars.get(n, _UNBOUND) for n in self.live_out))
+            out: tuple = (True, signal.value, ())
+        else:
+            out = (False, None, tuple(scope.vars.get(n, _UNBOUND) for n in self.live_out))
+        _refuse_hooked_live_out(out)
+        return out
+
+
+def _refuse_hooked_live_out(out: Any) -> None:
+    """A tensor given a hook inside a segment that then leaves it for the function's Python code (a
+    graph break) would arrive there without the hook PyNative gives it (`hooks()` would not list it,
+    and on one path of an if on a tensor the compiled code cannot say whether it has one): the
+    registration runs in Python instead (PyNative's exact behaviour)."""
+    leaves, _ = flatten(out)
+    for t in leaves:
+        loc = t.__dict__.get("_graph_hook_loc") if isinstance(t, Tensor) and t._traced else None
+        if loc is not None:
+            err = GraphCompileError("a tensor given a hook (Tensor.register_hook) in compiled code is used after a "
+                                    "graph break, where its hook must be a PyNative one", loc=loc, rule="SporeError",
+                                    hint="register the hook after the break, or keep the code around it compilable")
+            err.break_at = (loc.line, loc.col)
+            raise err
 
 
 _RECOMPILE_WARN = 8

@@ -69,7 +69,11 @@ class Tracer(Tensor):
                                     "or use ms.set_context(mode=ms.PYNATIVE_MODE)")
 
     def _rebind(self, new: Tracer) -> Tracer:
-        """Take `new`'s value in place (the graph-mode form of an in-place write)."""
+        """Take `new`'s value in place (the graph-mode form of an in-place write). Inside a control-flow
+        sub-graph the write is noted (`GraphBuilder.note_rebind`): it holds on that path only."""
+        b = TRACING.builder
+        if b is not None and b.parent is not None:
+            b.note_rebind(self)
         self._var = new._var
         return self
 
@@ -154,6 +158,34 @@ class GraphBuilder:
         self.loc: SourceLoc | None = parent.loc if parent else None
         self.scope: str = parent.scope if parent else ""
         self.frontend: Any = parent.frontend if parent else None  # the Frontend interpreting into us
+        # tracers from enclosing graphs written in place (or hooked) while this sub-graph was traced:
+        # id -> (tracer, its Var and attributes before the first write); see `take_rebound`
+        self.rebound: dict[int, tuple[Tracer, Var, dict]] = {}
+
+    def note_rebind(self, t: Tracer) -> None:
+        """Record that `t` is rebound while this (control-flow) sub-graph is being traced, unless `t`
+        was made inside it (then the write is local to the path anyway)."""
+        if id(t) in self.rebound:
+            return
+        b = getattr(t, "_builder", None)
+        while b is not None:
+            if b is self:
+                return
+            b = b.parent
+        self.rebound[id(t)] = (t, t._var, dict(t.__dict__))
+
+    def take_rebound(self) -> list[tuple[Tracer, Var, Var, dict]]:
+        """After tracing this sub-graph: the outer tracers it rebound, as (tracer, Var before, Var at
+        the end of this path, attributes at the end), each put back as it was before the path (so the
+        other branch, and the code after, do not see a write that happened on this path only)."""
+        out = []
+        for t, var, attrs in self.rebound.values():
+            out.append((t, var, t._var, dict(t.__dict__)))
+            t._var = var
+            t.__dict__.clear()
+            t.__dict__.update(attrs)
+        self.rebound = {}
+        return out
 
     def new_input(self, aval: Aval, hint: str = "") -> Tracer:
         var = Var(aval, hint)

@@ -103,6 +103,12 @@ def _graph_while(op: str, cond_func: Callable, loop_func: Callable, init_val: An
         if tuple(a.shape) != tuple(b.shape) or a.dtype is not b.dtype:
             raise located(SporeError(f"{op}: loop_func changed a carried tensor from {tuple(a.shape)} {a.dtype} "
                                      f"to {tuple(b.shape)} {b.dtype}; it must keep shapes and dtypes"))
+    from ..compiler.control_flow import loop_writes_error
+
+    why = loop_writes_error(cond_b, body_b)
+    if why is not None:
+        raise located(SporeError(f"{op}: {why}", hint="return the new value from loop_func as part of the carried "
+                                                      "value instead of writing an outer tensor in place"))
     g_body = _finish(body_b, nxt_leaves)
     avals = [Aval(tuple(v.shape), v.dtype) for v in leaves]
     outs = [Tracer(v, parent) for v in parent.emit(WHILE, list(leaves), {"cond": g_cond, "body": g_body}, avals)]

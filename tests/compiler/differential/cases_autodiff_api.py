@@ -339,8 +339,10 @@ def _autodiff_classes() -> list:
 
 
 def autodiff_tensor_cases() -> list:
-    """Tensor.register_hook / remove_hook / hooks."""
-    return [
+    """Tensor.register_hook / remove_hook / hooks (with the adversarial ones of cases_adversarial_today)."""
+    from .cases_adversarial_today import adversarial_tensor_cases
+
+    return adversarial_tensor_cases() + [
         C("Tensor.register_hook[grad]", hooked_grad, fl(3, 4)),
         C("Tensor.remove_hook[grad]", hook_removed, fl(3, 4)),
         C("Tensor.hooks[count]", hooks_listed, fl(3, 4)),

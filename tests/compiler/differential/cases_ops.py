@@ -1692,6 +1692,7 @@ def _chain_functions() -> list[Case]:
 # the API-breadth sections register themselves (slices A, A2, B, B2, nn and sparse of issue 14)
 from . import (  # noqa: E402
     cases_adversarial_ops,  # noqa: F401  (gradients, boundary grids, empty RoIs, blank/impossible CTC, views, ...)
+    cases_adversarial_today,  # noqa: F401  (hooks in branches/loops, loop carries, Assert, complex)
     cases_api,  # noqa: F401
     cases_api_a,  # noqa: F401
     cases_api_a2,  # noqa: F401  (bounding_box_encode/decode; collectives exempt)
