@@ -587,3 +587,20 @@ def test_roi_align_without_rois_is_empty(sample_num):
         assert out.shape == (0, 2, 2, 3) and out.dtype == ms.float32
         g = _call(mode, roi_grad_no_rois, x, none).asnumpy()
         assert g.shape == x.shape and not g.any()
+
+
+# --- a second derivative of ctc_loss is refused alike -----------------------------------------------------------
+def ctc_second_order(lp, t):
+    return ms.grad(lambda a: ms.grad(lambda b: ops.ctc_loss(b, t, (4, 4), (2, 1))[0])(a).sum())(lp)
+
+
+@pytest.mark.parametrize("level", ["LAX", "STRICT"])
+def test_ctc_second_derivative_is_refused_in_both_modes(level):
+    """CTCLossV2Grad has no gradient rule (nor has MindSpore's): PyNative raises GradError; Graph mode raises
+    it too (LAX runs the statement as PyNative does) or refuses it at compile time on the user's line."""
+    ms.set_context(jit_syntax_level=getattr(ms, level))
+    lp = _LP[:4, :2, :3].astype(np.float32)
+    t = np.array([[1, 2], [1, 1]], np.int64)
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        with pytest.raises(ms.errors.SporeError, match="CTCLossV2Grad has no gradient rule"):
+            _call(mode, ctc_second_order, lp, t)

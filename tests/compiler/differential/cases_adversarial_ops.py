@@ -195,6 +195,53 @@ def lars_of_grad(w, x):
     return LARS(w, g, ops.reduce_sum(w * w), ops.reduce_sum(g * g), 0.01, 0.1)
 
 
+def gs_second_order_input(x, g):
+    """d/dx of the sum of d/dx: grid_sample is linear in the input, so this is zero, through two tapes."""
+    return ms.grad(lambda a: ms.grad(lambda b: (ops.grid_sample(b, g, "bilinear", "reflection", True) ** 2).sum())(a)
+                   .sum())(x)
+
+
+def gs_second_order_grid(x, g):
+    return ms.grad(lambda gg: ms.grad(lambda b: (ops.grid_sample(x, b) ** 2).sum())(gg).sum())(g)
+
+
+def gs_vmap(x, g):
+    return ops.vmap(lambda a, b: ops.grid_sample(a[None], b[None])[0])(x, g)
+
+
+def roi_vmap(x, rois):
+    return ops.vmap(lambda rr: ROI_FIXED(x, rr[None])[0])(rois)
+
+
+def roi_kwargs(x, rois):
+    return ROI_FIXED(features=x, rois=rois)
+
+
+GS2D_CORNERS = ops.GridSampler2D("bilinear", "zeros", True)
+
+
+def gridsampler_kwargs(x, g):
+    return GS2D_CORNERS(input_x=x, grid=g)
+
+
+CTC_FLAGS = ops.CTCLoss(preprocess_collapse_repeated=True, ctc_merge_repeated=False,
+                        ignore_longer_outputs_than_inputs=True)
+
+
+def ctc_flags_kwargs(x, ind, val, seq):
+    return CTC_FLAGS(x=x, labels_indices=ind, labels_values=val, sequence_length=seq)
+
+
+def crop_grad_int_image(x, boxes, idx):
+    return ms.grad(lambda a: ops.crop_and_resize(a, boxes, idx, (2, 2)).sum())(x)
+
+
+def sgd_tensor_hyper(w, g, acc, stat, lr, mom):
+    """Learning rate and momentum as tensors (momentum 0 in one case: the kernel's `momentum > 0` test
+    runs on the value)."""
+    return ops.SGD()(w, g, lr, acc, mom, stat), w + 0
+
+
 def _rois_changing(r: np.random.Generator) -> np.ndarray:
     """Two RoIs whose sizes (so the adaptive sample counts) change with the rng."""
     return np.concatenate([np.zeros((2, 1)), r.uniform(0, 1, (2, 2)), r.uniform(2, 7, (2, 2))], 1).astype(np.float32)
@@ -239,6 +286,13 @@ def _adversarial_sampling_functions() -> list:
           fl(1, 12, 3, 3, lo=-1.5, hi=1.5)),
         C("ops.multi_scale_deformable_attn_function[adv grad]", msda_grad, fl(1, 16, 2, 3),
           fl(1, 2, 2, 2, 2, 2, lo=-0.1, hi=1.1), fl(1, 2, 2, 2, 2, lo=0, hi=1)),
+        C("ops.grid_sample[adv second order input]", gs_second_order_input, fl(1, 1, 3, 3),
+          fl(1, 2, 2, 2, lo=-1.5, hi=1.5)),
+        C("ops.grid_sample[adv second order grid]", gs_second_order_grid, fl(1, 1, 3, 3),
+          fl(1, 2, 2, 2, lo=-0.9, hi=0.9)),
+        C("ops.grid_sample[adv vmap]", gs_vmap, fl(2, 1, 3, 3), fl(2, 2, 2, 2, lo=-1, hi=1)),
+        C("ops.crop_and_resize[adv grad int image]", crop_grad_int_image, it(0, 9, 1, 4, 4, 1),
+          fixed(np.array([[0.1, 0.1, 0.9, 0.6]], np.float32)), fixed(np.array([0], np.int32))),
     ]
 
 
@@ -269,6 +323,10 @@ def _adversarial_sampling_classes() -> list:
         K("ScaleAndTranslate[adv int image]", ops.ScaleAndTranslate("keyscubic"), it(0, 255, 1, 4, 4, 2),
           fixed(np.array([5, 3], np.int32)), fixed(np.array([1.2, 0.7], np.float32)),
           fixed(np.array([0.3, 0.1], np.float32))),
+        K("GridSampler2D[adv kwargs]", gridsampler_kwargs, fl(1, 1, 3, 3), fl(1, 2, 2, 2, lo=-1, hi=1)),
+        K("ROIAlign[adv kwargs]", roi_kwargs, fl(1, 1, 5, 5), fixed(np.array([[0, 0, 0, 3, 3]], np.float32))),
+        K("ROIAlign[adv vmap over rois]", roi_vmap, fl(1, 1, 5, 5),
+          fixed(np.array([[0, 0, 0, 3, 3], [0, 1, 1, 4, 2]], np.float32))),
         K("ExtractGlimpse[adv window outside]", ops.ExtractGlimpse(True, True, False, "zero"), fl(1, 4, 4, 1),
           fixed(np.array([3, 3], np.int32)), fixed(np.array([[1.5, -3.0]], np.float32))),
     ]
@@ -290,6 +348,8 @@ def _adversarial_sequence_functions() -> list:
         C("ops.ctc_loss[adv float64]", ops.ctc_loss, log_probs(4, 2, 3, np.float64), it(1, 3, 2, 2), (4, 3), (2, 1)),
         C("ops.ctc_loss[adv tensor lengths]", ops.ctc_loss, log_probs(4, 2, 3), it(1, 3, 2, 2),
           fixed(np.array([4, 2], np.int32)), fixed(np.array([2, 0], np.int32))),
+        C("ops.ctc_loss[adv int32 targets blank 1]", ops.ctc_loss, log_probs(5, 1, 4),
+          fixed(np.array([[2, 0, 3]], np.int32)), (5,), (3,), 1),
         C("ops.ctc_loss[adv batch1 kwargs]", ops.ctc_loss, log_probs(3, 1, 3), it(1, 3, 1, 2),
           kw={"input_lengths": (3,), "target_lengths": (2,), "blank": 0, "reduction": "sum", "zero_infinity": True}),
     ]
@@ -304,6 +364,22 @@ def _adversarial_sequence_classes() -> list:
           fixed(np.array([1], np.int32)), fixed(np.array([3, 3], np.int32))),
         K("RNNTLoss[adv grad]", rnnt_grad, fl(2, 3, 3, 4), it(1, 4, 2, 2), fixed(np.array([3, 2], np.int32)),
           fixed(np.array([2, 1], np.int32))),
+        K("CTCLoss[adv flags kwargs]", ctc_flags_kwargs, fl(3, 2, 4),
+          fixed(np.array([[0, 0], [0, 1], [0, 2], [0, 3], [1, 0]], np.int64)),
+          fixed(np.array([1, 1, 2, 2, 0], np.int32)), fixed(np.array([3, 2], np.int32))),
+        K("CTCLoss[adv no merge]", ops.CTCLoss(False, True, False), fl(3, 2, 4),
+          fixed(np.array([[0, 0], [0, 1], [1, 0]], np.int64)), fixed(np.array([1, 1, 2], np.int32)),
+          fixed(np.array([3, 2], np.int32))),
+        K("CTCLoss[adv labels longer than input]", ops.CTCLoss(False, True, False), fl(2, 1, 4),
+          fixed(np.array([[0, 0], [0, 1], [0, 2]], np.int64)), fixed(np.array([1, 2, 0], np.int32)),
+          fixed(np.array([2], np.int32))),
+        K("CTCLoss[adv labels longer than input ignored]", ops.CTCLoss(False, True, True), fl(2, 1, 4),
+          fixed(np.array([[0, 0], [0, 1], [0, 2]], np.int64)), fixed(np.array([1, 2, 0], np.int32)),
+          fixed(np.array([2], np.int32))),
+        K("RNNTLoss[adv blank last]", ops.RNNTLoss(blank_label=3), fl(1, 3, 3, 4), it(0, 3, 1, 2),
+          fixed(np.array([3], np.int32)), fixed(np.array([2], np.int32))),
+        K("RNNTLoss[adv float16]", ops.RNNTLoss(), fl(1, 3, 3, 4, dt=np.float16), it(1, 4, 1, 2),
+          fixed(np.array([3], np.int32)), fixed(np.array([2], np.int32))),
         K("RNNTLoss[adv empty label]", ops.RNNTLoss(), fl(1, 2, 1, 3), fixed(np.zeros((1, 0), np.int32)),
           fixed(np.array([2], np.int32)), fixed(np.array([0], np.int32))),
         K("EditDistance[adv empty hypothesis]", ops.EditDistance(), fixed(np.zeros((0, 2), np.int64)),
@@ -347,6 +423,10 @@ def _adversarial_misc_classes() -> list:
         K("ComputeAccidentalHits[adv repeated sampled]", ops.ComputeAccidentalHits(2),
           fixed(np.array([[1, 2], [0, 3]], np.int64)), fixed(np.array([2, 0, 3, 2], np.int64))),
         K("SGD[adv in-place then read, twice]", sgd_then_read, fl(3), fl(3), fl(3), fixed(np.ones(3, np.float32))),
+        K("SGD[adv tensor hyper-parameters]", sgd_tensor_hyper, fl(3), fl(3), fl(3), fixed(np.ones(3, np.float32)),
+          fixed(np.array(0.1, np.float32)), fixed(np.array(0.5, np.float32))),
+        K("SGD[adv tensor momentum 0]", sgd_tensor_hyper, fl(3), fl(3), fl(3), fixed(np.zeros(3, np.float32)),
+          fixed(np.array(0.1, np.float32)), fixed(np.array(0.0, np.float32))),
         K("ApplyAdagradDA[adv twice]", adagrad_da_twice, fl(3), fl(3), fl(3, lo=0.1, hi=1.0), fl(3)),
         K("LARSUpdate[adv of an in-graph gradient]", lars_of_grad, fl(3), fl(3)),
     ]
