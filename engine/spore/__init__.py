@@ -215,4 +215,5 @@ if TYPE_CHECKING:  # what static tools (Pylance, Pyright, jedi) see
     from .train.metrics.confusion_metric import ConfusionMatrixMetric  # noqa: E402,F401
     from .train.metrics.occlusion import OcclusionSensitivity  # noqa: E402,F401
     from .train.safetensors_io import ckpt_to_safetensors, safetensors_to_ckpt  # noqa: E402,F401
+    from .train.summary_landscape import SummaryLandscape  # noqa: E402,F401
     from .train.summary_record import SummaryRecord  # noqa: E402,F401
