@@ -49,6 +49,12 @@ def _check(got: np.ndarray, ref: np.ndarray, absref: np.ndarray, k: int) -> None
 def test_bf16_conv_runs_in_onednn_bf16_kernels() -> None:
     assert lowp.use_bf16_conv(BF16) == lowp.bf16_native()
     assert not lowp.use_bf16_conv(np.dtype(np.float16))
+    # few input channels (LeNet's first conv has 1) go through float32, where oneDNN's bf16 kernels,
+    # padding channels to 16, were up to 6x slower; from 6 channels every pass is bf16
+    assert not lowp.use_bf16_conv(BF16, 1, "forward") and not lowp.use_bf16_conv(BF16, 1, "backward_weights")
+    assert not lowp.use_bf16_conv(BF16, 3, "backward_data")
+    for kind in ("forward", "backward_data", "backward_weights"):
+        assert lowp.use_bf16_conv(BF16, 6, kind) == lowp.bf16_native()
     if not lowp.bf16_native():  # no bf16 hardware: conv2d computes in float32 (conv_pool._via_f32)
         return
     impl = _kernels.conv2d_bf16_impl((4, 3, 16, 16), (8, 3, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1)

@@ -152,9 +152,25 @@ def batch_matmul(a: np.ndarray, b: np.ndarray, transpose_a: bool = False, transp
     return out.reshape(batch + (m, n))
 
 
-def use_bf16_conv(dt: np.dtype) -> bool:
-    """Whether a convolution in `dt` runs in oneDNN's bf16 kernels (bfloat16 on bf16 hardware)."""
-    return is_bf16(dt) and bf16_native()
+# Fewest input channels per group (the channels a pass reduces over, or for the input gradient the
+# channels it produces) at which oneDNN's bf16 convolution beats float32 compute on the rounded
+# operands. Its bf16 kernels pad channels to blocks of 16/32: measured (1 thread, us), LeNet's first
+# conv (1 -> 6 channels, 5x5, batch 64) took 1548 for the weight gradient in bf16 and 244 through
+# float32; SimpleCNN's (3 -> 16, 3x3, batch 32) forward 315 vs 405 and weight gradient 262 vs 344,
+# but its input gradient 592 vs 355; from 6 channels up bf16 won every pass (up to 1.9x at 64).
+_BF16_CONV_MIN_CHANNELS = {"forward": 3, "backward_weights": 3, "backward_data": 6}
+
+
+def use_bf16_conv(dt: np.dtype, channels: int | None = None, kind: str = "forward") -> bool:
+    """Whether a convolution pass (`kind`: forward, backward_data, backward_weights) in `dt` runs in
+    oneDNN's bf16 kernels: bfloat16 on bf16 hardware, with at least the channels per group where
+    they are faster (`channels`: input channels per group; None skips that check). Otherwise the
+    pass computes in float32 on the rounded operands; both accumulate in float32 and round once,
+    so only the summation order differs. The rule depends on the geometry alone, so PyNative and
+    Graph mode take the same path."""
+    if not (is_bf16(dt) and bf16_native()):
+        return False
+    return channels is None or channels >= _BF16_CONV_MIN_CHANNELS[kind]
 
 
 def _bits(a: np.ndarray) -> np.ndarray:

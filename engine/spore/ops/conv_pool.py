@@ -341,7 +341,7 @@ class Conv2D:
             return _kernels.conv2d_forward(x, w, b, stride, pad, dilation, group)
         if x.dtype == np.float64:
             return _np_conv2d(x, w, b, stride, pad, dilation, group)
-        if _lowp().use_bf16_conv(x.dtype):  # oneDNN's bf16 convolution (float32 accumulation)
+        if _lowp().use_bf16_conv(x.dtype, w.shape[1]):  # oneDNN's bf16 convolution (float32 accumulation)
             return _lowp().conv2d(x, w, b, stride, pad, dilation, group)
         args = (x, w) if b is None else (x, w, b)
         return _via_f32(lambda *a: _kernels.conv2d_forward(a[0], a[1], a[2] if len(a) > 2 else None, stride, pad,
@@ -378,7 +378,7 @@ class Conv2DBackpropInput:
             return _kernels.conv2d_backward_data(dout, weight, size, stride, pad, dilation, group)
         if dout.dtype == np.float64:
             return _np_conv2d_backprop_input(dout, weight, size, stride, pad, dilation, group)
-        if _lowp().use_bf16_conv(dout.dtype):
+        if _lowp().use_bf16_conv(dout.dtype, weight.shape[1], "backward_data"):
             return _lowp().conv2d_backward_data(dout, weight, size, stride, pad, dilation, group)
         return _via_f32(lambda d, w: _kernels.conv2d_backward_data(d, w, size, stride, pad, dilation, group),
                         dout, weight)
@@ -408,7 +408,7 @@ class Conv2DBackpropFilter:
             return _kernels.conv2d_backward_weights(dout, input, size, stride, pad, dilation, group)
         if dout.dtype == np.float64:
             return _np_conv2d_backprop_filter(dout, input, size, stride, pad, dilation, group)
-        if _lowp().use_bf16_conv(dout.dtype):
+        if _lowp().use_bf16_conv(dout.dtype, size[1], "backward_weights"):
             return _lowp().conv2d_backward_weights(dout, input, size, stride, pad, dilation, group)[0]
         return _via_f32(lambda d, x: _kernels.conv2d_backward_weights(d, x, size, stride, pad, dilation, group),
                         dout, input)
@@ -443,9 +443,13 @@ class Conv2DBackprop:
             return (dx, dw, dout.sum(axis=(0, 2, 3))) if with_bias else (dx, dw)
         if dout.dtype == np.float32:
             dx, dw, db = _kernels.conv2d_backward(dout, input, weight, stride, pad, dilation, group, with_bias)
-        elif _lowp().use_bf16_conv(dout.dtype):
+        elif _lowp().use_bf16_conv(dout.dtype, weight.shape[1], "backward_weights"):
             lp = _lowp()
-            dx = lp.conv2d_backward_data(dout, weight, input.shape, stride, pad, dilation, group)
+            if lp.use_bf16_conv(dout.dtype, weight.shape[1], "backward_data"):
+                dx = lp.conv2d_backward_data(dout, weight, input.shape, stride, pad, dilation, group)
+            else:  # few channels: the input gradient in float32 (see lowp.use_bf16_conv)
+                dx = _via_f32(lambda d, w: _kernels.conv2d_backward_data(d, w, tuple(input.shape), stride, pad,
+                                                                         dilation, group), dout, weight)
             dw, db = lp.conv2d_backward_weights(dout, input, weight.shape, stride, pad, dilation, group, with_bias)
         else:  # float16, or bfloat16 without bf16 hardware: float32 compute on the rounded operands
             dx, dw, db = _via_f32(lambda d, x, w: _kernels.conv2d_backward(d, x, w, stride, pad, dilation, group,
