@@ -345,7 +345,7 @@ def main(argv: list[str] | None = None) -> int:
     torch_ok = has_torch()
     print(f"CPU: {cpu_flags()}")
     if args.cmd in ("all", "load"):
-        print(section_load(seconds, torch_ok))
+        print(section_load(seconds, torch_ok, repeats=2 if args.quick else 3))  # --quick: make bench's 900 s budget
         print()
     if args.cmd in ("all", "cache"):
         print(section_cache(seconds))
