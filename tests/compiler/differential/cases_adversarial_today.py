@@ -10,6 +10,9 @@ Each case either gives PyNative's exact result in Graph mode or is refused on th
 
 from __future__ import annotations
 
+import os
+import tempfile
+
 import numpy as np
 
 import spore as ms
@@ -161,6 +164,39 @@ def write_in_fori_tensor_bound(x, n):
     return ops.ForiLoop()(0, n, body, x), z
 
 
+def hook_handle_remove(x):
+    """handle.remove() right after registering (in a graph, register_hook returns the tensor itself)."""
+    def f(a):
+        z = a * 3
+        h = z.register_hook(lambda g: g * 100)
+        h.remove()
+        return (z * z).sum()
+    return ms.grad(f)(x)
+
+
+def hook_in_tensor_loop_body(x, n):
+    """A hook on a tensor made inside a ForiLoop body with a tensor bound, under grad."""
+    def f(a):
+        def body(i, v):
+            z = v * 1.1
+            z.register_hook(lambda g: g * 2)
+            return z
+        return ops.ForiLoop()(0, n, body, a).sum()
+    return ms.grad(f)(x)
+
+
+def dump_in_tensor_loop(x, n):
+    """DumpGradient inside a loop on a tensor bound: the gradient still flows."""
+    def f(a):
+        return ops.ForiLoop()(0, n, lambda i, v: ops.DumpGradient()(DUMP_PATH, v * 1.5, "in"), a).sum()
+    return ms.grad(f)(x)
+
+
+def saved_hooks_decorator(x):
+    """register_saved_tensors_hooks on a function called from compiled code."""
+    return ms.grad(_saved_decorated)(x)
+
+
 def hook_returns_none(x):
     """A hook that only looks at the gradient (returns None) keeps it."""
     def f(a):
@@ -197,6 +233,14 @@ def hooked_loop_body(x):
             return z
         return ops.ForiLoop()(0, 3, body, a).sum()
     return ms.grad(f)(x)
+
+
+DUMP_PATH = os.path.join(tempfile.gettempdir(), "spore_adversarial_dump_gradient")
+
+
+@ms.register_saved_tensors_hooks(lambda t: t * 1, lambda t: t)
+def _saved_decorated(a):
+    return (a * a * a).sum()
 
 
 # --- InsertGradientOf / HookBackward / DumpGradient ----------------------------------------------------
@@ -429,6 +473,81 @@ def saved_hooks_grad(x):
     return ms.grad(f)(x)
 
 
+# --- complex dtypes in Graph mode ------------------------------------------------------------------------
+def cx(*shape: int, dt=np.complex64) -> G:
+    """Complex values with standard-normal real and imaginary parts."""
+    return G(lambda r: (r.standard_normal(shape) + 1j * r.standard_normal(shape)).astype(dt))
+
+
+def complex_python_scalar(z):
+    """A Python complex scalar keeps the tensor's precision in both modes."""
+    return z * (0.1 + 0.7j) + 2j - 0.3
+
+
+def complex_tensor_branch(z):
+    if ops.abs(z).sum() > 3.0:
+        z = z * 1j
+    else:
+        z = ops.conj(z)
+    return z
+
+
+def complex_fori_tensor_bound(z, n):
+    return ops.ForiLoop()(0, n, lambda i, v: v * (0.5 + 0.5j) + 1, z)
+
+
+def complex_while(z):
+    return ops.WhileLoop()(lambda v: ops.abs(v).sum() < 40.0, lambda v: v * (1.5 - 0.5j), z)
+
+
+def complex_scan(z):
+    carry, ys = ops.Scan()(lambda c, row: (c * row, ops.real(c).sum()), z[0] * 0 + 1, z)
+    return carry, ys[-1]
+
+
+def complex_grad_through_fft(x):
+    """A real loss of a complex intermediate, differentiated w.r.t. the real input."""
+    def f(a):
+        z = ops.Complex()(a, a * 2)
+        return ops.abs(ops.fft(z)).sum()
+    return ms.grad(f)(x)
+
+
+def complex_hooked_grad(x):
+    """A hook on a complex intermediate (gradient scaled by a complex number)."""
+    def f(a):
+        z = ops.Complex()(a, a * a)
+        z.register_hook(lambda g: g * (0.5 - 1j))
+        return ops.real(z * ops.conj(z)).sum() + ops.imag(z * 3j).sum()
+    return ms.grad(f)(x)
+
+
+def complex_setitem(z):
+    w = z * 1
+    w[0] = 1 + 2j
+    return w
+
+
+def complex_reductions(z):
+    return z.sum(), z.mean(), ops.prod(z, 0), (z == ops.conj(z)).any()
+
+
+def complex_mixed_precision(z, x):
+    """complex128 with float32: the result is complex128 in both modes."""
+    return z * x, z + x.astype(ms.float64)
+
+
+def complex_roundtrip(x):
+    return ops.real(ops.ifft(ops.fft(x))), ops.irfft(ops.rfft(x), n=x.shape[-1])
+
+
+def complex_view_as_real_grad(x):
+    def f(a):
+        z = ops.Complex()(ops.sin(a), a)
+        return (ops.view_as_real(z * z) ** 2).sum()
+    return ms.grad(f)(x)
+
+
 @_functions
 def _adversarial_functions() -> list:
     return [
@@ -437,6 +556,11 @@ def _adversarial_functions() -> list:
         C("ops.jet[tuple primals]", jet_tuple, fl(3), fl(3), fl(2, 3), fl(2, 3)),
         C("ops.linearize[two inputs, two tangents]", linearize_two, fl(3), fl(3), fl(3), fl(3)),
         C("ops.derivative[under grad]", grad_of_derivative, fl(4)),
+        C("ops.conj[complex, tensor branch]", complex_tensor_branch, cx(3)),
+        C("ops.fft[grad of a complex intermediate]", complex_grad_through_fft, fl(6)),
+        C("ops.prod[complex, with other reductions]", complex_reductions, cx(3, 2)),
+        C("ops.ifft[roundtrip with rfft/irfft]", complex_roundtrip, fl(2, 6)),
+        C("ops.view_as_real[grad]", complex_view_as_real_grad, fl(4)),
     ]
 
 
@@ -457,6 +581,11 @@ def _adversarial_classes() -> list:
         K("ForiLoop[grad, static]", fori_grad_static, fl(3)),
         K("ForiLoop[grad, tensor bound]", fori_grad_tensor_bound, fl(3), const(np.int64(3))),
         K("ForiLoop[outer write in body]", write_in_fori_tensor_bound, fl(3), const(np.int64(3))),
+        K("ForiLoop[complex carry, tensor bound]", complex_fori_tensor_bound, cx(3), const(np.int64(3))),
+        K("WhileLoop[complex carry]", complex_while, cx(3)),
+        K("Scan[complex]", complex_scan, cx(3, 2)),
+        K("Complex[hooked, grad]", complex_hooked_grad, fl(3)),
+        K("DumpGradient[in a tensor-bounded loop]", dump_in_tensor_loop, fl(3), const(np.int64(2))),
         K("WhileLoop[tuple carry]", while_tuple_carry, fl(2, 2, lo=0.5, hi=1.0)),
         K("WhileLoop[grad]", while_grad, fl(3, lo=0.5, hi=1.0)),
         K("WhileLoop[never runs]", while_never_runs, fl(3)),
@@ -483,6 +612,10 @@ def adversarial_tensor_cases() -> list:
         C("Tensor.register_hook[closure tensor]", hook_closes_over_tensor, fl(3), fl(3)),
         C("Tensor.register_hook[tensor branch]", hook_in_tensor_branch, fl(3)),
         C("Tensor.register_hook[returns None]", hook_returns_none, fl(3)),
+        C("Tensor.register_hook[handle.remove()]", hook_handle_remove, fl(3)),
+        C("Tensor.register_hook[in a tensor-bounded loop body]", hook_in_tensor_loop_body, fl(3),
+          const(np.int64(3))),
+        C("Tensor.register_hook[register_saved_tensors_hooks]", saved_hooks_decorator, fl(3)),
         C("Tensor.hooks[hooked on one path]", hook_in_branch_then_count, fl(3)),
         C("Tensor.register_hook[branch with return]", hook_in_branch_with_return, fl(3)),
         C("Tensor.add_[in a tensor branch]", write_in_branch, fl(3)),
@@ -491,8 +624,11 @@ def adversarial_tensor_cases() -> list:
         C("Tensor.sub_[nested tensor branches]", write_in_nested_branches, fl(3)),
         C("Tensor.add_[in a tensor while]", write_in_tensor_while, fl(3)),
         C("Tensor.register_hook[in loop body]", hooked_loop_body, fl(3)),
-        C("Tensor.register_hook[input]", hook_on_input_twice_grads, fl(2, 2)),
+        C("Tensor.register_hook[input, 2x2]", hook_on_input_twice_grads, fl(2, 2)),
         C("Tensor.hooks[after a grad]", hook_then_hooks_count, fl(3)),
+        C("Tensor.__mul__[complex python scalar]", complex_python_scalar, cx(3)),
+        C("Tensor.__mul__[complex128 x float32]", complex_mixed_precision, cx(3, dt=np.complex128), fl(3)),
+        C("Tensor.__setitem__[complex value]", complex_setitem, cx(3)),
         C("Tensor.register_hook[saved_tensors_hooks forward]", saved_hooks_forward, fl(3)),
         C("Tensor.register_hook[saved_tensors_hooks grad]", saved_hooks_grad, fl(3)),
     ]
