@@ -756,6 +756,185 @@ def _sce(ic: Any, ins: list, a: dict) -> Any:
 
 NEEDS_RUN = {"If", "Loop"}
 
+def _conv_transpose(ic: Any, ins: list, a: dict) -> Any:
+    """ConvTranspose (1-D and 2-D; PyTorch's nn.ConvTranspose1d/2d): Spore's transposed convolution
+    with ONNX's pads, or the pads that `output_shape` / SAME_* auto_pad imply."""
+    from ..ops.conv_pool_nd import _conv_transpose_2d
+
+    x0 = ic.t(ins[0])
+    x, one_d = _to2d(x0)
+    w = ic.t(ins[1])
+    if len(w.shape) != len(x0.shape):
+        raise OnnxError(f"ConvTranspose: weight rank {len(w.shape)} does not match input rank {len(x0.shape)}",
+                        op="ConvTranspose", node=ic.node.name)
+    n = len(x0.shape) - 2
+    k = list(w.shape[2:])
+    strides, dil = _spatial(a, "strides", n, 1), _spatial(a, "dilations", n, 1)
+    opad = list(a.get("output_padding", [0] * n))
+    in_sp = list(x0.shape[2:])
+    auto = a.get("auto_pad", "NOTSET") or "NOTSET"
+    if "output_shape" in a or auto in ("SAME_UPPER", "SAME_LOWER"):
+        out = list(a["output_shape"])[-n:] if "output_shape" in a else [in_sp[i] * strides[i] for i in range(n)]
+        begins, ends = [], []
+        for i in range(n):
+            total = strides[i] * (in_sp[i] - 1) + opad[i] + (k[i] - 1) * dil[i] + 1 - int(out[i])
+            b_, e_ = (total // 2, total - total // 2) if auto == "SAME_UPPER" else (total - total // 2, total // 2)
+            if e_ < 0:  # an output larger than the kernel reaches: zeros at the end, as output padding
+                opad[i], e_ = opad[i] - e_, 0
+            if b_ < 0:
+                raise OnnxError(f"ConvTranspose: output_shape {list(out)} needs padding before axis {i}",
+                                op="ConvTranspose", node=ic.node.name)
+            begins.append(b_)
+            ends.append(e_)
+    elif auto == "VALID":
+        begins, ends = [0] * n, [0] * n
+    else:
+        pads = list(a.get("pads", [0] * (2 * n)))
+        begins, ends = pads[:n], pads[n:]
+    if one_d:
+        w = _P("Reshape")(w, shape=(w.shape[0], w.shape[1], 1, w.shape[2]))
+        strides, dil, begins, ends, opad = [1] + strides, [1] + dil, [0] + begins, [0] + ends, [0] + opad
+    y = _conv_transpose_2d("ConvTranspose", x, w, strides, begins, ends, dil, int(a.get("group", 1)), opad)
+    if len(ins) > 2 and ins[2] is not None:
+        y = _P("Add")(y, _reshape(ic, ins[2], (1, -1, 1, 1)))
+    if one_d:
+        y = _P("Reshape")(y, shape=(y.shape[0], y.shape[1], y.shape[3]))
+    return y
+
+
+def _instance_norm(ic: Any, ins: list, a: dict) -> Any:
+    """InstanceNormalization (PyTorch's InstanceNorm, and its GroupNorm export): a group norm with
+    one channel per group."""
+    from ..ops.activation_loss_extra import group_norm
+
+    x = ic.t(ins[0])
+    return group_norm(x, int(x.shape[1]), ic.t(ins[1]), ic.t(ins[2]), eps=float(a.get("epsilon", 1e-5)))
+
+
+def _depth_to_space(ic: Any, ins: list, a: dict) -> Any:
+    """DepthToSpace (PyTorch's PixelShuffle exports mode CRD): reshape, transpose, reshape."""
+    x = ic.t(ins[0])
+    b = int(a["blocksize"])
+    n, c, h, w = (int(d) for d in x.shape)
+    if c % (b * b):
+        raise OnnxError(f"DepthToSpace: channels {c} are not a multiple of blocksize^2 = {b * b}",
+                        op="DepthToSpace", node=ic.node.name)
+    if a.get("mode", "DCR") == "CRD":
+        t = _P("Transpose")(_reshape(ic, x, (n, c // (b * b), b, b, h, w)), perm=(0, 1, 4, 2, 5, 3))
+    else:
+        t = _P("Transpose")(_reshape(ic, x, (n, b, b, c // (b * b), h, w)), perm=(0, 3, 4, 1, 5, 2))
+    return _reshape(ic, t, (n, c // (b * b), h * b, w * b))
+
+
+def _space_to_depth(ic: Any, ins: list, a: dict) -> Any:
+    x = ic.t(ins[0])
+    b = int(a["blocksize"])
+    n, c, h, w = (int(d) for d in x.shape)
+    if h % b or w % b:
+        raise OnnxError(f"SpaceToDepth: spatial {h}x{w} is not a multiple of blocksize {b}",
+                        op="SpaceToDepth", node=ic.node.name)
+    t = _P("Transpose")(_reshape(ic, x, (n, c, h // b, b, w // b, b)), perm=(0, 3, 5, 1, 2, 4))
+    return _reshape(ic, t, (n, c * b * b, h // b, w // b))
+
+
+_LINEAR_BY_RANK = {3: "linear", 4: "bilinear", 5: "trilinear"}
+# ONNX Resize's output -> input coordinate (x, scale, in, out) and its nearest-index roundings
+_RESIZE_COORDS = {
+    "half_pixel": lambda x, s, i, o: (x + 0.5) / s - 0.5,
+    "pytorch_half_pixel": lambda x, s, i, o: (x + 0.5) / s - 0.5 if o > 1 else np.zeros_like(x),
+    "align_corners": lambda x, s, i, o: x * (i - 1) / (o - 1) if o > 1 else np.zeros_like(x),
+    "asymmetric": lambda x, s, i, o: x / s,
+    "half_pixel_symmetric": lambda x, s, i, o: i / 2 * (1 - o / (s * i)) + (x + 0.5) / s - 0.5,
+}
+_NEAREST_ROUND = {"round_prefer_floor": lambda v: np.ceil(v - 0.5), "round_prefer_ceil": lambda v: np.floor(v + 0.5),
+                  "floor": np.floor, "ceil": np.ceil}
+
+
+def _resize(ic: Any, ins: list, a: dict) -> Any:
+    """Resize / Upsample as `ops.interpolate` (PyTorch's nn.Upsample and F.interpolate exports):
+    nearest (asymmetric + floor = 'nearest'; half_pixel + round_prefer_ceil = 'nearest-exact'),
+    linear (half_pixel / pytorch_half_pixel, or align_corners) and cubic (a = -0.75, likewise).
+    Other coordinate/rounding combinations are refused by name."""
+    from ..ops.resize import interpolate
+
+    x = ic.t(ins[0])
+    op = ic.node.op_type
+    rank = len(x.shape)
+    mode = a.get("mode", "nearest")
+    ctm = a.get("coordinate_transformation_mode", "asymmetric" if op == "Upsample" or ic.opset < 11
+                else "half_pixel")
+    nearest = a.get("nearest_mode", "round_prefer_floor" if ic.opset >= 11 and op == "Resize" else "floor")
+
+    def refuse(what: str) -> OnnxError:
+        return OnnxError(f"{op}: {what} is not supported (Spore imports PyTorch's interpolate modes)",
+                         op=op, node=ic.node.name)
+
+    if a.get("antialias", 0) or a.get("exclude_outside", 0) or a.get("keep_aspect_ratio_policy", "stretch") != \
+            "stretch":
+        raise refuse("antialias / exclude_outside / keep_aspect_ratio_policy")
+    if op == "Upsample" or ic.opset < 11:
+        scales_in, sizes_in = (ins[1] if len(ins) > 1 else a.get("scales")), None
+    else:
+        scales_in = ins[2] if len(ins) > 2 else None
+        sizes_in = ins[3] if len(ins) > 3 else None
+    scales = None if scales_in is None else np.asarray(ic.static(scales_in, "scales"), np.float64).reshape(-1)
+    sizes = None if sizes_in is None else _ints(ic, sizes_in, "sizes")
+    if scales is not None and scales.size == 0:
+        scales = None
+    if sizes is not None and not sizes:
+        sizes = None
+    if "axes" in a:  # opset 18: scales/sizes name only these axes; the others keep their size
+        axes = [int(v) % rank for v in a["axes"]]
+        if scales is not None:
+            full = np.ones(rank)
+            full[axes] = scales
+            scales = full
+        if sizes is not None:
+            full_sizes = [int(d) for d in x.shape]
+            for ax, v in zip(axes, sizes):
+                full_sizes[ax] = int(v)
+            sizes = full_sizes
+    if scales is not None:
+        if len(scales) != rank or np.any(scales[:2] != 1):
+            raise refuse(f"scales {scales.tolist()} (batch and channel must stay 1)")
+        kw = {"scale_factor": tuple(float(v) for v in scales[2:]), "recompute_scale_factor": False}
+    elif sizes is not None:
+        if len(sizes) != rank or list(sizes[:2]) != list(x.shape[:2]):
+            raise refuse(f"sizes {sizes} (batch and channel must stay)")
+        kw = {"size": tuple(int(v) for v in sizes[2:])}
+    else:
+        raise OnnxError(f"{op}: neither scales nor sizes is given", op=op, node=ic.node.name)
+    if mode == "nearest":
+        if ctm not in _RESIZE_COORDS or nearest not in _NEAREST_ROUND:
+            raise refuse(f"nearest with coordinate_transformation_mode={ctm!r}, nearest_mode={nearest!r}")
+        for axis in range(2, rank):
+            n_in = int(x.shape[axis])
+            if scales is not None:
+                scale, n_out = float(scales[axis]), int(math.floor(n_in * float(scales[axis])))
+            else:
+                n_out = int(sizes[axis])
+                scale = n_out / n_in
+            if n_out <= 0:
+                raise refuse(f"an empty output on axis {axis}")
+            src = _RESIZE_COORDS[ctm](np.arange(n_out, dtype=np.float64), scale, n_in, n_out)
+            idx = np.clip(_NEAREST_ROUND[nearest](src), 0, n_in - 1).astype(np.int64)
+            if n_out != n_in or np.any(idx != np.arange(n_in)):
+                x = _P("Gather")(x, Tensor(idx), axis=axis)
+        return x
+    if mode in ("linear", "cubic"):
+        if mode == "cubic" and (rank != 4 or float(a.get("cubic_coeff_a", -0.75)) != -0.75):
+            raise refuse("cubic other than 2-D with cubic_coeff_a = -0.75")
+        name = "bicubic" if mode == "cubic" else _LINEAR_BY_RANK.get(rank)
+        if name is None:
+            raise refuse(f"linear on a rank-{rank} input")
+        if ctm in ("half_pixel", "pytorch_half_pixel"):
+            return interpolate(x, mode=name, align_corners=False, **kw)
+        if ctm == "align_corners":
+            return interpolate(x, mode=name, align_corners=True, **kw)
+        raise refuse(f"{mode} with coordinate_transformation_mode={ctm!r}")
+    raise refuse(f"mode {mode!r}")
+
+
 _RNN_ACT = {"sigmoid": "sigmoid", "tanh": "tanh", "relu": "relu"}
 # per ONNX recurrent op: gate count, default activations per direction, and its input count
 _RNN_SPEC = {"LSTM": (4, ["Sigmoid", "Tanh", "Tanh"], 8), "GRU": (3, ["Sigmoid", "Tanh"], 6),
@@ -869,6 +1048,12 @@ def _recurrent(kind: str):
 
 TABLE: dict[str, Any] = {
     "LSTM": _recurrent("LSTM"),
+    "ConvTranspose": _conv_transpose,
+    "InstanceNormalization": _instance_norm,
+    "DepthToSpace": _depth_to_space,
+    "SpaceToDepth": _space_to_depth,
+    "Resize": _resize,
+    "Upsample": _resize,
     "GRU": _recurrent("GRU"),
     "RNN": _recurrent("RNN"),
     "Constant": _constant,

@@ -79,6 +79,10 @@ class ImportCtx:
         return REGISTRY[name]
 
 
+# inputs of these ops that must be known at load time even when float (so never Parameters)
+_ARGUMENT_INPUTS = {"Resize": (1, 2), "Upsample": (1,)}
+
+
 class OnnxCell(Cell):
     """An ONNX graph as a Cell: call it with the graph's inputs (Tensors), get its outputs."""
 
@@ -103,10 +107,14 @@ class OnnxCell(Cell):
         stats = {n.input[i] for n in _all_nodes(graph) if n.op_type == "BatchNormalization"
                  for i in (3, 4) if len(n.input) > i}
         used_elsewhere = {x for n in _all_nodes(graph) for i, x in enumerate(n.input)
-                          if not (n.op_type == "BatchNormalization" and i in (3, 4))}
+                          if not (n.op_type == "BatchNormalization" and i in (3, 4))
+                          and i not in _ARGUMENT_INPUTS.get(n.op_type, ())}
+        # float inputs that are really arguments (Resize's roi and scales): constants, not weights
+        args = {n.input[i] for n in _all_nodes(graph) for i in _ARGUMENT_INPUTS.get(n.op_type, ())
+                if len(n.input) > i}
         for t in graph.initializer:
             arr = numpy_helper.to_array(t)
-            if arr.dtype.kind == "f" and arr.ndim > 0:
+            if arr.dtype.kind == "f" and arr.ndim > 0 and not (t.name in args and t.name not in used_elsewhere):
                 p = Parameter(Tensor(np.array(arr)), name=t.name,
                               requires_grad=not (t.name in stats and t.name not in used_elsewhere))
                 self.insert_param_to_cell(t.name, p, check_name_contain_dot=False)
