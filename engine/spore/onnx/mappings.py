@@ -77,6 +77,24 @@ def conv_attrs(attrs: dict, ctx: Any) -> dict:
             "dilations": list(attrs.get("dilation", (1, 1))), "group": int(attrs.get("group", 1))}
 
 
+def conv_transpose_attrs(attrs: dict, ctx: Any) -> dict:
+    """Conv2DBackpropInput (conv_transpose2d, nn.Conv2dTranspose) as ONNX ConvTranspose: the same
+    weight layout (C_in, C_out/group, kH, kW); the output size `input_size` becomes output_padding."""
+    t, b, l, r = attrs.get("pad", (0, 0, 0, 0))
+    s = list(attrs.get("stride", (1, 1)))[-2:]
+    d = list(attrs.get("dilation", (1, 1)))[-2:]
+    x_shape, w_shape = ctx.eqn.inputs[0].aval.shape, ctx.eqn.inputs[1].aval.shape
+    out = list(attrs["input_size"])[2:]
+    begin, end = (t, l), (b, r)
+    opad = [int(out[i]) - ((x_shape[2 + i] - 1) * s[i] - begin[i] - end[i] + d[i] * (w_shape[2 + i] - 1) + 1)
+            for i in range(2)]
+    if any(o < 0 for o in opad):
+        raise OnnxError(f"Conv2DBackpropInput: output size {out} is smaller than ConvTranspose gives",
+                        op="Conv2DBackpropInput")
+    return {"strides": s, "pads": [t, l, b, r], "dilations": d, "group": int(attrs.get("group", 1)),
+            "kernel_shape": [int(k) for k in w_shape[2:]], "output_padding": opad}
+
+
 def pool_attrs(attrs: dict, ctx: Any) -> dict:
     t, b, l, r = attrs.get("pad", (0, 0, 0, 0))
     out = {"kernel_shape": list(attrs["kernel_size"]), "strides": list(attrs.get("strides", (1, 1))),

@@ -364,6 +364,7 @@ class Conv2D:
 class Conv2DBackpropInput:
     """Gradient of Conv2D with respect to its input (a transposed convolution of `dout` with `weight`)
     back to an input of shape `input_size`."""
+    onnx = OnnxMap("ConvTranspose", to_onnx="conv_transpose_attrs")
 
     def infer(dout, weight, input_size, stride=(1, 1), pad=(0, 0, 0, 0), dilation=(1, 1), group=1):
         _conv_infer_common("Conv2DBackpropInput", dout, weight)
