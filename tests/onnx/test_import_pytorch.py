@@ -163,11 +163,7 @@ def test_gradients_match_finite_differences(fname, pname, flat):
     assert np.abs(g).max() > 0
 
 
-# the decoder's transposed convolution (Conv2DBackpropInput) has no export mapping yet: refused below
-REEXPORT = [f for f in FILES if not f.startswith("decoder")]
-
-
-@pytest.mark.parametrize("fname", REEXPORT)
+@pytest.mark.parametrize("fname", FILES)
 def test_reexport_runs_in_onnxruntime(fname, tmp_path):
     net = load(FIXTURES / f"{fname}.onnx")
     name = _net_of(fname)
@@ -265,11 +261,3 @@ def test_recurrent_import_names_what_it_refuses():
         load(_rnn_model("GRU", activations=["HardSigmoid", "Tanh"]))(x)
     with pytest.raises(OnnxError, match=r"GRU: direction 'sideways'"):
         load(_rnn_model("GRU", direction="sideways"))(x)
-
-
-@pytest.mark.parametrize("fname", ["decoder", "decoder_dynamo"])
-def test_reexport_of_a_transposed_convolution_is_refused_by_name(fname, tmp_path):
-    net = load(FIXTURES / f"{fname}.onnx")
-    with pytest.raises(OnnxError, match="Conv2DBackpropInput has no ONNX mapping"):
-        ms.export(net, ms.Tensor(REF["decoder|x"]), file_name=str(tmp_path / "again"), file_format="ONNX")
-    assert not list(tmp_path.iterdir())  # nothing half-written
