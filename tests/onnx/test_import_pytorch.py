@@ -261,3 +261,19 @@ def test_recurrent_import_names_what_it_refuses():
         load(_rnn_model("GRU", activations=["HardSigmoid", "Tanh"]))(x)
     with pytest.raises(OnnxError, match=r"GRU: direction 'sideways'"):
         load(_rnn_model("GRU", direction="sideways"))(x)
+
+
+@pytest.mark.parametrize("kw", [{"stride": 2, "pad_mode": "same"}, {"stride": 2, "pad_mode": "pad", "padding": 1},
+                                {"stride": 3, "pad_mode": "valid", "dilation": 2}])
+def test_spore_conv2d_transpose_exports_as_conv_transpose(kw):
+    """The export mapping the decoder's round trip needs, on Spore's own nn.Conv2dTranspose."""
+    from spore.onnx import to_model
+
+    ms.set_seed(3)
+    net = nn.Conv2dTranspose(3, 4, 3, has_bias=True, **kw)
+    x = np.random.default_rng(0).standard_normal((2, 3, 5, 5)).astype(np.float32)
+    model = to_model(net, ms.Tensor(x))
+    assert "ConvTranspose" in {n.op_type for n in model.graph.node}
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    (got,) = sess.run(None, {sess.get_inputs()[0].name: x})
+    np.testing.assert_allclose(got, net(ms.Tensor(x)).asnumpy(), rtol=0, atol=1e-5)
