@@ -144,6 +144,61 @@ def write_in_nested_branches(x):
     return z * 2
 
 
+def setitem_in_branch(x):
+    z = x * 1
+    if x.sum() > 0:
+        z[0] = 100.0
+    return z
+
+
+def writes_on_both_paths(x):
+    z = x * 1
+    if x.sum() > 0:
+        z.add_(1)
+    else:
+        z.mul_(5)
+    return z
+
+
+def write_seen_by_alias(x):
+    """Another name bound to the written tensor sees the write made on the path taken."""
+    z = x * 1
+    w = z
+    if x.sum() > 0:
+        z.add_(1)
+        y = z
+    else:
+        y = z * 0
+    return w, y
+
+
+def writes_in_elif_chain(x):
+    z = x * 1
+    if x.sum() > 1:
+        z.add_(1)
+    elif x.sum() > -1:
+        z.sub_(1)
+    else:
+        z.mul_(2)
+    return z
+
+
+def tensor_if_in_python_loop(x):
+    z = x * 1
+    for _ in range(3):
+        if z.sum() > 0:
+            z.sub_(1)
+    return z
+
+
+def dtype_set_in_branch(x):
+    """set_dtype on one path: the two paths disagree on the dtype, refused (LAX: Python)."""
+    z = x * 1
+    if x.sum() > 0:
+        z.set_dtype(ms.float64)
+    return z
+
+
 def write_in_tensor_while(x):
     """An outer tensor written in place in a while loop on a tensor: refused (the loop would not carry
     it), or run in Python under LAX."""
@@ -395,6 +450,26 @@ def linearize_two(x, y, vx, vy):
     return out, f((vx, vy)), f((vy, vx))
 
 
+def _hooked_sin(a):
+    z = a * 1.0
+    z.register_hook(lambda g: g * 2)
+    return ops.sin(z)
+
+
+def derivative_of_hooked(x):
+    """derivative of a function with a hook inside (each reverse pass of the series sees the hook)."""
+    return ops.derivative(_hooked_sin, x, 2)[1]
+
+
+def linearize_of_hooked(x, v):
+    out, f = ops.linearize(_hooked_sin, (x,))
+    return out, f(v)
+
+
+def jet_of_hooked(x, s):
+    return ops.jet(_hooked_sin, x, s)[1]
+
+
 def grad_of_derivative(x):
     return ms.grad(lambda a: ops.derivative(ops.sin, a, 2)[1].sum())(x)
 
@@ -556,6 +631,9 @@ def _adversarial_functions() -> list:
         C("ops.jet[tuple primals]", jet_tuple, fl(3), fl(3), fl(2, 3), fl(2, 3)),
         C("ops.linearize[two inputs, two tangents]", linearize_two, fl(3), fl(3), fl(3), fl(3)),
         C("ops.derivative[under grad]", grad_of_derivative, fl(4)),
+        C("ops.derivative[hooked function]", derivative_of_hooked, fl(3)),
+        C("ops.linearize[hooked function]", linearize_of_hooked, fl(3), fl(3)),
+        C("ops.jet[hooked function]", jet_of_hooked, fl(3), fl(2, 3)),
         C("ops.conj[complex, tensor branch]", complex_tensor_branch, cx(3)),
         C("ops.fft[grad of a complex intermediate]", complex_grad_through_fft, fl(6)),
         C("ops.prod[complex, with other reductions]", complex_reductions, cx(3, 2)),
@@ -623,6 +701,12 @@ def adversarial_tensor_cases() -> list:
         C("Tensor.add_[tensor branch with return]", write_in_branch_with_return, fl(3)),
         C("Tensor.sub_[nested tensor branches]", write_in_nested_branches, fl(3)),
         C("Tensor.add_[in a tensor while]", write_in_tensor_while, fl(3)),
+        C("Tensor.__setitem__[in a tensor branch]", setitem_in_branch, fl(3)),
+        C("Tensor.mul_[add_ on the other path]", writes_on_both_paths, fl(3)),
+        C("Tensor.add_[alias sees the write]", write_seen_by_alias, fl(3)),
+        C("Tensor.sub_[elif chain]", writes_in_elif_chain, fl(3)),
+        C("Tensor.sub_[tensor if in a Python loop]", tensor_if_in_python_loop, fl(3)),
+        C("Tensor.set_dtype[in a tensor branch]", dtype_set_in_branch, fl(3)),
         C("Tensor.register_hook[in loop body]", hooked_loop_body, fl(3)),
         C("Tensor.register_hook[input, 2x2]", hook_on_input_twice_grads, fl(2, 2)),
         C("Tensor.hooks[after a grad]", hook_then_hooks_count, fl(3)),
