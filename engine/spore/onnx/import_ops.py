@@ -838,11 +838,12 @@ def _space_to_depth(ic: Any, ins: list, a: dict) -> Any:
 
 
 _LINEAR_BY_RANK = {3: "linear", 4: "bilinear", 5: "trilinear"}
-# ONNX Resize's output -> input coordinate (x, scale, in, out) and its nearest-index roundings
+# ONNX Resize's output -> input coordinate (x, scale, in, out), as onnx's reference evaluator
+# computes it: the float output length scale * in enters align_corners and the pytorch/symmetric modes
 _RESIZE_COORDS = {
     "half_pixel": lambda x, s, i, o: (x + 0.5) / s - 0.5,
-    "pytorch_half_pixel": lambda x, s, i, o: (x + 0.5) / s - 0.5 if o > 1 else np.zeros_like(x),
-    "align_corners": lambda x, s, i, o: x * (i - 1) / (o - 1) if o > 1 else np.zeros_like(x),
+    "pytorch_half_pixel": lambda x, s, i, o: (x + 0.5) / s - 0.5 if s * i != 1 else np.full_like(x, -0.5),
+    "align_corners": lambda x, s, i, o: x * (i - 1) / (s * i - 1) if s * i != 1 else np.zeros_like(x),
     "asymmetric": lambda x, s, i, o: x / s,
     "half_pixel_symmetric": lambda x, s, i, o: i / 2 * (1 - o / (s * i)) + (x + 0.5) / s - 0.5,
 }
@@ -850,13 +851,43 @@ _NEAREST_ROUND = {"round_prefer_floor": lambda v: np.ceil(v - 0.5), "round_prefe
                   "floor": np.floor, "ceil": np.ceil}
 
 
-def _resize(ic: Any, ins: list, a: dict) -> Any:
-    """Resize / Upsample as `ops.interpolate` (PyTorch's nn.Upsample and F.interpolate exports):
-    nearest (asymmetric + floor = 'nearest'; half_pixel + round_prefer_ceil = 'nearest-exact'),
-    linear (half_pixel / pytorch_half_pixel, or align_corners) and cubic (a = -0.75, likewise).
-    Other coordinate/rounding combinations are refused by name."""
-    from ..ops.resize import interpolate
+def _cubic_taps(r: np.ndarray, A: float) -> np.ndarray:
+    """Keys' cubic convolution weights of the taps at offsets -1, 0, 1, 2 for fractions r."""
+    def near(t):  # |t| <= 1
+        return ((A + 2) * t - (A + 3)) * t * t + 1
 
+    def far(t):  # 1 < |t| < 2
+        return ((A * t - 5 * A) * t + 8 * A) * t - 4 * A
+
+    return np.stack([far(r + 1), near(r), near(1 - r), far(2 - r)], axis=1)
+
+
+def _resize_weights(src: np.ndarray, n_in: int, mode: str, coeff_a: float, exclude: bool) -> np.ndarray:
+    """The (out, in) matrix of linear or cubic interpolation at input coordinates `src`, with
+    edge padding (indices clamped) and, with `exclude`, outside taps dropped and renormalised."""
+    x0 = np.floor(src)
+    r = src - x0
+    if mode == "linear":
+        offsets, coeffs = np.array([0, 1]), np.stack([1 - r, r], axis=1)
+    else:
+        offsets, coeffs = np.array([-1, 0, 1, 2]), _cubic_taps(r, coeff_a)
+    idx = x0[:, None].astype(np.int64) + offsets[None, :]
+    if exclude:
+        coeffs = np.where((idx >= 0) & (idx < n_in), coeffs, 0.0)
+        coeffs = coeffs / coeffs.sum(axis=1, keepdims=True)
+    w = np.zeros((len(src), n_in))
+    np.add.at(w, (np.repeat(np.arange(len(src)), len(offsets)), np.clip(idx, 0, n_in - 1).reshape(-1)),
+              coeffs.reshape(-1))
+    return w
+
+
+def _resize(ic: Any, ins: list, a: dict) -> Any:
+    """Resize / Upsample (PyTorch's nn.Upsample and F.interpolate exports), axis by axis with
+    constant index/weight tables built in NumPy by onnx's reference rules: nearest (a Gather, every
+    rounding mode), linear and cubic (a MatMul by an (in, out) matrix; cubic_coeff_a,
+    exclude_outside), every coordinate mode but tf_crop_and_resize, opset 18's axes and
+    keep_aspect_ratio_policy. Differentiable in the input. antialias and tf_crop_and_resize are
+    refused by name."""
     x = ic.t(ins[0])
     op = ic.node.op_type
     rank = len(x.shape)
@@ -869,9 +900,10 @@ def _resize(ic: Any, ins: list, a: dict) -> Any:
         return OnnxError(f"{op}: {what} is not supported (Spore imports PyTorch's interpolate modes)",
                          op=op, node=ic.node.name)
 
-    if a.get("antialias", 0) or a.get("exclude_outside", 0) or a.get("keep_aspect_ratio_policy", "stretch") != \
-            "stretch":
-        raise refuse("antialias / exclude_outside / keep_aspect_ratio_policy")
+    if a.get("antialias", 0):
+        raise refuse("antialias")
+    if a.get("keep_aspect_ratio_policy", "stretch") not in ("stretch", "not_larger", "not_smaller"):
+        raise refuse(f"keep_aspect_ratio_policy={a['keep_aspect_ratio_policy']!r}")
     if op == "Upsample" or ic.opset < 11:
         scales_in, sizes_in = (ins[1] if len(ins) > 1 else a.get("scales")), None
     else:
@@ -897,41 +929,64 @@ def _resize(ic: Any, ins: list, a: dict) -> Any:
     if scales is not None:
         if len(scales) != rank or np.any(scales[:2] != 1):
             raise refuse(f"scales {scales.tolist()} (batch and channel must stay 1)")
-        kw = {"scale_factor": tuple(float(v) for v in scales[2:]), "recompute_scale_factor": False}
     elif sizes is not None:
         if len(sizes) != rank or list(sizes[:2]) != list(x.shape[:2]):
             raise refuse(f"sizes {sizes} (batch and channel must stay)")
-        kw = {"size": tuple(int(v) for v in sizes[2:])}
     else:
         raise OnnxError(f"{op}: neither scales nor sizes is given", op=op, node=ic.node.name)
+    policy = a.get("keep_aspect_ratio_policy", "stretch")
+    keep: dict[int, tuple[float, int]] = {}
+    if policy in ("not_larger", "not_smaller") and sizes is not None:
+        # one scale for the named axes (the smallest or largest size ratio), sizes rounded half up
+        named = [int(v) % rank for v in a.get("axes", range(rank))]
+        ratios = [sizes[i] / int(x.shape[i]) for i in named]
+        scale = min(ratios) if policy == "not_larger" else max(ratios)
+        keep = {i: (scale, int(scale * int(x.shape[i]) + 0.5)) for i in named}
+        if any(keep[i][1] != int(x.shape[i]) for i in (0, 1) if i in keep):
+            raise refuse(f"keep_aspect_ratio_policy={policy!r} resizing the batch or channel axis")
+
+    def axis_scale(axis: int, n_in: int) -> tuple[float, int]:
+        if axis in keep:
+            scale, n_out = keep[axis]
+        elif scales is not None:
+            scale, n_out = float(scales[axis]), int(math.floor(n_in * float(scales[axis])))
+        else:
+            n_out = int(sizes[axis])
+            scale = n_out / n_in
+        if n_out <= 0:
+            raise refuse(f"an empty output on axis {axis}")
+        return scale, n_out
+
     if mode == "nearest":
         if ctm not in _RESIZE_COORDS or nearest not in _NEAREST_ROUND:
             raise refuse(f"nearest with coordinate_transformation_mode={ctm!r}, nearest_mode={nearest!r}")
         for axis in range(2, rank):
             n_in = int(x.shape[axis])
-            if scales is not None:
-                scale, n_out = float(scales[axis]), int(math.floor(n_in * float(scales[axis])))
-            else:
-                n_out = int(sizes[axis])
-                scale = n_out / n_in
-            if n_out <= 0:
-                raise refuse(f"an empty output on axis {axis}")
+            scale, n_out = axis_scale(axis, n_in)
             src = _RESIZE_COORDS[ctm](np.arange(n_out, dtype=np.float64), scale, n_in, n_out)
             idx = np.clip(_NEAREST_ROUND[nearest](src), 0, n_in - 1).astype(np.int64)
             if n_out != n_in or np.any(idx != np.arange(n_in)):
                 x = _P("Gather")(x, Tensor(idx), axis=axis)
         return x
     if mode in ("linear", "cubic"):
-        if mode == "cubic" and (rank != 4 or float(a.get("cubic_coeff_a", -0.75)) != -0.75):
-            raise refuse("cubic other than 2-D with cubic_coeff_a = -0.75")
-        name = "bicubic" if mode == "cubic" else _LINEAR_BY_RANK.get(rank)
-        if name is None:
-            raise refuse(f"linear on a rank-{rank} input")
-        if ctm in ("half_pixel", "pytorch_half_pixel"):
-            return interpolate(x, mode=name, align_corners=False, **kw)
-        if ctm == "align_corners":
-            return interpolate(x, mode=name, align_corners=True, **kw)
-        raise refuse(f"{mode} with coordinate_transformation_mode={ctm!r}")
+        from ..ops.linalg import matmul
+
+        if ctm not in _RESIZE_COORDS:
+            raise refuse(f"{mode} with coordinate_transformation_mode={ctm!r}")
+        coeff_a, exclude = float(a.get("cubic_coeff_a", -0.75)), bool(a.get("exclude_outside", 0))
+        for axis in range(2, rank):
+            n_in = int(x.shape[axis])
+            scale, n_out = axis_scale(axis, n_in)
+            src = _RESIZE_COORDS[ctm](np.arange(n_out, dtype=np.float64), scale, n_in, n_out)
+            wmat = _resize_weights(src, n_in, mode, coeff_a, exclude).astype(x.dtype.np)
+            if n_out == n_in and np.array_equal(wmat, np.eye(n_in)):
+                continue
+            perm = list(range(rank))
+            perm[axis], perm[-1] = perm[-1], perm[axis]
+            moved = _P("Transpose")(x, perm=tuple(perm)) if axis != rank - 1 else x
+            y = matmul(moved, Tensor(np.ascontiguousarray(wmat.T)))
+            x = _P("Transpose")(y, perm=tuple(perm)) if axis != rank - 1 else y
+        return x
     raise refuse(f"mode {mode!r}")
 
 
