@@ -604,3 +604,113 @@ def test_ctc_second_derivative_is_refused_in_both_modes(level):
     for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
         with pytest.raises(ms.errors.SporeError, match="CTCLossV2Grad has no gradient rule"):
             _call(mode, ctc_second_order, lp, t)
+
+
+# --- Python values a compiled graph baked in, changed between calls --------------------------------------------
+GLOBAL_MASK = ms.Tensor(np.array([1.0, 0.0], np.float32))
+
+
+class Configurable(nn.Cell):
+    """Reads, while compiling, values a user may change between calls: attributes of Spore's own Cells and
+    ops (their code runs over tracers, not interpreted), and non-plain attributes / globals of user code."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ctc = nn.CTCLoss()
+        self.roi = ops.ROIAlign(2, 2, 1.0, 2)
+        self.gs = ops.GridSampler2D()
+        self.mask = ms.Tensor(np.array([1.0, 0.0], np.float32))
+        self.fn = ops.relu
+
+    def construct(self, x, lp, t, f, r, g):
+        return (self.ctc(lp, t, (4, 4), (2, 1)), self.roi(f, r), self.gs(f, g), x * self.mask,
+                self.fn(x - 0.5), x * GLOBAL_MASK)
+
+
+def _configurable_inputs() -> list:
+    r = np.random.default_rng(0)
+    z = r.standard_normal((4, 2, 3))
+    return [np.array([1.0, -2.0], np.float32), (z - np.log(np.exp(z).sum(-1, keepdims=True))).astype(np.float32),
+            np.array([[1, 2], [1, 1]], np.int64), np.arange(25, dtype=np.float32).reshape(1, 1, 5, 5),
+            np.array([[0, 0.3, 0.2, 4.6, 4.1]], np.float32), r.uniform(-1.2, 1.2, (1, 2, 2, 2)).astype(np.float32)]
+
+
+def _edits(net: Configurable) -> list:
+    def rebind_global() -> None:
+        global GLOBAL_MASK
+        GLOBAL_MASK = ms.Tensor(np.array([-1.0, 4.0], np.float32))
+
+    return [lambda: setattr(net.ctc, "reduction", "sum"), lambda: setattr(net.ctc, "blank", 2),
+            lambda: setattr(net.roi, "sample_num", 0), lambda: setattr(net.roi, "spatial_scale", 0.5),
+            lambda: setattr(net.gs, "align_corners", True), lambda: setattr(net.gs, "padding_mode", "reflection"),
+            lambda: setattr(net, "mask", ms.Tensor(np.array([2.0, 3.0], np.float32))),
+            lambda: setattr(net, "roi", ops.ROIAlign(3, 1, 0.5, 1)), lambda: setattr(net, "fn", ops.sigmoid),
+            rebind_global]
+
+
+def test_graph_recompiles_when_a_baked_in_value_changes(monkeypatch):
+    """Each edit changes what PyNative computes; Graph mode used to run its stale graph for all but the
+    plain attributes of user Cells (nested Spore Cells' / ops' settings, rebound tensors, ops, functions)."""
+    from spore.compiler import jit as jit_mod
+
+    global GLOBAL_MASK
+    start_mask = GLOBAL_MASK
+    inputs = [ms.Tensor(a) for a in _configurable_inputs()]
+    runs = []
+    compiles = []
+    real_compile = jit_mod.JitFunction.compile
+    monkeypatch.setattr(jit_mod.JitFunction, "compile",
+                        lambda self, *a, **k: compiles.append(self.name) or real_compile(self, *a, **k))
+    try:
+        for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+            GLOBAL_MASK = start_mask
+            ms.set_context(mode=mode)
+            net = Configurable()
+            outs = [_snap(net(*inputs))]
+            for edit in _edits(net):
+                edit()
+                outs.append(_snap(net(*inputs)))
+            before = len(compiles)
+            outs.append(_snap(net(*inputs)))  # nothing changed: the last graph serves again
+            assert len(compiles) == before
+            runs.append(outs)
+    finally:
+        GLOBAL_MASK = start_mask
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    for k, (a, b) in enumerate(zip(*runs)):
+        _assert_same(a, b, f"after edit {k}")
+        if 0 < k <= len(_edits(Configurable())):
+            assert any(_differs(x, y) for x, y in zip(runs[0][k - 1], a)), f"edit {k} changed nothing"
+    assert compiles  # Graph mode compiled (the edits before sample_num=0 recompile the whole construct; that one
+    # needs the RoIs' values, so from then on the construct runs in segments around a graph break)
+
+
+def test_nested_spore_cell_edit_recompiles_a_spore_root():
+    """A Spore Cell compiled as the root (no user construct around it) is guarded too."""
+    x = _configurable_inputs()
+    lp, t = ms.Tensor(x[1]), ms.Tensor(x[2])
+    got = {}
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        ms.set_context(mode=mode)
+        loss = nn.CTCLoss()
+        first = loss(lp, t, ms.Tensor(np.array([4, 4])), ms.Tensor(np.array([2, 1]))).asnumpy()
+        loss.reduction = "none"
+        got[mode] = (first, loss(lp, t, ms.Tensor(np.array([4, 4])), ms.Tensor(np.array([2, 1]))).asnumpy())
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert got[ms.GRAPH_MODE][1].shape == (2,)
+    for a, b in zip(got[ms.PYNATIVE_MODE], got[ms.GRAPH_MODE]):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def test_training_steps_compile_once(monkeypatch):
+    """The guards on Spore's own Cells and ops never recompile a training loop that changes nothing."""
+    from spore.compiler import jit as jit_mod
+
+    compiles = []
+    real_compile = jit_mod.JitFunction.compile
+    monkeypatch.setattr(jit_mod.JitFunction, "compile",
+                        lambda self, *a, **k: compiles.append(self.name) or real_compile(self, *a, **k))
+    for make in (SmallNet, lambda: QuantizationAwareTraining(bn_fold=True, freeze_bn=2).quantize(SmallNet())):
+        compiles.clear()
+        _train(ms.GRAPH_MODE, make, lambda p: nn.LARS(nn.Momentum(p, 0.1, 0.9)), steps=5)
+        assert compiles.count("TrainOneStepCell.construct") == 1, compiles

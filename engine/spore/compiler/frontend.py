@@ -448,7 +448,8 @@ class Frontend:
         if not found:
             raise self.error(node, f"name '{node.id}' is not defined", None, "name")
         if scope.is_global(node.id):
-            self.guards.note(scope.fn.__globals__, node.id, value, is_dict=True)
+            g = scope.fn.__globals__
+            self.guards.note(g, node.id, value, is_dict=True, by_identity=g.get(node.id, _NOT_PLAIN) is value)
         return value
 
     def eval_Attribute(self, node: ast.Attribute, scope: _Scope) -> Any:
@@ -460,7 +461,9 @@ class Frontend:
         except AttributeError as err:
             raise self.error(node, str(err), None, "attribute") from None
         if not isinstance(obj, (Tensor, types.ModuleType, type)):
-            self.guards.note(obj, node.attr, value)
+            own = getattr(obj, "__dict__", None)  # an instance attribute (not a property): guarded by identity too
+            self.guards.note(obj, node.attr, value, by_identity=own is not None and own.get(node.attr, _NOT_PLAIN)
+                             is value)
         return value
 
     def eval_Tuple(self, node: ast.Tuple, scope: _Scope) -> tuple:
@@ -690,7 +693,10 @@ class Frontend:
         self.check_impure(node, func)
         if is_engine_code(func) or isinstance(func, type) and issubclass(func, (Tensor, Exception)) \
                 or func in (math.sqrt,) or _is_pure_library(func):
-            return self.apply(node, func, *args, **kwargs)
+            out = self.apply(node, func, *args, **kwargs)
+            if not isinstance(func, (type, types.FunctionType, types.BuiltinFunctionType)):
+                self.guards.note_engine(getattr(func, "__self__", func))  # an op instance's configuration
+            return out
         raise self.rule_error(node, "unsupported_call", f"{getattr(func, '__qualname__', type(func).__name__)}")
 
     def _python_scalar(self, node: ast.AST, t: Tracer, kind: type) -> Tracer:
@@ -734,7 +740,9 @@ class Frontend:
         self.builder.scope = name
         try:
             if is_engine_code(type(cell).construct):
-                return self.apply_layer(node, name, cell, cell.run_eager, args, kwargs)
+                out = self.apply_layer(node, name, cell, cell.run_eager, args, kwargs)
+                self.guards.note_engine(cell)
+                return out
             if cell.cast_type is not None:
                 args = list(cell.input_cast(tuple(args)))
             return self.inline(node, type(cell).construct, args, kwargs, f"{type(cell).__name__}.construct",
@@ -852,22 +860,59 @@ def _frozen(v: Any, depth: int = 0) -> Any:
 _NOT_PLAIN = object()
 
 
+class _Same:
+    """A guard snapshot by identity: a non-plain value (a Tensor constant, an op instance, a function)
+    the graph baked in, which must still be the very object bound there."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
 class Guards:
-    """The plain Python values (numbers, strings, flags, small containers of them) that a compile read
-    from objects' attributes and module globals. They are baked into the graph, so before each run
-    `hold()` checks them against their current values: a changed `self.scale`, a list a Python
-    statement appended to, a global counter — the graph is recompiled, never run stale."""
+    """The Python values that a compile read from objects' attributes and module globals: plain ones
+    (numbers, strings, flags, small containers of them) by value, and the other objects bound as
+    instance attributes or globals (a Tensor constant, an op instance, a function) by identity. They
+    are baked into the graph, so before each run `changed()` checks them against their current
+    values: a changed `self.scale`, a list a Python statement appended to, a global counter, a
+    rebound `self.mask = Tensor(...)` or `self.op = ops.ROIAlign(...)`, an edited `loss.reduction`
+    of one of Spore's own Cells or ops (`note_engine`) — the graph is recompiled, never run stale."""
 
     def __init__(self) -> None:
         self.items: dict[tuple[int, str], tuple[Any, str, bool, Any]] = {}
 
-    def note(self, owner: Any, name: str, value: Any, is_dict: bool = False) -> None:
+    def note(self, owner: Any, name: str, value: Any, is_dict: bool = False, by_identity: bool = False) -> None:
         key = (id(owner), name)
         if key in self.items:
             return
         snap = _frozen(value)
-        if snap is not _NOT_PLAIN:
-            self.items[key] = (owner, name, is_dict, snap)
+        if snap is _NOT_PLAIN:
+            if not by_identity:
+                return
+            snap = _Same(value)
+        self.items[key] = (owner, name, is_dict, snap)
+
+    def note_engine(self, obj: Any, seen: set[int] | None = None) -> None:
+        """The configuration of one of Spore's Cells or ops that ran over tracers (its code is not
+        interpreted, so its attribute reads are not seen one by one): the plain values in its
+        instance dict, the ops and Cells it holds (by identity), recursively through them."""
+        from ..nn.cell import Cell
+        from ..ops.operation import Operation
+
+        seen = set() if seen is None else seen
+        d = getattr(obj, "__dict__", None)
+        if d is None or id(obj) in seen or len(seen) > 4096:
+            return
+        if isinstance(obj, Cell) and not is_engine_code(type(obj).construct):
+            return  # a user Cell's construct is interpreted: the attributes it reads are guarded one by one
+        seen.add(id(obj))
+        for name, value in list(d.items()):  # a Cell's children are instance attributes too
+            if isinstance(value, (Cell, Operation)):
+                self.note(obj, name, value, by_identity=True)
+                self.note_engine(value, seen)
+            else:
+                self.note(obj, name, value)
 
     def changed(self) -> str | None:
         """None while every value is as compiled; else which one changed (`Net.scale`, `global COUNT`)."""
@@ -876,7 +921,10 @@ class Guards:
                 now = owner[name] if is_dict else getattr(owner, name)
             except (KeyError, AttributeError):
                 now = _NOT_PLAIN
-            if now is _NOT_PLAIN or _frozen(now) != snap:
+            if type(snap) is _Same:
+                if now is not snap.value:
+                    return f"global {name}" if is_dict else f"{type(owner).__name__}.{name}"
+            elif now is _NOT_PLAIN or _frozen(now) != snap:
                 return f"global {name}" if is_dict else f"{type(owner).__name__}.{name}"
         return None
 

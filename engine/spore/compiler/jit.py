@@ -300,8 +300,10 @@ class JitFunction:
                 # its errors name the layer by its path in the network it belongs to (`block.2.1`, as its
                 # parameters are named) when it has one, else from its class (`SequentialCell.2.1`)
                 prefix = self.self_obj.param_prefix.rstrip(".")
-                return fe.apply_layer(None, prefix or fe.cell_names.get(id(self.self_obj), ""), self.self_obj,
-                                      self.fn, (self.self_obj, *t_args), t_kwargs, by_class=not prefix)
+                out = fe.apply_layer(None, prefix or fe.cell_names.get(id(self.self_obj), ""), self.self_obj,
+                                     self.fn, (self.self_obj, *t_args), t_kwargs, by_class=not prefix)
+                fe.guards.note_engine(self.self_obj)  # its configuration (`loss.reduction = "sum"` recompiles)
+                return out
             bound = (self.self_obj,) if self.self_obj is not None else ()
             return fe.apply(None, self.fn, *bound, *t_args, **t_kwargs)
         return fe.call_user_function(self.fn, tuple(t_args), t_kwargs, self.name, self.self_obj)
