@@ -69,7 +69,7 @@ def _check_fn(op: str, name: str, fn: Any) -> None:
 
 def _graph_while(op: str, cond_func: Callable, loop_func: Callable, init_val: Any) -> Any:
     """One While equation: `cond_func` and `loop_func` traced into sub-graphs over the carried tensors."""
-    from ..common.tree import flatten, unflatten  # on use: common.tree loads ops (this module among them)
+    from ..common.tree import flatten, layout, unflatten  # on use: common.tree loads ops (this module among them)
     from ..compiler.control_flow import WHILE, _finish
     from ..compiler.trace import GraphBuilder, Tracer, building
 
@@ -97,8 +97,12 @@ def _graph_while(op: str, cond_func: Callable, loop_func: Callable, init_val: An
     with building(body_b):
         nxt = loop_func(body_v)
         nxt_leaves, nxt_tree = flatten(nxt)
-    if len(nxt_leaves) != len(leaves) or repr(nxt_tree.__class__) != repr(tree.__class__):
-        raise located(SporeError(f"{op}: loop_func must return a value of the same structure as init_val"))
+    if len(nxt_leaves) != len(leaves) or layout(nxt_tree) != layout(tree):
+        # (layout compares the Python values in the carry too: a graph loop carries only tensors, so a
+        # Python number that changes from one iteration to the next would silently keep its first value)
+        raise located(SporeError(f"{op}: loop_func must return a value of the same structure as init_val, with "
+                                 "the same Python values in it (a loop on a tensor carries only tensors)",
+                                 hint="make a changing number of the carry a tensor, e.g. ms.Tensor(0) for a counter"))
     for a, b in zip(leaves, nxt_leaves):
         if tuple(a.shape) != tuple(b.shape) or a.dtype is not b.dtype:
             raise located(SporeError(f"{op}: loop_func changed a carried tensor from {tuple(a.shape)} {a.dtype} "

@@ -380,6 +380,30 @@ def fori_grad_tensor_bound(x, n):
     return ms.grad(f)(x)
 
 
+def while_python_int_in_carry(x):
+    """A Python int in a carry of a loop on a tensor condition counts the iterations in PyNative."""
+    return ops.WhileLoop()(lambda s: s[1].sum() < 20.0, lambda s: (s[0] + 1, s[1] * 2.0), (0, x))
+
+
+def fori_dtype_change(x, n):
+    """The body turns an int carry into floats: PyNative's Python loop allows it."""
+    return ops.ForiLoop()(0, n, lambda i, v: v * 1.5, x)
+
+
+def fori_python_carry(x, n):
+    """A Python float carry with a tensor bound."""
+    return x + ops.ForiLoop()(0, n, lambda i, v: v + 1.0, 0.0)
+
+
+def fori_float_bound(x, n):
+    """A float tensor bound: truncated to an int in both modes."""
+    return ops.ForiLoop()(0, n, lambda i, v: v + 1.0, x)
+
+
+def scan_length_mismatch(x):
+    return ops.Scan()(lambda c, e: (c + e, c), x[0], [x[0], x[1]], 3)
+
+
 def while_tuple_carry(x):
     return ops.WhileLoop()(lambda s: s[1].sum() < 20.0, lambda s: (s[0] + 1, s[1] * 2.0), (x[0, 0] * 0, x))
 
@@ -664,6 +688,12 @@ def _adversarial_classes() -> list:
         K("Scan[complex]", complex_scan, cx(3, 2)),
         K("Complex[hooked, grad]", complex_hooked_grad, fl(3)),
         K("DumpGradient[in a tensor-bounded loop]", dump_in_tensor_loop, fl(3), const(np.int64(2))),
+        K("WhileLoop[Python int in the carry]", while_python_int_in_carry, fl(3, lo=0.5, hi=1.0)),
+        K("ForiLoop[body changes the dtype]", fori_dtype_change, const(np.array([1, 2, 3], np.int32)),
+          const(np.int64(3))),
+        K("ForiLoop[Python carry, tensor bound]", fori_python_carry, fl(3), const(np.int64(3))),
+        K("ForiLoop[float tensor bound]", fori_float_bound, fl(3), const(np.float32(2.7))),
+        K("Scan[length mismatch]", scan_length_mismatch, fl(3)),
         K("WhileLoop[tuple carry]", while_tuple_carry, fl(2, 2, lo=0.5, hi=1.0)),
         K("WhileLoop[grad]", while_grad, fl(3, lo=0.5, hi=1.0)),
         K("WhileLoop[never runs]", while_never_runs, fl(3)),
