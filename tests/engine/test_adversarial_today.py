@@ -714,3 +714,31 @@ def test_training_steps_compile_once(monkeypatch):
         compiles.clear()
         _train(ms.GRAPH_MODE, make, lambda p: nn.LARS(nn.Momentum(p, 0.1, 0.9)), steps=5)
         assert compiles.count("TrainOneStepCell.construct") == 1, compiles
+
+
+class ConstantHolder(nn.Cell):
+    def __init__(self) -> None:
+        super().__init__()
+        self.mask = ms.Tensor(np.array([1.0, 0.0], np.float32))
+
+    def construct(self, x):
+        return x * self.mask
+
+
+def test_graph_recompiles_when_a_tensor_constant_is_written_in_place():
+    """A concrete tensor the graph holds as a constant, written in place between calls (t[0] = v,
+    assign_value): Graph mode used to keep the compiled values."""
+    x = ms.Tensor(np.array([1.0, -2.0], np.float32))
+    got = {}
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        ms.set_context(mode=mode)
+        net = ConstantHolder()
+        outs = [net(x).asnumpy()]
+        net.mask[0] = 7.0
+        outs.append(net(x).asnumpy())
+        net.mask.assign_value(ms.Tensor(np.array([3.0, 3.0], np.float32)))
+        outs.append(net(x).asnumpy())
+        got[mode] = outs
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    np.testing.assert_array_equal(got[ms.PYNATIVE_MODE], [[1.0, -0.0], [7.0, -0.0], [3.0, -6.0]])
+    np.testing.assert_array_equal(got[ms.GRAPH_MODE], got[ms.PYNATIVE_MODE])

@@ -876,8 +876,9 @@ class Guards:
     instance attributes or globals (a Tensor constant, an op instance, a function) by identity. They
     are baked into the graph, so before each run `changed()` checks them against their current
     values: a changed `self.scale`, a list a Python statement appended to, a global counter, a
-    rebound `self.mask = Tensor(...)` or `self.op = ops.ROIAlign(...)`, an edited `loss.reduction`
-    of one of Spore's own Cells or ops (`note_engine`) — the graph is recompiled, never run stale."""
+    rebound `self.mask = Tensor(...)` or `self.op = ops.ROIAlign(...)`, a tensor constant written in
+    place (`note_data`), an edited `loss.reduction` of one of Spore's own Cells or ops
+    (`note_engine`) — the graph is recompiled, never run stale."""
 
     def __init__(self) -> None:
         self.items: dict[tuple[int, str], tuple[Any, str, bool, Any]] = {}
@@ -892,6 +893,13 @@ class Guards:
                 return
             snap = _Same(value)
         self.items[key] = (owner, name, is_dict, snap)
+
+    def note_data(self, t: Any) -> None:
+        """A concrete tensor the graph holds as a constant: its buffer by identity (an in-place write
+        such as ``t[0] = v`` or ``t.assign_value(...)`` gives a tensor a new one)."""
+        key = (id(t), "_data")
+        if key not in self.items:
+            self.items[key] = (t, "_data", False, _Same(t._data))
 
     def note_engine(self, obj: Any, seen: set[int] | None = None) -> None:
         """The configuration of one of Spore's Cells or ops that ran over tracers (its code is not

@@ -203,6 +203,9 @@ class GraphBuilder:
                 self.params[id(x)] = p
             return p.var
         if isinstance(x, Tensor):
+            fe = getattr(self, "frontend", None)
+            if fe is not None:  # its values are baked in: a later in-place write (t[0] = v) recompiles
+                fe.guards.note_data(x)
             return Const(x._data)
         return Const(np.asarray(x))
 
