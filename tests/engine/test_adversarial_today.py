@@ -742,3 +742,27 @@ def test_graph_recompiles_when_a_tensor_constant_is_written_in_place():
     ms.set_context(mode=ms.PYNATIVE_MODE)
     np.testing.assert_array_equal(got[ms.PYNATIVE_MODE], [[1.0, -0.0], [7.0, -0.0], [3.0, -6.0]])
     np.testing.assert_array_equal(got[ms.GRAPH_MODE], got[ms.PYNATIVE_MODE])
+
+
+class CountsInABuffer(nn.Cell):
+    def __init__(self) -> None:
+        super().__init__()
+        self.buf = ms.Tensor(np.array([1.0, 2.0], np.float32))
+
+    def construct(self, x):
+        self.buf[0] = self.buf[0] + 1  # a plain tensor (not a Parameter) written in place
+        return self.buf * x
+
+
+def test_a_tensor_attribute_written_inside_construct_advances_as_in_pynative():
+    """Graph mode (a graph break around the write) used to compute every call from the compiled value,
+    [2, 2] four times, where PyNative counts up; the constant's guard now sees the new buffer."""
+    x = ms.Tensor(np.array([1.0, 1.0], np.float32))
+    got = {}
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        ms.set_context(mode=mode)
+        net = CountsInABuffer()
+        got[mode] = [net(x).asnumpy().tolist() for _ in range(4)] + [net.buf.asnumpy().tolist()]
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert got[ms.PYNATIVE_MODE] == [[2.0, 2.0], [3.0, 2.0], [4.0, 2.0], [5.0, 2.0], [5.0, 2.0]]
+    assert got[ms.GRAPH_MODE] == got[ms.PYNATIVE_MODE]
