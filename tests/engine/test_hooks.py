@@ -388,3 +388,35 @@ def test_a_hook_on_a_compiled_functions_input_is_not_an_in_place_write():
     fn(x)
     entry = next(iter(fn.cache.values()))
     assert entry.written == []  # the hook's identity does not hand a value back to the caller's tensor
+
+
+
+def _printing_hook(g):
+    print("hook sees", g)  # PyNative prints the gradient in every backward pass
+    return g * 2
+
+
+def _printing_loss(a):
+    z = a * 3
+    z.register_hook(_printing_hook)
+    return (z * z).sum()
+
+
+def _grad_of_printing(x):
+    return ms.grad(_printing_loss)(x)
+
+
+def test_a_module_level_hook_is_held_to_graph_rules_not_run_once_on_tracers(capsys):
+    # was: the hook ran once while compiling, printing a tracer placeholder, and never when the graph ran
+    from spore.errors import GraphCompileError
+
+    x = T([1.0, 2.0])
+    with pytest.raises(GraphCompileError, match="print") as info:
+        ms.jit(_grad_of_printing, fullgraph=True)(x)
+    assert info.value.loc.line == _printing_hook.__code__.co_firstlineno + 1  # the print's line
+    assert "Tracer" not in capsys.readouterr().out
+    with pytest.warns(Warning, match="graph break"):
+        got = ms.jit(_grad_of_printing)(x)  # LAX: the statement runs in Python, hook and all
+    np.testing.assert_allclose(got.asnumpy(), 2 * 18 * np.array([1.0, 2.0]))  # d/da (3a)^2 = 18a, hooked 2x
+    out = capsys.readouterr().out
+    assert out.count("hook sees") == 1 and "Tracer" not in out and "12" in out  # the real gradient 2z = [6, 12]

@@ -157,7 +157,7 @@ def _register_in_graph(t: Any, hook: Callable) -> Any:
         b = b.parent
 
     def f(g: Any) -> Any:
-        new = hook(g)
+        new = _call_hook(hook, g)
         return g if new is None else _as_grad(new, g, "Tensor.register_hook")
 
     t._rebind(_prims().INSERT_GRADIENT(t, f=f))
@@ -229,7 +229,7 @@ def hooks(self: Any) -> dict[int, Callable]:
 def run_tensor_hooks(t: Any, grad: Any) -> Any:
     """`grad` after the hooks of `t` (called by tape.backward for a hooked tensor only)."""
     for fn in list(t.__dict__.get("_grad_hooks", {}).values()):
-        new = fn(grad)
+        new = _call_hook(fn, grad)  # traced into a compiled grad: interpreted under Graph mode's rules
         if new is not None:
             grad = _as_grad(new, grad, "Tensor.register_hook")
     return grad
@@ -276,8 +276,28 @@ def _insert_impl(x: np.ndarray, *, f: Callable) -> np.ndarray:
     return x.copy()
 
 
+def _call_hook(fn: Callable, g: Any) -> Any:
+    """``fn(g)``; while a backward graph is being traced, `fn` is interpreted by the compiler (as any
+    user function called from compiled code), so it is held to Graph mode's rules: a ``print`` or a
+    Python side effect in it is refused or breaks the graph, instead of running once at compile time
+    on tracers (and never when the graph runs). A lambda defined outside compiled code cannot be
+    interpreted (its source line is ambiguous) and is called directly, as before."""
+    import types
+
+    b = TRACING.builder
+    fe = getattr(b, "frontend", None) if b is not None else None
+    if fe is None or (isinstance(fn, types.FunctionType) and fn.__name__ == "<lambda>"):
+        return fn(g)
+    saved = fe.builder
+    fe.builder = b  # the backward of an If/While body is traced into that body's own builder
+    try:
+        return fe.call(None, fn, [g], {})
+    finally:
+        fe.builder = saved
+
+
 def _insert_vjp(g: Any, out: Any, x: Any, *, f: Callable) -> tuple:
-    return (_as_grad(f(g), g, "InsertGradientOf"),)
+    return (_as_grad(_call_hook(f, g), g, "InsertGradientOf"),)
 
 
 

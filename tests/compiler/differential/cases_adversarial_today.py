@@ -298,6 +298,28 @@ def _saved_decorated(a):
     return (a * a * a).sum()
 
 
+def _module_hook(g):
+    return ops.clip_by_value(g * 3, -2.0, 2.0)
+
+
+def hook_module_level_def(x):
+    """A hook defined at module level (interpreted under Graph mode's rules, not run on tracers)."""
+    def f(a):
+        z = ops.sin(a)
+        z.register_hook(_module_hook)
+        return (z * a).sum()
+    return ms.grad(f)(x)
+
+
+def insert_gradient_printing(x):
+    """f prints: PyNative prints each backward pass; a graph must not print a placeholder once."""
+    def printing_half(g):
+        print("gradient", g)
+        return g * 0.5
+    igo = ops.InsertGradientOf(printing_half)
+    return ms.grad(lambda a: (igo(a * a) * 2).sum())(x)
+
+
 # --- InsertGradientOf / HookBackward / DumpGradient ----------------------------------------------------
 IGO_SCALE = ops.InsertGradientOf(lambda g: g * 0.25)
 
@@ -672,6 +694,7 @@ def _adversarial_classes() -> list:
         K("InsertGradientOf[second order]", insert_gradient_second_order, fl(3)),
         K("InsertGradientOf[no grad]", insert_gradient_no_grad, fl(2, 3)),
         K("InsertGradientOf[twice]", insert_gradient_twice, fl(2, 3)),
+        K("InsertGradientOf[print in f]", insert_gradient_printing, fl(3)),
         K("HookBackward[two inputs]", hook_backward_two_inputs, fl(3), fl(3)),
         K("HookBackward[no grad]", hook_backward_no_grad, fl(3)),
         K("ForiLoop[tuple carry]", fori_tuple_carry, fl(2, 3)),
@@ -720,6 +743,7 @@ def adversarial_tensor_cases() -> list:
         C("Tensor.register_hook[closure tensor]", hook_closes_over_tensor, fl(3), fl(3)),
         C("Tensor.register_hook[tensor branch]", hook_in_tensor_branch, fl(3)),
         C("Tensor.register_hook[returns None]", hook_returns_none, fl(3)),
+        C("Tensor.register_hook[module-level def]", hook_module_level_def, fl(3)),
         C("Tensor.register_hook[handle.remove()]", hook_handle_remove, fl(3)),
         C("Tensor.register_hook[in a tensor-bounded loop body]", hook_in_tensor_loop_body, fl(3),
           const(np.int64(3))),
