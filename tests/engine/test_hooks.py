@@ -420,3 +420,37 @@ def test_a_module_level_hook_is_held_to_graph_rules_not_run_once_on_tracers(caps
     np.testing.assert_allclose(got.asnumpy(), 2 * 18 * np.array([1.0, 2.0]))  # d/da (3a)^2 = 18a, hooked 2x
     out = capsys.readouterr().out
     assert out.count("hook sees") == 1 and "Tracer" not in out and "12" in out  # the real gradient 2z = [6, 12]
+
+
+def _bad_hook_loss(a):
+    z = a * 2
+    z.register_hook(lambda g: 3.0 if g.ndim else g)
+    return (z * a).sum()
+
+
+def _bad_shape_loss(a):
+    z = a * 2
+    z.register_hook(lambda g: g.sum())
+    return (z * a).sum()
+
+
+def _grad_bad(x):
+    return ms.grad(_bad_hook_loss)(x)
+
+
+def _grad_bad_shape(x):
+    return ms.grad(_bad_shape_loss)(x)
+
+
+@pytest.mark.parametrize("fn, what", [(_grad_bad, "returned a float"), (_grad_bad_shape, "of shape ()")])
+def test_a_bad_hook_result_is_the_same_error_in_every_mode(fn, what):
+    x = T([1.0, -2.0, 0.5])
+    with pytest.raises(SporeError, match=what) as eager:
+        fn(x)
+    with pytest.raises(SporeError, match=what) as strict:
+        ms.jit(fn, fullgraph=True)(x)
+    with pytest.raises(SporeError, match=what) as lax, pytest.warns(Warning, match="graph break"):
+        ms.jit(fn)(x)  # the statement runs in Python: PyNative's error, on the same line
+    assert "Tensor.register_hook" in str(strict.value) and "Tensor.register_hook" in str(lax.value)
+    grad_line = fn.__code__.co_firstlineno + 1  # the backward pass runs at the ms.grad call
+    assert eager.value.loc.line == lax.value.loc.line == grad_line

@@ -252,6 +252,21 @@ def saved_hooks_decorator(x):
     return ms.grad(_saved_decorated)(x)
 
 
+def hook_changes_dtype(x):
+    """The hook hands back a float64 gradient for a float32 tensor."""
+    def f(a):
+        z = a * 2
+        z.register_hook(lambda g: g.astype(ms.float64) * 3)
+        return (z * a).sum()
+    return ms.grad(f)(x)
+
+
+def hook_not_callable(x):
+    z = x * 2
+    z.register_hook(3)
+    return z
+
+
 def hook_returns_none(x):
     """A hook that only looks at the gradient (returns None) keeps it."""
     def f(a):
@@ -669,6 +684,31 @@ def complex_view_as_real_grad(x):
     return ms.grad(f)(x)
 
 
+def complex_grad_through_fori(z, n):
+    """The gradient w.r.t. a complex input through a loop on a tensor bound."""
+    def f(t):
+        return ops.real(ops.ForiLoop()(0, n, lambda i, v: v * t * 0.5, t) * ops.conj(t)).sum()
+    return ms.grad(f)(z)
+
+
+def complex_grad_through_branch(z):
+    def f(t):
+        if ops.abs(t).sum() > 3.0:
+            w = t * t
+        else:
+            w = t * 1j
+        return ops.abs(w).sum()
+    return ms.grad(f)(z)
+
+
+def complex_hook_on_complex_input(z):
+    """A hook on a complex input of the differentiated function."""
+    def f(t):
+        t.register_hook(lambda g: g * (1 + 1j))
+        return ops.real(t * t).sum()
+    return ms.grad(f)(z)
+
+
 @_functions
 def _adversarial_functions() -> list:
     return [
@@ -681,6 +721,7 @@ def _adversarial_functions() -> list:
         C("ops.linearize[hooked function]", linearize_of_hooked, fl(3), fl(3)),
         C("ops.jet[hooked function]", jet_of_hooked, fl(3), fl(2, 3)),
         C("ops.conj[complex, tensor branch]", complex_tensor_branch, cx(3)),
+        C("ops.abs[complex grad through a tensor branch]", complex_grad_through_branch, cx(3)),
         C("ops.fft[grad of a complex intermediate]", complex_grad_through_fft, fl(6)),
         C("ops.prod[complex, with other reductions]", complex_reductions, cx(3, 2)),
         C("ops.ifft[roundtrip with rfft/irfft]", complex_roundtrip, fl(2, 6)),
@@ -710,6 +751,7 @@ def _adversarial_classes() -> list:
         K("WhileLoop[complex carry]", complex_while, cx(3)),
         K("Scan[complex]", complex_scan, cx(3, 2)),
         K("Complex[hooked, grad]", complex_hooked_grad, fl(3)),
+        K("ForiLoop[complex grad, tensor bound]", complex_grad_through_fori, cx(3), const(np.int64(2))),
         K("DumpGradient[in a tensor-bounded loop]", dump_in_tensor_loop, fl(3), const(np.int64(2))),
         K("WhileLoop[Python int in the carry]", while_python_int_in_carry, fl(3, lo=0.5, hi=1.0)),
         K("ForiLoop[body changes the dtype]", fori_dtype_change, const(np.array([1, 2, 3], np.int32)),
@@ -743,6 +785,8 @@ def adversarial_tensor_cases() -> list:
         C("Tensor.register_hook[closure tensor]", hook_closes_over_tensor, fl(3), fl(3)),
         C("Tensor.register_hook[tensor branch]", hook_in_tensor_branch, fl(3)),
         C("Tensor.register_hook[returns None]", hook_returns_none, fl(3)),
+        C("Tensor.register_hook[changes the dtype]", hook_changes_dtype, fl(3)),
+        C("Tensor.register_hook[not callable]", hook_not_callable, fl(3)),
         C("Tensor.register_hook[module-level def]", hook_module_level_def, fl(3)),
         C("Tensor.register_hook[handle.remove()]", hook_handle_remove, fl(3)),
         C("Tensor.register_hook[in a tensor-bounded loop body]", hook_in_tensor_loop_body, fl(3),
@@ -767,6 +811,7 @@ def adversarial_tensor_cases() -> list:
         C("Tensor.__mul__[complex python scalar]", complex_python_scalar, cx(3)),
         C("Tensor.__mul__[complex128 x float32]", complex_mixed_precision, cx(3, dt=np.complex128), fl(3)),
         C("Tensor.__setitem__[complex value]", complex_setitem, cx(3)),
+        C("Tensor.register_hook[complex input]", complex_hook_on_complex_input, cx(3)),
         C("Tensor.register_hook[saved_tensors_hooks forward]", saved_hooks_forward, fl(3)),
         C("Tensor.register_hook[saved_tensors_hooks grad]", saved_hooks_grad, fl(3)),
     ]
