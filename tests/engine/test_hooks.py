@@ -454,3 +454,38 @@ def test_a_bad_hook_result_is_the_same_error_in_every_mode(fn, what):
     assert "Tensor.register_hook" in str(strict.value) and "Tensor.register_hook" in str(lax.value)
     grad_line = fn.__code__.co_firstlineno + 1  # the backward pass runs at the ms.grad call
     assert eager.value.loc.line == lax.value.loc.line == grad_line
+
+
+SEEN: list = []
+
+
+def _recording_hook(g):
+    SEEN.append(g)  # a Python side effect on a module-level list: in PyNative, once per backward pass
+    return g * 2
+
+
+def _recording_loss(a):
+    z = a * 3
+    z.register_hook(_recording_hook)
+    return (z * z).sum()
+
+
+def _grad_of_recording(x):
+    return ms.grad(_recording_loss)(x)
+
+
+def test_a_hook_appending_to_a_module_level_list_is_refused_not_fed_tracers():
+    # was: the compiled hook appended one Tracer to SEEN at compile time and nothing when the graph ran
+    from spore.errors import GraphCompileError
+
+    SEEN.clear()
+    x = T([1.0, 2.0])
+    with pytest.raises(GraphCompileError, match="mutating a list/dict") as info:
+        ms.jit(_grad_of_recording, fullgraph=True)(x)
+    assert info.value.loc.line == _recording_hook.__code__.co_firstlineno + 1
+    assert SEEN == []
+    with pytest.warns(Warning, match="graph break"):
+        for _ in range(2):
+            np.testing.assert_allclose(ms.jit(_grad_of_recording)(x).asnumpy(), [36.0, 72.0])
+    assert len(SEEN) == 2 and all(not g._traced for g in SEEN)  # one real gradient per call, as in PyNative
+    np.testing.assert_allclose(SEEN[1].asnumpy(), [6.0, 12.0])

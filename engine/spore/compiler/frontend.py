@@ -645,6 +645,12 @@ class Frontend:
             else:
                 kwargs[kw.arg] = self.eval(kw.value, scope)
         attr_name = node.func.attr if isinstance(node.func, ast.Attribute) else None
+        if attr_name in support.MUTATING_METHODS and isinstance(node.func.value, ast.Name) \
+                and isinstance(getattr(func, "__self__", None), (list, dict, set, bytearray)) \
+                and _outer_container_name(scope, node.func.value.id):
+            # `seen.append(g)` on a module-level or closure container (no `global` statement needed, so the
+            # static check misses it): it would run once at compile time, with tracers, never per call
+            raise self.rule_error(node, "container_mutation")
         return self.call(node, func, args, kwargs, attr_name)
 
     # --- calls ----------------------------------------------------------------------------------
@@ -1024,6 +1030,19 @@ def _relocate(node: ast.AST, like: ast.AST) -> ast.AST:
             n.lineno, n.col_offset = like.lineno, like.col_offset
             n.end_lineno, n.end_col_offset = like.end_lineno, like.end_col_offset
     return node
+
+
+def _outer_container_name(scope: _Scope, name: str) -> bool:
+    """Whether `name` resolves to a module global or a closure variable of the compiled function (a
+    container reachable from outside it), not a local of an interpreted scope."""
+    s: _Scope | None = scope
+    while s is not None:
+        if name in s.vars:
+            return False
+        if s.parent is None:
+            return name in s.closure or s.is_global(name)
+        s = s.parent
+    return False
 
 
 class _Scope:
