@@ -77,9 +77,15 @@ def _observed(case) -> set[str] | None:
 
 
 # Names whose case necessarily runs a user-defined function or subclass, whose ops are the user's, not
-# the name's: the Operation base class, and the transforms and decorators that call the function given.
+# the name's: the Operation base class, the transforms and decorators that call the function given, the
+# gradient hooks and functional loops that run the user's callable, and the custom-primitive helpers.
 USER_CODE = frozenset({"ops.Operation", "ops.grad", "ops.value_and_grad", "ops.vjp", "ops.GradOperation",
-                       "ops.constexpr", "ops.add_flags"})
+                       "ops.constexpr", "ops.add_flags", "ops.get_grad",
+                       "ops.HookBackward", "ops.InsertGradientOf", "ops.DumpGradient", "ops.Morph",
+                       "ops.Scan", "ops.WhileLoop", "ops.ForiLoop", "ops.HyperMap", "ops.Map", "ops.Partial",
+                       "ops.MultitypeFuncGraph", "ops.PyFunc", "ops.PrimitiveWithInfer", "ops.PrimitiveWithCheck",
+                       "ops.prim_attr_register", "ops.prim_arg_register", "ops.custom_info_register",
+                       "ops.get_vm_impl_fn"})
 
 
 def _cases():

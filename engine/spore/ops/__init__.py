@@ -28,9 +28,12 @@ CLASS_MODULES = tuple(_importlib.import_module(f"{__name__}.{n}")
                                 "classes_conv_backprop", "ctc_decode_ops", "extract_patches_ops",
                                 "sequence_losses", "fractional_pool", "detection_ops",
                                 "dilation2d_ops", "sampling_ops", "misc_ops", "candidate_sampling", "train_misc_ops",
-                                "summary_ops", "comm_class_ops",
-                                "functional_control", "primitive_helpers", "complex_ops", "fft_ops"))
-_CLASSES = {n: getattr(_m, n) for _m in CLASS_MODULES for n in _m.__all__}
+                                "summary_ops", "comm_class_ops", "complex_ops", "fft_ops"))
+# MindSpore's higher-order classes and decorators: functional loops, gradient hooks and the custom-primitive
+# helpers. They run the user's functions and are not class forms of registry ops, so they are kept apart.
+HIGHER_ORDER_MODULES = tuple(_importlib.import_module(f"{__name__}.{n}")
+                             for n in ("functional_control", "primitive_helpers"))
+_CLASSES = {n: getattr(_m, n) for _m in CLASS_MODULES + HIGHER_ORDER_MODULES for n in _m.__all__}
 globals().update(_CLASSES)
 
 from ..tensor import Tensor  # noqa: E402  (MindSpore's ops namespace re-exports Tensor)

@@ -163,11 +163,13 @@ class _FixedKsize(Operation):
             raise ValueError(f"{name}: data_format must be '{self._fmt}', got {data_format!r}")
         self.data_format = data_format
 
-    def _run(self, x: Tensor, random_samples: Tensor) -> tuple[Tensor, Tensor]:
-        name = type(self).__name__
-        if not isinstance(x, Tensor) or x.ndim != self._nd + 2 or not x.dtype.is_float:
-            raise ShapeError(name, f"a {self._nd + 2}-D float input", f"{getattr(x, 'shape', type(x).__name__)}")
-        return _fixed_pool(name, x, self.ksize, self.output_shape, random_samples)
+
+def _run_fixed(op: _FixedKsize, x: Tensor, random_samples: Tensor) -> tuple[Tensor, Tensor]:
+    """A fixed-ksize pool's call (a module function, so the IDE catalogue sees the ops it applies)."""
+    name = type(op).__name__
+    if not isinstance(x, Tensor) or x.ndim != op._nd + 2 or not x.dtype.is_float:
+        raise ShapeError(name, f"a {op._nd + 2}-D float input", f"{getattr(x, 'shape', type(x).__name__)}")
+    return _fixed_pool(name, x, op.ksize, op.output_shape, random_samples)
 
 
 class FractionalMaxPoolWithFixedKsize(_FixedKsize):
@@ -175,7 +177,7 @@ class FractionalMaxPoolWithFixedKsize(_FixedKsize):
     (y, argmax) of `fractional_max_pool2d` with the given samples."""
 
     def construct(self, input_x: Tensor, random_samples: Tensor) -> tuple[Tensor, Tensor]:
-        return self._run(input_x, random_samples)
+        return _run_fixed(self, input_x, random_samples)
 
 
 class FractionalMaxPool3DWithFixedKsize(_FixedKsize):
@@ -189,7 +191,7 @@ class FractionalMaxPool3DWithFixedKsize(_FixedKsize):
         super().__init__(ksize, output_shape, data_format)
 
     def construct(self, x: Tensor, random_samples: Tensor) -> tuple[Tensor, Tensor]:
-        return self._run(x, random_samples)
+        return _run_fixed(self, x, random_samples)
 
 
 # --- TensorFlow's fractional pooling -------------------------------------------------------------------
