@@ -133,3 +133,47 @@ def test_loops_on_tensors_refuse_an_outer_in_place_write():
         ms.jit(_fori_write, fullgraph=True)(T(POS), ms.Tensor(np.int64(3)))
     # PyNative: the loop runs 3 times (z + 3); LAX runs the loop in Python and agrees
     np.testing.assert_allclose(ms.jit(_while_write)(T(POS)).asnumpy(), _while_write(T(POS)).asnumpy())
+
+
+def _hook_per_iteration(a):
+    v = a * 1
+    i = a.sum() * 0
+    while i < 3:
+        v = v * 1.5
+        v.register_hook(lambda g: g * 2)  # each iteration's value is hooked
+        i = i + 1
+    return v.sum()
+
+
+def _grad_per_iteration(a):
+    return ms.grad(_hook_per_iteration)(a)
+
+
+def test_a_hook_inside_a_tensor_while_body_applies_per_iteration():
+    want = np.full(2, (1.5 * 2) ** 3, np.float32)  # three factors of 1.5, three hooks of 2
+    np.testing.assert_allclose(_grad_per_iteration(T([1.0, 2.0])).asnumpy(), want)
+    np.testing.assert_allclose(ms.jit(_grad_per_iteration, fullgraph=True)(T([1.0, 2.0])).asnumpy(), want)
+
+
+_ASSERT = ops.Assert(2)
+
+
+def _assert_on_one_path(a):
+    if a.sum() > 0:
+        _ASSERT(a.sum() < -100.0, [a])  # fails whenever this path runs
+        y = a + 1
+    else:
+        y = a - 1
+    return y
+
+
+@pytest.mark.parametrize("xv", [POS, NEG], ids=["if path", "else path"])
+def test_an_assert_on_one_path_of_a_tensor_if_fires_only_there(xv):
+    fn = ms.jit(_assert_on_one_path, fullgraph=True)
+    if xv.sum() > 0:
+        for run in (_assert_on_one_path, fn):
+            with pytest.raises(SporeError, match="Assert: the condition is false"):
+                run(T(xv))
+    else:
+        np.testing.assert_allclose(fn(T(xv)).asnumpy(), xv - 1)
+        np.testing.assert_allclose(_assert_on_one_path(T(xv)).asnumpy(), xv - 1)
