@@ -18,7 +18,8 @@ stop, breakpoint-free overhead of a training loop, one `next`, spore-debug besid
 bench/bench_parallel.py (MPI all-reduce bandwidth beside mpi4py, 1 vs 2 ranks, overlap on/off); (k)
 bench/bench_speed_load.py (1 and 2 threads with 0, 1, 2 busy processes beside PyTorch eager); (l)
 bench/bench_inference.py (ONNX node-suite pass counts beside onnxruntime, batch-1/32 latency for the zoo
-in Graph mode, spore.lite float/int8 and onnxruntime float/int8, lite import time and RSS); (m)
+in Graph mode, spore.lite float/int8, onnxruntime float/int8 and PyTorch eager when installed, lite import
+time and RSS); (m)
 bench/bench_quant.py (static int8 PTQ: Spore's int8 Cell, spore.lite and onnxruntime at batch 1/32 beside
 float32, with accuracy). `--skip
 parallel,speed_load` leaves side benches out.
