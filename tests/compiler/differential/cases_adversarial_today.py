@@ -531,6 +531,21 @@ def jet_of_hooked(x, s):
     return ops.jet(_hooked_sin, x, s)[1]
 
 
+def derivative_int(x):
+    """Integer primals are computed in float32 (as MindSpore does), in both modes."""
+    return ops.derivative(lambda a: a * a * a, x, 2)
+
+
+def jet_int(x, s):
+    return ops.jet(lambda a: a * a, x, s)
+
+
+def linearize_then_grad(x, v):
+    """The linearized function's output differentiated again."""
+    out, f = ops.linearize(lambda a: ops.sin(a) * a, (x,))
+    return ms.grad(lambda t: (f(t) * t).sum())(v)
+
+
 def grad_of_derivative(x):
     return ms.grad(lambda a: ops.derivative(ops.sin, a, 2)[1].sum())(x)
 
@@ -718,6 +733,9 @@ def _adversarial_functions() -> list:
         C("ops.linearize[two inputs, two tangents]", linearize_two, fl(3), fl(3), fl(3), fl(3)),
         C("ops.derivative[under grad]", grad_of_derivative, fl(4)),
         C("ops.derivative[hooked function]", derivative_of_hooked, fl(3)),
+        C("ops.derivative[int primal]", derivative_int, const(np.array([1, -2, 3], np.int32))),
+        C("ops.jet[int primal]", jet_int, const(np.array([2, 3], np.int32)), fl(2, 2)),
+        C("ops.linearize[then grad]", linearize_then_grad, fl(3), fl(3)),
         C("ops.linearize[hooked function]", linearize_of_hooked, fl(3), fl(3)),
         C("ops.jet[hooked function]", jet_of_hooked, fl(3), fl(2, 3)),
         C("ops.conj[complex, tensor branch]", complex_tensor_branch, cx(3)),
