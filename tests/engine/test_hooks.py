@@ -489,3 +489,35 @@ def test_a_hook_appending_to_a_module_level_list_is_refused_not_fed_tracers():
             np.testing.assert_allclose(ms.jit(_grad_of_recording)(x).asnumpy(), [36.0, 72.0])
     assert len(SEEN) == 2 and all(not g._traced for g in SEEN)  # one real gradient per call, as in PyNative
     np.testing.assert_allclose(SEEN[1].asnumpy(), [6.0, 12.0])
+
+
+HOOK_SCALE = 2.0
+
+
+def _scaling_hook(g):
+    return g * HOOK_SCALE
+
+
+def _scaled_loss(a):
+    z = a * 3
+    z.register_hook(_scaling_hook)
+    return (z * z).sum()
+
+
+def _grad_scaled(x):
+    return ms.grad(_scaled_loss)(x)
+
+
+def test_a_global_a_compiled_hook_reads_is_guarded_like_any_compiled_code():
+    # the hook is interpreted by the compiler, so the global it reads is a guard: changing it recompiles
+    # (a hook called directly on tracers would have frozen the first value into the graph)
+    global HOOK_SCALE
+    x = T([1.0, 2.0])
+    fn = ms.jit(_grad_scaled, fullgraph=True)
+    try:
+        np.testing.assert_allclose(fn(x).asnumpy(), [36.0, 72.0])  # 18a, hooked 2x
+        HOOK_SCALE = 5.0
+        np.testing.assert_allclose(fn(x).asnumpy(), [90.0, 180.0])
+        np.testing.assert_allclose(_grad_scaled(x).asnumpy(), [90.0, 180.0])
+    finally:
+        HOOK_SCALE = 2.0
