@@ -766,3 +766,58 @@ def test_a_tensor_attribute_written_inside_construct_advances_as_in_pynative():
     ms.set_context(mode=ms.PYNATIVE_MODE)
     assert got[ms.PYNATIVE_MODE] == [[2.0, 2.0], [3.0, 2.0], [4.0, 2.0], [5.0, 2.0], [5.0, 2.0]]
     assert got[ms.GRAPH_MODE] == got[ms.PYNATIVE_MODE]
+
+
+def _closure_state():
+    k = 1.0
+    box = [ms.Tensor(np.array([1.0, 1.0], np.float32))]
+
+    def scaled(x):
+        return x * k
+
+    def set_k(v: float) -> None:
+        nonlocal k
+        k = v
+
+    def boxed(x):
+        return x * box[0]
+
+    return scaled, set_k, boxed, box
+
+
+SCALED, SET_K, BOXED, BOX = _closure_state()
+
+
+class ClosureAndClassState(nn.Cell):
+    CONST = ms.Tensor(np.array([1.0, 2.0], np.float32))
+
+    def construct(self, x):
+        return SCALED(x), BOXED(x), x * self.CONST
+
+
+def test_graph_recompiles_when_closure_or_class_state_changes():
+    """A closure's free variable rebound by `nonlocal`, an item of a list it holds replaced, a class-level
+    tensor attribute rebound: PyNative reads the new values; Graph mode used to keep the compiled ones."""
+    x = ms.Tensor(np.array([1.0, 3.0], np.float32))
+    edits = [lambda: SET_K(5.0), lambda: BOX.__setitem__(0, ms.Tensor(np.array([2.0, 3.0], np.float32))),
+             lambda: setattr(ClosureAndClassState, "CONST", ms.Tensor(np.array([4.0, 4.0], np.float32)))]
+    start = ClosureAndClassState.CONST
+    got = {}
+    try:
+        for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+            SET_K(1.0)
+            BOX[0] = ms.Tensor(np.array([1.0, 1.0], np.float32))
+            ClosureAndClassState.CONST = start
+            ms.set_context(mode=mode)
+            net = ClosureAndClassState()
+            outs = [_snap(net(x))]
+            for edit in edits:
+                edit()
+                outs.append(_snap(net(x)))
+            got[mode] = outs
+    finally:
+        ClosureAndClassState.CONST = start
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    np.testing.assert_allclose(np.array(got[ms.PYNATIVE_MODE][-1]), [[5.0, 15.0], [2.0, 9.0], [4.0, 12.0]])
+    for k, (a, b) in enumerate(zip(got[ms.PYNATIVE_MODE], got[ms.GRAPH_MODE])):
+        _assert_same(a, b, f"after edit {k}")

@@ -450,6 +450,10 @@ class Frontend:
         if scope.is_global(node.id):
             g = scope.fn.__globals__
             self.guards.note(g, node.id, value, is_dict=True, by_identity=g.get(node.id, _NOT_PLAIN) is value)
+        else:
+            cell = scope.closure_cell(node.id)
+            if cell is not None:  # a free variable of a closure: `nonlocal` may rebind it between calls
+                self.guards.note(cell, "cell_contents", value, by_identity=True)
         return value
 
     def eval_Attribute(self, node: ast.Attribute, scope: _Scope) -> Any:
@@ -461,9 +465,9 @@ class Frontend:
         except AttributeError as err:
             raise self.error(node, str(err), None, "attribute") from None
         if not isinstance(obj, (Tensor, types.ModuleType, type)):
-            own = getattr(obj, "__dict__", None)  # an instance attribute (not a property): guarded by identity too
-            self.guards.note(obj, node.attr, value, by_identity=own is not None and own.get(node.attr, _NOT_PLAIN)
-                             is value)
+            # an instance or class attribute stored as it is (not a property or method, which give a new
+            # object on each read) is guarded by identity too
+            self.guards.note(obj, node.attr, value, by_identity=_stored(obj, node.attr) is value)
         return value
 
     def eval_Tuple(self, node: ast.Tuple, scope: _Scope) -> tuple:
@@ -568,7 +572,10 @@ class Frontend:
     def eval_Subscript(self, node: ast.Subscript, scope: _Scope) -> Any:
         obj = self.eval(node.value, scope)
         index = self.eval(node.slice, scope)
-        return self.apply(node, operator.getitem, obj, index)
+        value = self.apply(node, operator.getitem, obj, index)
+        if type(obj) in (list, dict) and isinstance(index, (int, str)) and self.guards.holds(obj):
+            self.guards.note(obj, index, value, is_dict=True, by_identity=True)  # `box[0] = other` between calls
+        return value
 
     def eval_Slice(self, node: ast.Slice, scope: _Scope) -> slice:
         part = lambda n: self.eval(n, scope) if n is not None else None  # noqa: E731
@@ -866,6 +873,28 @@ def _frozen(v: Any, depth: int = 0) -> Any:
 _NOT_PLAIN = object()
 
 
+def _frozen_or_none(v: Any) -> Any:
+    try:
+        return _frozen(v)
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _stored(obj: Any, name: str) -> Any:
+    """The attribute as stored on the instance or its class (no descriptor run), else _NOT_PLAIN."""
+    try:
+        return inspect.getattr_static(obj, name)
+    except AttributeError:
+        return _NOT_PLAIN
+
+
+def _guard_name(owner: Any, name: Any, is_dict: bool) -> str:
+    if not is_dict:
+        return "a closure variable" if isinstance(owner, types.CellType) else f"{type(owner).__name__}.{name}"
+    return f"global {name}" if isinstance(owner, dict) and isinstance(name, str) and "__name__" in owner \
+        else f"{type(owner).__name__}[{name!r}]"
+
+
 class _Same:
     """A guard snapshot by identity: a non-plain value (a Tensor constant, an op instance, a function)
     the graph baked in, which must still be the very object bound there."""
@@ -887,18 +916,27 @@ class Guards:
     (`note_engine`) — the graph is recompiled, never run stale."""
 
     def __init__(self) -> None:
-        self.items: dict[tuple[int, str], tuple[Any, str, bool, Any]] = {}
+        self.items: dict[tuple[int, Any], tuple[Any, Any, bool, Any]] = {}
+        self.held: set[int] = set()  # ids of the values guarded by identity (alive: their snapshots hold them)
 
     def note(self, owner: Any, name: str, value: Any, is_dict: bool = False, by_identity: bool = False) -> None:
         key = (id(owner), name)
         if key in self.items:
             return
-        snap = _frozen(value)
+        try:
+            snap = _frozen(value)
+        except Exception:  # noqa: BLE001  (a container holding tracers, or whose repr fails: not a plain value)
+            snap = _NOT_PLAIN
         if snap is _NOT_PLAIN:
             if not by_identity:
                 return
             snap = _Same(value)
+            self.held.add(id(value))
         self.items[key] = (owner, name, is_dict, snap)
+
+    def holds(self, value: Any) -> bool:
+        """Whether `value` (a container read from an attribute, global or closure) is guarded by identity."""
+        return id(value) in self.held
 
     def note_data(self, t: Any) -> None:
         """A concrete tensor the graph holds as a constant: its buffer by identity (an in-place write
@@ -933,13 +971,13 @@ class Guards:
         for owner, name, is_dict, snap in self.items.values():
             try:
                 now = owner[name] if is_dict else getattr(owner, name)
-            except (KeyError, AttributeError):
+            except (KeyError, IndexError, AttributeError, ValueError):  # ValueError: an emptied closure cell
                 now = _NOT_PLAIN
             if type(snap) is _Same:
                 if now is not snap.value:
-                    return f"global {name}" if is_dict else f"{type(owner).__name__}.{name}"
-            elif now is _NOT_PLAIN or _frozen(now) != snap:
-                return f"global {name}" if is_dict else f"{type(owner).__name__}.{name}"
+                    return _guard_name(owner, name, is_dict)
+            elif now is _NOT_PLAIN or _frozen_or_none(now) != snap:
+                return _guard_name(owner, name, is_dict)
         return None
 
 
@@ -1070,6 +1108,20 @@ class _Scope:
         if hasattr(builtins, name):
             return True, getattr(builtins, name)
         return False, None
+
+    def closure_cell(self, name: str) -> Any:
+        """The closure cell `name` resolves to (not a local of this or an enclosing interpreted scope), or None."""
+        scope: _Scope | None = self
+        while scope is not None:
+            if name in scope.vars:
+                return None
+            if scope.parent is None:
+                fn = scope.fn
+                if name in scope.closure and fn.__closure__:
+                    return fn.__closure__[fn.__code__.co_freevars.index(name)]
+                return None
+            scope = scope.parent
+        return None
 
     def is_global(self, name: str) -> bool:
         """Whether `name` resolves to the function's module globals (not a local, closure or builtin)."""
