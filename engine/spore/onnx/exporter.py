@@ -11,12 +11,12 @@ are initializers named as in Spore (`fc1.weight`), node names carry the Cell sco
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from ..common.atomic_write import atomic_write
 from ..errors import OnnxError
 from .context import ExportCtx
 
@@ -105,16 +105,8 @@ def export(net: Any, *inputs: Any, file_name: str, opset_version: int = 17, dyna
     path = os.fspath(file_name)
     if not path.endswith(".onnx"):
         path += ".onnx"
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".spore-export-", suffix=".onnx", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(model.SerializeToString())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with atomic_write(path, prefix=".spore-export-") as f:
+        f.write(model.SerializeToString())
     return path
 
 

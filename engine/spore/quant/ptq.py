@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from ..common.atomic_write import atomic_write
 from ..errors import SporeError
 from ..nn import Cell
 from .observers import MinMaxObserver, Observer, make_observer
@@ -414,7 +415,6 @@ def save_quantized_model(qnet: QuantizedNet, file_name: str) -> str:
     The write is atomic (temporary file, then rename). Returns the path (".npz" added)."""
     import json
     import os
-    import tempfile
 
     if not isinstance(qnet, QuantizedNet):
         raise SporeError(f"save_quantized_model: expected a QuantizedNet, got {type(qnet).__name__}")
@@ -446,18 +446,11 @@ def save_quantized_model(qnet: QuantizedNet, file_name: str) -> str:
     path = os.fspath(file_name)
     if not path.endswith(".npz"):
         path += ".npz"
-    fd, tmp = tempfile.mkstemp(prefix=".spore-quant-", suffix=".npz", dir=os.path.dirname(os.path.abspath(path)))
-    try:
-        with os.fdopen(fd, "wb") as f:
-            # the index as UTF-8 bytes: a NumPy str array would store 4 bytes per character
-            np.savez(f, format=np.frombuffer(_FORMAT.encode(), np.uint8),
-                     index=np.frombuffer(json.dumps(index, separators=(",", ":")).encode(), np.uint8),
-                     blob=np.frombuffer(b"".join(chunks), np.uint8))
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with atomic_write(path, prefix=".spore-quant-") as f:
+        # the index as UTF-8 bytes: a NumPy str array would store 4 bytes per character
+        np.savez(f, format=np.frombuffer(_FORMAT.encode(), np.uint8),
+                 index=np.frombuffer(json.dumps(index, separators=(",", ":")).encode(), np.uint8),
+                 blob=np.frombuffer(b"".join(chunks), np.uint8))
     return path
 
 

@@ -23,11 +23,11 @@ layer whose output is a graph output keeps a float32 output (no Q/DQ after it).
 from __future__ import annotations
 
 import os
-import tempfile
 from typing import Any
 
 import numpy as np
 
+from ..common.atomic_write import atomic_write
 from ..errors import SporeError
 from .observers import make_observer
 from .qmodules import bias_scale, quantize_bias, quantize_weight
@@ -194,16 +194,8 @@ def save_model(model: Any, file_name: str) -> str:
     path = os.fspath(file_name)
     if not path.endswith(".onnx"):
         path += ".onnx"
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".spore-qdq-", suffix=".onnx", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(model.SerializeToString())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with atomic_write(path, prefix=".spore-qdq-") as f:
+        f.write(model.SerializeToString())
     return path
 
 
