@@ -294,6 +294,18 @@ def hook_on_input_twice_grads(x):
     return g1
 
 
+def hook_on_input_nested_grads(x):
+    """The inner function hooks its input, which is also the outer grad's input (PyNative: the hook
+    sits on that one tensor, so the outer gradient is hooked too)."""
+    def f(a):
+        a.register_hook(lambda g: g * 0.5)
+        return (a * a * a).sum()
+
+    def df(t):
+        return ms.grad(f)(t).sum()
+    return ms.grad(df)(x)
+
+
 def hooked_loop_body(x):
     """A hook inside a Python-bounded ForiLoop body: one hook per iteration's fresh tensor."""
     def f(a):
@@ -826,6 +838,7 @@ def adversarial_tensor_cases() -> list:
         C("Tensor.register_hook[in loop body]", hooked_loop_body, fl(3)),
         C("Tensor.register_hook[input, 2x2]", hook_on_input_twice_grads, fl(2, 2)),
         C("Tensor.hooks[after a grad]", hook_then_hooks_count, fl(3)),
+        C("Tensor.register_hook[input of nested grads]", hook_on_input_nested_grads, fl(3)),
         C("Tensor.__mul__[complex python scalar]", complex_python_scalar, cx(3)),
         C("Tensor.__mul__[complex128 x float32]", complex_mixed_precision, cx(3, dt=np.complex128), fl(3)),
         C("Tensor.__setitem__[complex value]", complex_setitem, cx(3)),
