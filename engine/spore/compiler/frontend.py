@@ -30,6 +30,7 @@ import operator
 import textwrap
 import types
 from dataclasses import dataclass
+from itertools import repeat as _repeat
 from typing import Any, Callable
 
 from ..errors import GraphCompileError, ShapeError, SourceLoc, SporeError, ValueDependentShapeError, is_engine_code
@@ -918,8 +919,17 @@ class Guards:
     def __init__(self) -> None:
         self.items: dict[tuple[int, Any], tuple[Any, Any, bool, Any]] = {}
         self.held: set[int] = set()  # ids of the values guarded by identity (alive: their snapshots hold them)
+        # per Spore Cell / op (`note_engine`): (its instance dict, attribute names, their values, the object);
+        # one C-level comparison of the value tuples per object, so big networks stay cheap to check
+        self.objects: dict[int, tuple[dict, tuple, tuple, Any]] = {}
+        self.constants: dict[int, tuple[Any, Any]] = {}  # `note_data`: id(tensor) -> (tensor, its buffer)
+        self._flat: tuple | None = None  # all objects' (dicts, names, values), flattened for one C-level pass
 
-    def note(self, owner: Any, name: str, value: Any, is_dict: bool = False, by_identity: bool = False) -> None:
+    @property
+    def empty(self) -> bool:
+        return not (self.items or self.objects or self.constants)
+
+    def note(self, owner: Any, name: Any, value: Any, is_dict: bool = False, by_identity: bool = False) -> None:
         key = (id(owner), name)
         if key in self.items:
             return
@@ -941,33 +951,59 @@ class Guards:
     def note_data(self, t: Any) -> None:
         """A concrete tensor the graph holds as a constant: its buffer by identity (an in-place write
         such as ``t[0] = v`` or ``t.assign_value(...)`` gives a tensor a new one)."""
-        key = (id(t), "_data")
-        if key not in self.items:
-            self.items[key] = (t, "_data", False, _Same(t._data))
+        if id(t) not in self.constants:
+            self.constants[id(t)] = (t, t._data)
 
     def note_engine(self, obj: Any, seen: set[int] | None = None) -> None:
         """The configuration of one of Spore's Cells or ops that ran over tracers (its code is not
-        interpreted, so its attribute reads are not seen one by one): the plain values in its
-        instance dict, the ops and Cells it holds (by identity), recursively through them."""
+        interpreted, so its attribute reads are not seen one by one): the immutable plain values in
+        its instance dict (compared by value), the ops and Cells it holds (by identity), recursively
+        through them; its public mutable plain containers (a list of ratios) go to the per-value guards."""
         from ..nn.cell import Cell
         from ..ops.operation import Operation
 
         seen = set() if seen is None else seen
         d = getattr(obj, "__dict__", None)
-        if d is None or id(obj) in seen or len(seen) > 4096:
+        if d is None or id(obj) in seen or len(seen) > 4096 or id(obj) in self.objects:
             return
         if isinstance(obj, Cell) and not is_engine_code(type(obj).construct):
             return  # a user Cell's construct is interpreted: the attributes it reads are guarded one by one
         seen.add(id(obj))
+        names, values = [], []
         for name, value in list(d.items()):  # a Cell's children are instance attributes too
             if isinstance(value, (Cell, Operation)):
-                self.note(obj, name, value, by_identity=True)
+                names.append(name)
+                values.append(value)
+                self.held.add(id(value))
                 self.note_engine(value, seen)
-            else:
-                self.note(obj, name, value)
+            elif isinstance(value, _SCALARS) or (isinstance(value, (tuple, frozenset)) and
+                                                 _frozen_or_none(value) not in (None, _NOT_PLAIN)):
+                names.append(name)
+                values.append(value)
+            elif not name.startswith("_"):  # (a Cell's own bookkeeping — children, hooks, flags — bumps the
+                # structure version through the methods that change it)
+                self.note(obj, name, value)  # a list / dict / set of plain values: compared by value
+        self.objects[id(obj)] = (d, tuple(names), tuple(values), obj)
+        self._flat = None
 
     def changed(self) -> str | None:
         """None while every value is as compiled; else which one changed (`Net.scale`, `global COUNT`)."""
+        if self._flat is None:
+            self._flat = (tuple(d for d, names, _, _ in self.objects.values() for _ in names),
+                          tuple(n for _, names, _, _ in self.objects.values() for n in names),
+                          tuple(v for _, _, values, _ in self.objects.values() for v in values))
+        dicts, names, values = self._flat
+        # tuple comparison: identical elements short-cut, equal plain values compare equal, a replaced op /
+        # Cell (identity equality) differs
+        if tuple(map(dict.get, dicts, names, _repeat(_NOT_PLAIN))) != values:
+            for d, names_, values_, obj in self.objects.values():
+                for name, value in zip(names_, values_):
+                    now = d.get(name, _NOT_PLAIN)
+                    if not (now is value or now == value):
+                        return f"{type(obj).__name__}.{name}"
+        for t, data in self.constants.values():
+            if t._data is not data:
+                return f"a tensor constant of shape {tuple(t.shape)} written in place"
         for owner, name, is_dict, snap in self.items.values():
             try:
                 now = owner[name] if is_dict else getattr(owner, name)

@@ -335,7 +335,7 @@ class JitFunction:
             drop_adopted(adopted)
         graph = optimize(raw)
         entry = CompiledEntry(self.name, graph, raw, out_tree, len(leaves))
-        entry.guards = fe.guards if fe.guards.items else None
+        entry.guards = None if fe.guards.empty else fe.guards
         entry.written = written
         entry.lines = tuple(sorted(fe.covered))
         final = {t._var.id: i for i, t in enumerate(tracers)}
