@@ -52,6 +52,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "grain.h"
 #include "kernels.h"
 
 namespace spore {
@@ -1010,18 +1011,19 @@ py::array_t<float> bias_add_grad(farr dy) {
     float* pb = db.mutable_data();
     {
         py::gil_scoped_release nogil;
-#pragma omp parallel for schedule(static)
-        for (int64_t ch = 0; ch < c; ++ch) {
-            double acc = 0.0;  // float64 accumulator: the sums run over N*H*W terms
-            for (int64_t i = 0; i < n; ++i) {
-                const float* row = pd + (i * c + ch) * r;
-                float s = 0.0f;
+        parallel_for(c, n * c * r, [&](int64_t ch0, int64_t ch1) {
+            for (int64_t ch = ch0; ch < ch1; ++ch) {
+                double acc = 0.0;  // float64 accumulator: the sums run over N*H*W terms
+                for (int64_t i = 0; i < n; ++i) {
+                    const float* row = pd + (i * c + ch) * r;
+                    float s = 0.0f;
 #pragma omp simd reduction(+ : s)
-                for (int64_t k = 0; k < r; ++k) s += row[k];
-                acc += s;
+                    for (int64_t k = 0; k < r; ++k) s += row[k];
+                    acc += s;
+                }
+                pb[ch] = static_cast<float>(acc);
             }
-            pb[ch] = static_cast<float>(acc);
-        }
+        });
     }
     return db;
 }

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "grain.h"
 #include "kernels.h"
 
 namespace spore {
@@ -130,8 +131,10 @@ py::array_t<float> relu_grad(farr g, farr y) {
     const py::ssize_t size = g.size();
     {
         py::gil_scoped_release nogil;
-#pragma omp parallel for simd schedule(static) if (size >= (1 << 16))
-        for (py::ssize_t i = 0; i < size; ++i) pr[i] = mask_mul(pg[i], py_[i]);
+        parallel_for(size, 3 * size, [&](int64_t i0, int64_t i1) {
+#pragma omp simd
+            for (int64_t i = i0; i < i1; ++i) pr[i] = mask_mul(pg[i], py_[i]);
+        });
     }
     return r;
 }

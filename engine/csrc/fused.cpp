@@ -9,6 +9,7 @@
 
 #include <pybind11/stl.h>
 
+#include "grain.h"
 #include "kernels.h"
 
 namespace spore {
@@ -107,12 +108,10 @@ static py::array_t<float> fused_elementwise(const std::vector<std::vector<int>>&
     {
         py::gil_scoped_release nogil;
         const int64_t nblocks = (total + kBlock - 1) / kBlock;
-#pragma omp parallel
-        {
+        parallel_for(nblocks, total * (nregs + 1), [&](int64_t blk0, int64_t blk1) {
             std::vector<float> regs(static_cast<size_t>(nregs) * kBlock);
             std::vector<float> ta(kBlock), tb(kBlock);
-#pragma omp for schedule(static)
-            for (int64_t blk = 0; blk < nblocks; ++blk) {
+            for (int64_t blk = blk0; blk < blk1; ++blk) {
                 const int64_t start = blk * kBlock;
                 const int64_t n = std::min(kBlock, total - start);
                 for (int r = 0; r < nregs; ++r) {
@@ -131,7 +130,7 @@ static py::array_t<float> fused_elementwise(const std::vector<std::vector<int>>&
                     }
                 }
             }
-        }
+        });
     }
     return out;
 }

@@ -22,6 +22,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "grain.h"
 #include "kernels.h"
 
 namespace spore {
@@ -121,8 +122,7 @@ py::array_t<Out> bf16_matmul_t(u16arr a, u16arr b, bool trans_a, bool trans_b) {
 // float32 <-> bfloat16 conversions. ml_dtypes' astype runs ~1.3 ns per element on one core; an O2
 // step of the 1024-4096-4096-10 net converts ~45M elements (weights forward, gradients back), which
 // cost more than its bf16 GEMMs. Round to nearest even, NaN kept quiet with its sign (as ml_dtypes).
-// Elementwise, so a team split changes no bit; arrays below 256K elements stay on one thread.
-constexpr int64_t kConvertGrain = int64_t{1} << 18;
+// Elementwise, so a team split changes no bit; below the grain (grain.h) one thread converts.
 
 py::array_t<uint16_t> f32_to_bf16(farr x) {
     py::array_t<uint16_t> out(std::vector<py::ssize_t>(x.shape(), x.shape() + x.ndim()));
@@ -130,13 +130,15 @@ py::array_t<uint16_t> f32_to_bf16(farr x) {
     uint16_t* dst = out.mutable_data();
     const int64_t n = x.size();
     py::gil_scoped_release nogil;
-#pragma omp parallel for simd schedule(static) if (n >= kConvertGrain)
-    for (int64_t i = 0; i < n; ++i) {
-        const uint32_t u = src[i];
-        const uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
-        const uint32_t nan = (u >> 16) | 0x40u;
-        dst[i] = static_cast<uint16_t>((u & 0x7fffffffu) > 0x7f800000u ? nan : rounded);
-    }
+    parallel_for(n, 2 * n, [&](int64_t i0, int64_t i1) {
+#pragma omp simd
+        for (int64_t i = i0; i < i1; ++i) {
+            const uint32_t u = src[i];
+            const uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+            const uint32_t nan = (u >> 16) | 0x40u;
+            dst[i] = static_cast<uint16_t>((u & 0x7fffffffu) > 0x7f800000u ? nan : rounded);
+        }
+    });
     return out;
 }
 
@@ -146,8 +148,10 @@ py::array_t<float> bf16_to_f32(u16arr x) {
     uint32_t* dst = reinterpret_cast<uint32_t*>(out.mutable_data());
     const int64_t n = x.size();
     py::gil_scoped_release nogil;
-#pragma omp parallel for simd schedule(static) if (n >= kConvertGrain)
-    for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<uint32_t>(src[i]) << 16;
+    parallel_for(n, 2 * n, [&](int64_t i0, int64_t i1) {
+#pragma omp simd
+        for (int64_t i = i0; i < i1; ++i) dst[i] = static_cast<uint32_t>(src[i]) << 16;
+    });
     return out;
 }
 
@@ -161,11 +165,12 @@ py::array_t<uint16_t> f32_to_f16(farr x) {
     py::gil_scoped_release nogil;
 #if defined(__AVX512F__)
     const int64_t blocks = n / 16;
-#pragma omp parallel for schedule(static) if (n >= kConvertGrain)
-    for (int64_t b = 0; b < blocks; ++b) {
-        const __m512 v = _mm512_loadu_ps(src + b * 16);
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + b * 16), _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
-    }
+    parallel_for(blocks, 2 * n, [&](int64_t b0, int64_t b1) {
+        for (int64_t b = b0; b < b1; ++b) {
+            const __m512 v = _mm512_loadu_ps(src + b * 16);
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + b * 16), _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+        }
+    });
     for (int64_t i = blocks * 16; i < n; ++i) dst[i] = _cvtss_sh(src[i], _MM_FROUND_TO_NEAREST_INT);
 #else  // a build without AVX-512: GCC's _Float16 (nearest even as well)
     for (int64_t i = 0; i < n; ++i) {
@@ -184,11 +189,12 @@ py::array_t<float> f16_to_f32(u16arr x) {
     py::gil_scoped_release nogil;
 #if defined(__AVX512F__)
     const int64_t blocks = n / 16;
-#pragma omp parallel for schedule(static) if (n >= kConvertGrain)
-    for (int64_t b = 0; b < blocks; ++b) {
-        const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + b * 16));
-        _mm512_storeu_ps(dst + b * 16, _mm512_cvtph_ps(v));
-    }
+    parallel_for(blocks, 2 * n, [&](int64_t b0, int64_t b1) {
+        for (int64_t b = b0; b < b1; ++b) {
+            const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + b * 16));
+            _mm512_storeu_ps(dst + b * 16, _mm512_cvtph_ps(v));
+        }
+    });
     for (int64_t i = blocks * 16; i < n; ++i) dst[i] = _cvtsh_ss(src[i]);
 #else
     for (int64_t i = 0; i < n; ++i) {

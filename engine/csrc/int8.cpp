@@ -34,6 +34,7 @@
 #include <pybind11/stl.h>
 #include <unordered_map>
 
+#include "grain.h"
 #include "kernels.h"
 
 // No fused multiply-add contraction in this file: acc * scale + bias must round twice, as the unfused
@@ -160,25 +161,27 @@ void epilogue_typed(const int32_t* acc, T* out, int64_t rows, int64_t C, int64_t
     const float* psc = sc.data();
     const float* pbs = bs.data();
     if (!spatial) {
-#pragma omp parallel for if (rows * C > (int64_t{1} << 18)) schedule(static)
-        for (int64_t r = 0; r < rows; ++r) {
-            const int32_t* a = acc + r * C;
-            T* o = out + r * C;
-            if constexpr (std::is_same_v<T, uint8_t> || std::is_same_v<T, int8_t>) {
-                std::vector<float> y(C);
-                for (int64_t c = 0; c < C; ++c) y[c] = finish<float>(a[c], psc[c], pbs[c], e, lo, hi);
-                quantize_span(y.data(), o, C, e.y_scale, e.y_zp, lo, hi);
-            } else {
-                for (int64_t c = 0; c < C; ++c) o[c] = finish<T>(a[c], psc[c], pbs[c], e, lo, hi);
+        parallel_for(rows, 2 * rows * C, [&](int64_t r0, int64_t r1) {
+            for (int64_t r = r0; r < r1; ++r) {
+                const int32_t* a = acc + r * C;
+                T* o = out + r * C;
+                if constexpr (std::is_same_v<T, uint8_t> || std::is_same_v<T, int8_t>) {
+                    std::vector<float> y(C);
+                    for (int64_t c = 0; c < C; ++c) y[c] = finish<float>(a[c], psc[c], pbs[c], e, lo, hi);
+                    quantize_span(y.data(), o, C, e.y_scale, e.y_zp, lo, hi);
+                } else {
+                    for (int64_t c = 0; c < C; ++c) o[c] = finish<T>(a[c], psc[c], pbs[c], e, lo, hi);
+                }
             }
-        }
+        });
         return;
     }
     constexpr int64_t kTile = 64;
     const int64_t images = rows / spatial, tiles = (spatial + kTile - 1) / kTile;
-#pragma omp parallel for collapse(2) if (rows * C > (int64_t{1} << 18)) schedule(static)
-    for (int64_t n = 0; n < images; ++n) {
-        for (int64_t t = 0; t < tiles; ++t) {
+    // (image, tile) pairs flattened into one index, the split collapse(2) made
+    parallel_for(images * tiles, 2 * rows * C, [&](int64_t k0, int64_t k1) {
+        for (int64_t k = k0; k < k1; ++k) {
+            const int64_t n = k / tiles, t = k % tiles;
             const int64_t p0 = t * kTile, p1 = std::min(spatial, p0 + kTile);
             const int32_t* a = acc + (n * spatial) * C;
             for (int64_t c = 0; c < C; ++c) {
@@ -193,7 +196,7 @@ void epilogue_typed(const int32_t* acc, T* out, int64_t rows, int64_t C, int64_t
                 }
             }
         }
-    }
+    });
 }
 
 void run_epilogue(const int32_t* acc, py::array& out, int64_t rows, int64_t C, int64_t spatial, const Epilogue& e) {
@@ -496,9 +499,10 @@ template <typename Q>
 void quantize_typed(const float* x, Q* y, int64_t n, float s, float z, float lo, float hi) {
     constexpr int64_t kChunk = int64_t{1} << 16;
     const int64_t chunks = (n + kChunk - 1) / kChunk;
-#pragma omp parallel for if (n > (int64_t{1} << 20)) schedule(static)
-    for (int64_t k = 0; k < chunks; ++k)
-        quantize_span(x + k * kChunk, y + k * kChunk, std::min(kChunk, n - k * kChunk), s, z, lo, hi);
+    parallel_for(chunks, 2 * n, [&](int64_t k0, int64_t k1) {
+        for (int64_t k = k0; k < k1; ++k)
+            quantize_span(x + k * kChunk, y + k * kChunk, std::min(kChunk, n - k * kChunk), s, z, lo, hi);
+    });
 }
 
 py::array quantize_linear(farr x, float scale, int zero_point, const std::string& dtype, std::optional<py::array> out) {
@@ -528,8 +532,10 @@ py::array quantize_linear(farr x, float scale, int zero_point, const std::string
 
 template <typename Q>
 void dequantize_typed(const Q* x, float* y, int64_t n, float s, int32_t z) {
-#pragma omp parallel for simd if (n > (int64_t{1} << 20)) schedule(static)
-    for (int64_t i = 0; i < n; ++i) y[i] = static_cast<float>(static_cast<int32_t>(x[i]) - z) * s;
+    parallel_for(n, 2 * n, [&](int64_t i0, int64_t i1) {
+#pragma omp simd
+        for (int64_t i = i0; i < i1; ++i) y[i] = static_cast<float>(static_cast<int32_t>(x[i]) - z) * s;
+    });
 }
 
 py::array dequantize_linear(py::array x, float scale, int zero_point, std::optional<py::array> out) {

@@ -24,6 +24,7 @@
 #include <immintrin.h>
 #endif
 
+#include "grain.h"
 #include "kernels.h"
 
 namespace spore {
@@ -32,7 +33,6 @@ namespace {
 using inplace_arr = py::array_t<float, py::array::c_style>;
 
 constexpr int64_t kChunk = 1 << 14;         // elements per work item: big enough to amortise scheduling
-constexpr int64_t kParallelMin = 1 << 15;   // below this many elements one thread beats waking a team
 
 std::string shape_str(const py::array& a) {
     std::string s = "(";
@@ -132,8 +132,11 @@ void for_each_chunk(const std::vector<int64_t>& sizes, const Body& body) {
         total += sizes[t];
     }
     const int64_t nw = static_cast<int64_t>(work.size());
-#pragma omp parallel for schedule(static) if (total >= kParallelMin)
-    for (int64_t w = 0; w < nw; ++w) body(work[w][0], work[w][1], work[w][2]);
+    // work for the grain rule (grain.h): an update reads parameter, gradient and a moment or two and
+    // writes parameter and moments, ~4 units per element (the MLP's 235K parameters stay on one thread)
+    parallel_for(nw, 4 * total, [&](int64_t w0, int64_t w1) {
+        for (int64_t w = w0; w < w1; ++w) body(work[w][0], work[w][1], work[w][2]);
+    });
 }
 
 // Square roots of a block in place. Spelled with intrinsics because GCC will not vectorise std::sqrt

@@ -56,6 +56,7 @@
 #include <immintrin.h>
 #endif
 
+#include "grain.h"
 #include "kernels.h"
 
 namespace spore {
@@ -78,6 +79,9 @@ struct PoolGeom {
             throw std::invalid_argument("pool2d: input planes of about 2^31 elements or more are not supported");
     }
 };
+
+// A pooling pass's work for the grain rule (grain.h): the input read plus every window tap and output.
+inline int64_t pool_work(const PoolGeom& g) { return g.planes * (g.h * g.w + g.oh * g.ow * (g.kh * g.kw + 1)); }
 
 // The kernel taps [lo, hi) of one window that land inside the input along one axis:
 // positions start + t * dil for t in [0, k), kept where 0 <= pos < size.
@@ -270,11 +274,9 @@ void max_loops(const float* px, float* py_, int64_t* pi, const PoolGeom& g) {
     const float ninf = -std::numeric_limits<float>::infinity();
     with_stride(g.sw, [&](auto stride) {
         constexpr int64_t S = decltype(stride)::value;
-#pragma omp parallel
-        {
+        parallel_for(g.planes, pool_work(g), [&](int64_t p0, int64_t p1) {
             std::vector<int32_t> tap(g.ow);  // per output of a row: the winning tap's offset, -1 if none
-#pragma omp for schedule(static)
-            for (int64_t p = 0; p < g.planes; ++p) {
+            for (int64_t p = p0; p < p1; ++p) {
                 const float* xp = px + p * g.h * g.w;
                 for (int64_t i = 0; i < g.oh; ++i) {
                     float* yr = py_ + (p * g.oh + i) * g.ow;
@@ -300,7 +302,7 @@ void max_loops(const float* px, float* py_, int64_t* pi, const PoolGeom& g) {
                             if (tap[j] < 0) max_window(xp, g, r, span(j * g.sw - g.pl, g.kw, g.dw, g.w), yr[j], ir[j]);
                 }
             }
-        }
+        });
     });
 }
 
@@ -346,11 +348,9 @@ void max_tiles(const float* px, float* py_, int64_t* pi, const PoolGeom& g) {
     // the full windows: rows < fh, columns < fw; the rest (clipped by padding after / ceil mode) go
     // window by window
     const int64_t fh = std::min(g.oh, g.h / g.kh), fw = std::min(g.ow, g.w / g.kw);
-#pragma omp parallel
-    {
+    parallel_for(g.planes, pool_work(g), [&](int64_t p0, int64_t p1) {
         std::vector<int32_t> off(fw);
-#pragma omp for schedule(static)
-        for (int64_t p = 0; p < g.planes; ++p) {
+        for (int64_t p = p0; p < p1; ++p) {
             const float* xp = px + p * g.h * g.w;
             float* yp = py_ + p * g.oh * g.ow;
             int64_t* ip = pi + p * g.oh * g.ow;
@@ -372,7 +372,7 @@ void max_tiles(const float* px, float* py_, int64_t* pi, const PoolGeom& g) {
                 for (int64_t j = 0; j < g.ow; ++j)
                     max_window(xp, g, rows[i], cols[j], yp[i * g.ow + j], ip[i * g.ow + j]);
         }
-    }
+    });
 }
 
 #ifdef __AVX2__
@@ -555,9 +555,10 @@ void max_avx2(const float* px, float* py_, int64_t* pi, const PoolGeom& g) {
     plan.quad = S == 2 && tiles_fit(g) && g.kh == 2 && g.kw == 2;
     plan.jr_quad = std::min(g.ow, g.w / 2);
     const auto plane = early ? &max_plane_avx2<S, true> : &max_plane_avx2<S, false>;
-#pragma omp parallel for schedule(static)
-    for (int64_t p = 0; p < g.planes; ++p)
-        plane(px + p * g.h * g.w, g, plan, py_ + p * g.oh * g.ow, pi + p * g.oh * g.ow);
+    parallel_for(g.planes, pool_work(g), [&](int64_t p0, int64_t p1) {
+        for (int64_t p = p0; p < p1; ++p)
+            plane(px + p * g.h * g.w, g, plan, py_ + p * g.oh * g.ow, pi + p * g.oh * g.ow);
+    });
 }
 #endif
 
@@ -605,24 +606,25 @@ void avg_forward_loops(const float* px, float* py_, const PoolGeom& g, bool incl
     with_stride(g.sw, [&](auto stride) {
         constexpr int64_t S = decltype(stride)::value;
         const int64_t sw = S ? S : g.sw;
-#pragma omp parallel for schedule(static)
-        for (int64_t p = 0; p < g.planes; ++p) {
-            const float* xp = px + p * g.h * g.w;
-            for (int64_t i = 0; i < g.oh; ++i) {
-                float* __restrict yr = py_ + (p * g.oh + i) * g.ow;
-                std::fill(yr, yr + g.ow, 0.0f);
-                const Span& r = rows[i];
-                for (int64_t a = r.lo; a < r.hi; ++a) {
-                    const float* __restrict xr = xp + (r.start + a) * g.w;
-                    for (int64_t b = 0; b < g.kw; ++b) {
-                        const int64_t off = b - g.pl;
-                        for (int64_t j = cols[b][0]; j < cols[b][1]; ++j) yr[j] += xr[j * sw + off];
+        parallel_for(g.planes, pool_work(g), [&](int64_t p0, int64_t p1) {
+            for (int64_t p = p0; p < p1; ++p) {
+                const float* xp = px + p * g.h * g.w;
+                for (int64_t i = 0; i < g.oh; ++i) {
+                    float* __restrict yr = py_ + (p * g.oh + i) * g.ow;
+                    std::fill(yr, yr + g.ow, 0.0f);
+                    const Span& r = rows[i];
+                    for (int64_t a = r.lo; a < r.hi; ++a) {
+                        const float* __restrict xr = xp + (r.start + a) * g.w;
+                        for (int64_t b = 0; b < g.kw; ++b) {
+                            const int64_t off = b - g.pl;
+                            for (int64_t j = cols[b][0]; j < cols[b][1]; ++j) yr[j] += xr[j * sw + off];
+                        }
                     }
+                    const float* iv = inv.data() + i * g.ow;
+                    for (int64_t j = 0; j < g.ow; ++j) yr[j] *= iv[j];
                 }
-                const float* iv = inv.data() + i * g.ow;
-                for (int64_t j = 0; j < g.ow; ++j) yr[j] *= iv[j];
             }
-        }
+        });
     });
 }
 
@@ -636,11 +638,9 @@ void avg_backward_loops(const float* pdy, float* pdx, const PoolGeom& g, bool in
     with_stride(g.sw == 1 ? 1 : 0, [&](auto stride) {
         constexpr int64_t S = decltype(stride)::value;
         const int64_t sw = S ? S : g.sw;
-#pragma omp parallel
-        {
+        parallel_for(g.planes, pool_work(g), [&](int64_t p0, int64_t p1) {
             std::vector<float> v(g.ow);
-#pragma omp for schedule(static)
-            for (int64_t p = 0; p < g.planes; ++p) {
+            for (int64_t p = p0; p < p1; ++p) {
                 float* d = pdx + p * g.h * g.w;
                 std::fill(d, d + g.h * g.w, 0.0f);
                 for (int64_t i = 0; i < g.oh; ++i) {
@@ -658,7 +658,7 @@ void avg_backward_loops(const float* pdy, float* pdx, const PoolGeom& g, bool in
                     }
                 }
             }
-        }
+        });
     });
 }
 
@@ -717,9 +717,10 @@ void avg_forward_avx2(const float* px, float* py_, const PoolGeom& g, bool inclu
     inv.resize(inv.size() + 8, 0.0f);
     const PlainColumns plain = plain_columns<S>(g);
     const auto plane = plain.early ? &avg_plane_avx2<S, true> : &avg_plane_avx2<S, false>;
-#pragma omp parallel for schedule(static)
-    for (int64_t p = 0; p < g.planes; ++p)
-        plane(px + p * g.h * g.w, g, rows.data(), plain, inv.data(), py_ + p * g.oh * g.ow);
+    parallel_for(g.planes, pool_work(g), [&](int64_t p0, int64_t p1) {
+        for (int64_t p = p0; p < p1; ++p)
+            plane(px + p * g.h * g.w, g, rows.data(), plain, inv.data(), py_ + p * g.oh * g.ow);
+    });
 }
 #endif
 
@@ -755,11 +756,9 @@ void avg_tiles_backward_rows(const float* gr, const float* iv, const PoolGeom& g
 
 void avg_tiles_backward(const float* pdy, float* pdx, const PoolGeom& g, bool include_pad, int64_t override_) {
     const auto inv = inverse_divisors(g, include_pad, override_);
-#pragma omp parallel
-    {
+    parallel_for(g.planes, pool_work(g), [&](int64_t p0, int64_t p1) {
         std::vector<float> v(g.ow);
-#pragma omp for schedule(static)
-        for (int64_t p = 0; p < g.planes; ++p) {
+        for (int64_t p = p0; p < p1; ++p) {
             float* d = pdx + p * g.h * g.w;
             for (int64_t i = 0; i < g.oh; ++i) {
                 const float* gr = pdy + (p * g.oh + i) * g.ow;
@@ -774,7 +773,7 @@ void avg_tiles_backward(const float* pdy, float* pdx, const PoolGeom& g, bool in
             const int64_t covered = std::min(g.oh * g.kh, g.h);  // rows below every window
             std::fill(d + covered * g.w, d + g.h * g.w, 0.0f);
         }
-    }
+    });
 }
 
 // Spore's average pooling backward: the one-write pass for non-overlapping windows, else the loops.
@@ -901,42 +900,45 @@ void taps_to_argmax(const T* ws, const float* px, float* py_, int64_t* pi, const
     const float lowest = std::numeric_limits<float>::lowest();
     std::vector<int64_t> offset(g.kh * g.kw);  // tap -> its offset from the window's corner (no divisions
     for (int64_t t = 0; t < g.kh * g.kw; ++t) offset[t] = (t / g.kw) * g.w + t % g.kw;  // in the hot loop)
-#pragma omp parallel for schedule(static)
-    for (int64_t p = 0; p < g.planes; ++p) {
-        const float* xp = px + p * g.h * g.w;
-        for (int64_t i = 0; i < g.oh; ++i) {
-            const int64_t r0 = i * g.sh - g.pt;
-            const T* wr = ws + (p * g.oh + i) * g.ow;
-            float* yr = py_ + (p * g.oh + i) * g.ow;
-            int64_t* ir = pi + (p * g.oh + i) * g.ow;
-            for (int64_t j = 0; j < g.ow; ++j) {
-                const int64_t c0 = j * g.sw - g.pl;
-                if (yr[j] != lowest) {
-                    ir[j] = r0 * g.w + c0 + offset[wr[j]];
-                    continue;
+    parallel_for(g.planes, pool_work(g), [&](int64_t p0, int64_t p1) {
+        for (int64_t p = p0; p < p1; ++p) {
+            const float* xp = px + p * g.h * g.w;
+            for (int64_t i = 0; i < g.oh; ++i) {
+                const int64_t r0 = i * g.sh - g.pt;
+                const T* wr = ws + (p * g.oh + i) * g.ow;
+                float* yr = py_ + (p * g.oh + i) * g.ow;
+                int64_t* ir = pi + (p * g.oh + i) * g.ow;
+                for (int64_t j = 0; j < g.ow; ++j) {
+                    const int64_t c0 = j * g.sw - g.pl;
+                    if (yr[j] != lowest) {
+                        ir[j] = r0 * g.w + c0 + offset[wr[j]];
+                        continue;
+                    }
+                    int64_t at = -1;
+                    float best = 0.0f;
+                    for (int64_t r = std::max<int64_t>(r0, 0); r < std::min(r0 + g.kh, g.h); ++r)
+                        for (int64_t q = std::max<int64_t>(c0, 0); q < std::min(c0 + g.kw, g.w); ++q)
+                            if (at < 0 || xp[r * g.w + q] > best) {
+                                at = r * g.w + q;
+                                best = xp[at];
+                            }
+                    ir[j] = at;
+                    yr[j] = at < 0 ? -std::numeric_limits<float>::infinity() : best;
                 }
-                int64_t at = -1;
-                float best = 0.0f;
-                for (int64_t r = std::max<int64_t>(r0, 0); r < std::min(r0 + g.kh, g.h); ++r)
-                    for (int64_t q = std::max<int64_t>(c0, 0); q < std::min(c0 + g.kw, g.w); ++q)
-                        if (at < 0 || xp[r * g.w + q] > best) {
-                            at = r * g.w + q;
-                            best = xp[at];
-                        }
-                ir[j] = at;
-                yr[j] = at < 0 ? -std::numeric_limits<float>::infinity() : best;
             }
         }
-    }
+    });
 }
 
 // oneDNN's max pooling lets NaN lose every comparison; PyTorch (and the loops) let it win. A NaN in
 // the input sends the call to the loops: one read of the input, ~1/3 of oneDNN's pooling time.
 bool has_nan(const float* px, int64_t size) {
-    int64_t nans = 0;
-#pragma omp parallel for simd schedule(static) reduction(+ : nans)
-    for (int64_t i = 0; i < size; ++i) nans += px[i] != px[i];
-    return nans != 0;
+    return parallel_any(size, size, [&](int64_t lo, int64_t hi) {
+        int64_t nans = 0;
+#pragma omp simd reduction(+ : nans)
+        for (int64_t i = lo; i < hi; ++i) nans += px[i] != px[i];
+        return nans != 0;
+    });
 }
 
 // ---- entry points ---------------------------------------------------------------------------
@@ -945,13 +947,15 @@ bool has_nan(const float* px, int64_t size) {
 // the ReLU zeroes (or a NaN, which ReLU keeps but whose gradient mask is 0) gets argmax -1, so the
 // backward scatter skips it exactly where ReluGrad would have zeroed its gradient.
 void relu_epilogue(float* y, int64_t* idx, int64_t size) {
-#pragma omp parallel for simd schedule(static) if (size >= (1 << 16))
-    for (int64_t i = 0; i < size; ++i) {
-        const float v = y[i];
-        const bool pass = v > 0.0f;
-        y[i] = pass || v != v ? v : 0.0f;
-        idx[i] = pass ? idx[i] : -1;
-    }
+    parallel_for(size, 3 * size, [&](int64_t lo, int64_t hi) {
+#pragma omp simd
+        for (int64_t i = lo; i < hi; ++i) {
+            const float v = y[i];
+            const bool pass = v > 0.0f;
+            y[i] = pass || v != v ? v : 0.0f;
+            idx[i] = pass ? idx[i] : -1;
+        }
+    });
 }
 
 py::tuple max_pool2d_forward(farr x, Pair kernel, Pair stride, Quad pad, Pair dilation, Pair out_hw, bool relu) {
@@ -999,22 +1003,25 @@ py::array_t<float> max_pool2d_backward(farr dy, iarr argmax, Quad input_shape) {
     bool bad = false;
     {
         py::gil_scoped_release nogil;
-#pragma omp parallel for schedule(static) reduction(|| : bad)
-        for (int64_t p = 0; p < planes; ++p) {
-            float* d = pdx + p * hw;
-            std::fill(d, d + hw, 0.0f);
-            const float* g = pdy + p * ohw;
-            const int64_t* ip = pi + p * ohw;
-            for (int64_t o = 0; o < ohw; ++o) {
-                const int64_t at = ip[o];
-                if (at < 0) continue;
-                if (at >= hw) {
-                    bad = true;
-                    continue;
+        bad = parallel_any(planes, planes * (hw + 3 * ohw), [&](int64_t p0, int64_t p1) {
+            bool out = false;
+            for (int64_t p = p0; p < p1; ++p) {
+                float* d = pdx + p * hw;
+                std::fill(d, d + hw, 0.0f);
+                const float* g = pdy + p * ohw;
+                const int64_t* ip = pi + p * ohw;
+                for (int64_t o = 0; o < ohw; ++o) {
+                    const int64_t at = ip[o];
+                    if (at < 0) continue;
+                    if (at >= hw) {
+                        out = true;
+                        continue;
+                    }
+                    d[at] += g[o];
                 }
-                d[at] += g[o];
             }
-        }
+            return out;
+        });
     }
     if (bad) throw std::invalid_argument("max_pool2d_backward: argmax index outside the input plane");
     return dx;

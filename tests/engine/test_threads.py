@@ -124,3 +124,116 @@ def test_import_applies_the_policy_and_follows_the_affinity_mask() -> None:
     user = dict(env, OMP_NUM_THREADS="2", OMP_WAIT_POLICY="active")
     res = subprocess.run([sys.executable, "-c", code], env=user, capture_output=True, text=True, timeout=120)
     assert res.stdout.split()[:2] == ["active", "2"]
+
+
+# Spore's own OpenMP loops (grain rule: engine/csrc/grain.h): pooling, the Dense ReLU
+# gradient, the conv bias gradient, float32 <-> bf16/f16 casts, int8 (de)quantisation, Graph mode's
+# fused elementwise chains and the Momentum update, at SimpleCNN's sizes (mostly below the grain: one thread) and
+# at sizes above the grain (split over the team: elementwise or per-plane work, so still bit-equal).
+_LOOPS_CHILD = r"""
+import sys
+import numpy as np
+import ml_dtypes
+from spore import _kernels as K
+rng = np.random.default_rng(1)
+out = {}
+for tag, shape in (("small", (32, 16, 32, 32)), ("large", (16, 64, 64, 64))):
+    x = rng.standard_normal(shape).astype(np.float32)
+    hw = (shape[2] // 2, shape[3] // 2)
+    xn = x.copy()
+    xn.reshape(-1)[-5] = np.nan  # in the last thread's chunk: oneDNN's NaN check must see it
+    for backend in (0, 2):  # Spore's loops; oneDNN wherever exact (taps -> argmax, the NaN check)
+        K.pool_set_backend(backend)
+        for relu in (False, True):
+            y, idx = K.max_pool2d_forward(x, (2, 2), (2, 2), (0, 0, 0, 0), (1, 1), hw, relu)
+            out[f"max{tag}{backend}{relu}"], out[f"arg{tag}{backend}{relu}"] = y, idx
+        out[f"maxnan{tag}{backend}"] = K.max_pool2d_forward(xn, (2, 2), (2, 2), (0, 0, 0, 0), (1, 1), hw)[0]
+        y3, i3 = K.max_pool2d_forward(x, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), shape[2:], False)
+        out[f"max3{tag}{backend}"], out[f"arg3{tag}{backend}"] = y3, i3
+        out[f"maxbwd{tag}{backend}"] = K.max_pool2d_backward(y, idx, shape)
+        out[f"avg{tag}{backend}"] = K.avg_pool2d_forward(x, (2, 2), (2, 2), (0, 0, 0, 0), hw, True, 0)
+        out[f"avg3{tag}{backend}"] = K.avg_pool2d_forward(x, (3, 3), (1, 1), (1, 1, 1, 1), shape[2:], False, 0)
+        out[f"avgbwd{tag}{backend}"] = K.avg_pool2d_backward(y, shape, (2, 2), (2, 2), (0, 0, 0, 0), True, 0)
+        out[f"avgbwd3{tag}{backend}"] = K.avg_pool2d_backward(y3, shape, (3, 3), (1, 1), (1, 1, 1, 1), False, 0)
+    K.pool_set_backend(1)
+    bad = idx.copy()
+    bad.reshape(-1)[-1] = shape[2] * shape[3]  # out of its plane, in the last thread's chunk
+    try:
+        K.max_pool2d_backward(y, bad, shape)
+        out[f"badraised{tag}"] = np.array(False)
+    except ValueError as e:
+        out[f"badraised{tag}"] = np.array("argmax index outside" in str(e))
+    g = rng.standard_normal(x.size).astype(np.float32)
+    flat = x.reshape(-1)
+    out[f"x{tag}"], out[f"g{tag}"] = flat, g
+    out[f"relu_grad{tag}"] = K.relu_grad(g, flat)
+    out[f"bias_grad{tag}"] = K.bias_add_grad(x.reshape(shape[0], shape[1], -1))
+    out[f"bf16{tag}"] = K.f32_to_bf16(flat)
+    out[f"bf16back{tag}"] = K.bf16_to_f32(out[f"bf16{tag}"])
+    out[f"f16{tag}"] = K.f32_to_f16(flat)
+    out[f"f16back{tag}"] = K.f16_to_f32(out[f"f16{tag}"])
+    out[f"q{tag}"] = K.quantize_linear(flat, 0.05, 3, "int8")
+    out[f"dq{tag}"] = K.dequantize_linear(out[f"q{tag}"], 0.05, 3)
+    # fused chain: relu(x + g) (ops 0 = add over two inputs, 13 = relu of register 0)
+    out[f"fused{tag}"] = K.fused_elementwise([[0, 0, 0, 0, 1], [13, 1, 0, 0, 0]], [flat, g],
+                                             [(1, flat.size), (1, g.size)], [flat.size])
+    p, m = flat.copy(), np.zeros_like(flat)
+    for _ in range(2):
+        K.momentum_update(p, g, m, 0.1, 0.9)
+    out[f"mom_p{tag}"], out[f"mom_m{tag}"] = p, m
+np.savez(sys.argv[1], **out)
+"""
+
+
+def _loops(tmp_path: Path, threads_: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMP_", "GOMP_", "SPORE_"))}
+    env["OMP_NUM_THREADS"] = threads_
+    f = tmp_path / f"loops{threads_}.npz"
+    res = subprocess.run([sys.executable, "-c", _LOOPS_CHILD, str(f)], env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert res.returncode == 0, res.stderr
+    with np.load(f) as z:
+        return dict(z)
+
+
+def test_own_loops_agree_bit_for_bit_across_team_sizes_and_with_numpy(tmp_path: Path) -> None:
+    import ml_dtypes
+
+    one, two = _loops(tmp_path, "1"), _loops(tmp_path, "2")
+    assert one.keys() == two.keys()
+    for k in one:
+        np.testing.assert_array_equal(one[k], two[k], err_msg=k)
+    for tag, shape in (("small", (32, 16, 32, 32)), ("large", (16, 64, 64, 64))):
+        r = two
+        x, g = r[f"x{tag}"].reshape(shape), r[f"g{tag}"]
+        assert bool(r[f"badraised{tag}"]), tag
+        # independent oracles (NumPy / ml_dtypes) for the team-split results
+        n, c, h, w = shape
+        win = x.reshape(n, c, h // 2, 2, w // 2, 2)
+        ref_max = win.max(axis=(3, 5))
+        for backend in (0, 2):
+            np.testing.assert_array_equal(r[f"max{tag}{backend}False"], ref_max)
+            np.testing.assert_array_equal(r[f"max{tag}{backend}True"], np.maximum(ref_max, 0))
+            assert np.isnan(r[f"maxnan{tag}{backend}"]).sum() == 1, (tag, backend)
+            np.testing.assert_allclose(r[f"avg{tag}{backend}"], win.mean(axis=(3, 5)), rtol=1e-6, atol=1e-6)
+            # the scatter puts each window's gradient (here: its ReLU'd maximum, argmax -1 where the
+            # ReLU passed none) on its argmax, once
+            dx = r[f"maxbwd{tag}{backend}"]
+            np.testing.assert_array_equal(np.sort(dx[dx != 0]), np.sort(ref_max[ref_max > 0]))
+        xf = x.reshape(-1)
+        np.testing.assert_array_equal(r[f"relu_grad{tag}"], np.where(xf > 0, g, np.float32(0)))
+        np.testing.assert_allclose(r[f"bias_grad{tag}"], x.astype(np.float64).sum(axis=(0, 2, 3)), rtol=1e-5,
+                                   atol=1e-4)
+        np.testing.assert_array_equal(r[f"bf16{tag}"], xf.astype(ml_dtypes.bfloat16).view(np.uint16))
+        np.testing.assert_array_equal(r[f"bf16back{tag}"], xf.astype(ml_dtypes.bfloat16).astype(np.float32))
+        np.testing.assert_array_equal(r[f"f16{tag}"], xf.astype(np.float16).view(np.uint16))
+        np.testing.assert_array_equal(r[f"f16back{tag}"], xf.astype(np.float16).astype(np.float32))
+        q = np.clip(np.rint(xf / np.float32(0.05)) + 3, -128, 127)
+        np.testing.assert_array_equal(r[f"q{tag}"].astype(np.int32), q.astype(np.int32))
+        np.testing.assert_allclose(r[f"dq{tag}"], (q - 3) * np.float32(0.05), rtol=1e-6, atol=1e-7)
+        np.testing.assert_array_equal(r[f"fused{tag}"], np.maximum(xf + g, np.float32(0)))
+        m1 = g  # ApplyMomentum: m = momentum * m + g; p -= lr * m (twice, from m = 0)
+        m2 = np.float32(0.9) * m1 + g
+        np.testing.assert_allclose(r[f"mom_m{tag}"], m2, rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(r[f"mom_p{tag}"], xf - np.float32(0.1) * m1 - np.float32(0.1) * m2, rtol=1e-5,
+                                   atol=1e-6)
