@@ -33,6 +33,7 @@ from ..errors import ShapeError
 from ..tensor import Tensor
 from .operation import Operation
 from .p2p_comm_ops import _comm, _peer, _tag, _tensor, reduce_scatter_tensor_uneven
+from .primitive import Aval, primitive
 
 __all__ = ["Send", "Receive", "NeighborExchange", "BatchISendIRecv", "ReduceScatterV", "AlltoAllVC"]
 
@@ -167,6 +168,26 @@ class BatchISendIRecv(Operation):
         return tuple(Tensor(next(got)) if t == "irecv" else Tensor(np.array(0, np.int32)) for t in self.op_types)
 
 
+@primitive(internal=True)
+class GradientRefused:
+    """`y` unchanged; differentiating through it to `xs` raises a GradError naming `op`.
+
+    Why: the uneven exchanges below run in NumPy over MPI, outside the tape, so without this a
+    gradient through them would be a silent zero where MindSpore has a real one."""
+
+    def infer(y, *xs, op=""):
+        return Aval(tuple(y.shape), y.dtype)
+
+    def impl(y, *xs, op=""):
+        return y
+
+    def vjp(g, out, y, *xs, op=""):
+        from ..errors import GradError
+
+        raise GradError(f"{op}: Spore has no gradient for this exchange yet; use ops.stop_gradient on its "
+                        f"input, or the even collectives (ops.ReduceScatter, ops.AlltoAll), which have one")
+
+
 class ReduceScatterV(Operation):
     """``ReduceScatterV(op='sum', group='hccl_world_group')(input_x, input_split_sizes)``: see the
     module docstring (the class form of `ops.reduce_scatter_tensor_uneven`)."""
@@ -182,7 +203,7 @@ class ReduceScatterV(Operation):
         mine = int(sizes[comm.Get_rank()]) if len(sizes) == comm.Get_size() else 0
         out = Tensor(np.zeros((mine, *x.shape[1:]), x.dtype.np))
         reduce_scatter_tensor_uneven(out, x, [int(s) for s in sizes], self.op, self.group)
-        return out
+        return GradientRefused(out, x, op="ReduceScatterV")
 
 
 class AlltoAllVC(Operation):
@@ -216,4 +237,4 @@ class AlltoAllVC(Operation):
         rdis = np.concatenate([[0], np.cumsum(recv)[:-1]]).astype(np.int64)
         B.run(lambda: comm.Alltoallv([x, (send.tolist(), sdis.tolist())], [out, (recv.tolist(), rdis.tolist())]),
               f"{op} in {self.group}")
-        return Tensor(out)
+        return GradientRefused(Tensor(out), input_x, op=op)

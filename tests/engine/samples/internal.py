@@ -122,4 +122,6 @@ SAMPLES = {
                                 why=_FUSED)],
     "FusedElementwise": [Sample([f32(3, 4), f32(3, 4)], _fused_elementwise_attrs(np.float32), grad=False, why=_FUSED),
                          Sample([f(3, 4), f(3, 4)], _fused_elementwise_attrs(np.float64), grad=False, why=_FUSED)],
+    "GradientRefused": [Sample([f(3, 2), f(6, 2)], {"op": "ReduceScatterV"}, grad=False,
+                               why="refuses a gradient on purpose: the exchange it guards has none in Spore")],
 }

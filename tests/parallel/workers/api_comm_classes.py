@@ -67,4 +67,21 @@ for transpose in (False, True):
         want.append(xs[src][off:off + int(mm[src, rank]) * 2])
     err[f"all_to_all_vc_{transpose}"] = float(np.abs(got.asnumpy() - np.concatenate(want)).max())
 
+# a gradient through the uneven exchanges is refused (a GradError naming the op), never a silent zero
+from spore.errors import GradError  # noqa: E402
+
+
+def _refused(fn, name):
+    try:
+        ms.grad(fn)(ms.Tensor(data(rank, 7, (rows, 2))))
+    except GradError as e:
+        return 0.0 if name in str(e) else 1.0
+    return 1.0
+
+
+err["grad_refused_reduce_scatter_v"] = _refused(lambda t: ops.ReduceScatterV("sum")(t * 2, sizes).sum(),
+                                                "ReduceScatterV")
+err["grad_refused_all_to_all_vc"] = _refused(
+    lambda t: ops.AlltoAllVC()(t.reshape(-1)[:int(m[rank].sum())] * 1, ms.Tensor(m.reshape(-1))).sum(), "AlltoAllVC")
+
 print("RESULT " + json.dumps({"rank": rank, "errors": err}), flush=True)
