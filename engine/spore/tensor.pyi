@@ -3,13 +3,14 @@
 """`Tensor` and `Parameter`: the user-facing n-dimensional array of Spore."""
 
 import builtins
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy
 
 from spore.common.dtype import DType
 from spore.sparse import COOTensor, CSRTensor
+from spore.tensor_internals import UntypedStorage
 
 def _infer_np(data: Any, dtype: DType | None) -> numpy.ndarray:
     """Turn user input into an ndarray with MindSpore's default dtypes: Python floats become float32, Python ints int64,
@@ -53,7 +54,7 @@ class Tensor:
     ) -> None: ...
     @property
     def H(self) -> Tensor:
-        """The conjugate transpose of a 2-D tensor (Spore's tensors are real: the transpose)."""
+        """The conjugate transpose of a 2-D tensor (of a real tensor: the transpose)."""
     @property
     def T(self) -> Tensor: ...
     @property
@@ -82,7 +83,11 @@ class Tensor:
     def __and__(self, o: Any) -> Tensor: ...
     def __array__(self, dtype: Any = None, copy: Any = None) -> numpy.ndarray: ...
     def __bool__(self) -> builtins.bool: ...
+    def __complex__(self) -> complex: ...
     def __deepcopy__(self, memo: dict) -> Tensor: ...
+    def __dlpack__(self, stream: Any = None, **kwargs: Any) -> Any:
+        """The DLPack protocol: lets ``torch.from_dlpack(t)`` / ``np.from_dlpack(t)`` share this tensor."""
+    def __dlpack_device__(self) -> tuple[builtins.int, builtins.int]: ...
     def __eq__(self, o: Any) -> Tensor: ...
     def __float__(self) -> builtins.float: ...
     def __floordiv__(self, o: Any) -> Tensor: ...
@@ -188,6 +193,8 @@ class Tensor:
         """Minimum over `axis` (int or tuple; all when None); ties share the gradient."""
     def aminmax(self, *, axis: builtins.int = 0, keepdims: builtins.bool = False) -> tuple[Tensor, Tensor]:
         """(minimum, maximum) along `axis`."""
+    def angle(self) -> Tensor:
+        """The element-wise argument of a complex tensor, in (-pi, pi] radians (a real tensor)."""
     def any(self, axis: Any = None, keep_dims: builtins.bool = False) -> Tensor:
         """Whether any element over `axis` is true (non-zero); all axes when None."""
     def approximate_equal(self, other: Any, tolerance: builtins.float = 1e-05) -> Tensor:
@@ -230,6 +237,8 @@ class Tensor:
         """variable -= value, in place."""
     def assign_value(self, value: Any) -> Tensor:
         """Replace the contents in place (shape may change), as MindSpore's `assign_value`."""
+    def assign_value_cpp(self, value: Any) -> Tensor:
+        """MindSpore's C++ half of `assign_value`: replace the contents by `value` in place."""
     def astype(self, dtype: Any, copy: builtins.bool = True) -> Tensor: ...
     def atan(self) -> Tensor:
         """Computes the arctangent of the input element-wise."""
@@ -316,9 +325,12 @@ class Tensor:
         """Sum the sliding blocks of `input_x` (N, C, kH * kW, L) back into an (N, C, H, W) image of ``output_size`` =
         (H, W) (overlaps add up): the adjoint of `Im2Col`."""
     def conj(self) -> Tensor:
-        """The complex conjugate; Spore's tensors are real, so the tensor itself (as MindSpore for reals)."""
+        """The complex conjugate (ops/complex_ops.py); a real tensor is itself (as MindSpore for reals)."""
     def contiguous(self) -> Tensor:
         """A C-contiguous tensor with the same values (`self` when it already is one)."""
+    @staticmethod
+    def convert_bytes_to_tensor(bytes_data: bytes, shape: Any, dtype: Any) -> Tensor:
+        """A Tensor of `shape` and `dtype` read from `bytes_data` (the inverse of `get_bytes`)."""
     def copy(self) -> Tensor: ...
     def copy_(self, src: Tensor, non_blocking: builtins.bool = False) -> Tensor:
         """Copies `src` (broadcast, cast to this dtype) into this tensor, in place."""
@@ -349,8 +361,16 @@ class Tensor:
         """The running product along `dim` (exact for zeros and negatives: one multiply per step)."""
     def cumsum(self, axis: Any = None, dtype: Any = None) -> Tensor:
         """Cumulative sum along `axis` (of the flattened input when None); `dtype` casts first."""
+    def data_ptr(self) -> builtins.int:
+        """The address of the tensor's first element (its host buffer: Spore tensors live there)."""
+    def data_sync(self, need_wait: builtins.bool = True) -> None:
+        """Copy device data to the host: a Spore tensor's data is on the host already (MindSpore's CPU tensors likewise
+        have no device copy to fetch), so the values are left as they are."""
     def deg2rad(self) -> Tensor:
         """Degrees to radians."""
+    def delete_(self, non_blocking: builtins.bool = False) -> None:
+        """Free the tensor's device memory: a Spore tensor has none (its only copy is the host array, which Python frees
+        with the last reference), so the values stay readable."""
     def det(self) -> Tensor:
         """The determinant of each square matrix in the last two axes of `input`."""
     def detach(self) -> Tensor: ...
@@ -385,6 +405,8 @@ class Tensor:
     def double(self) -> Tensor: ...
     def dsplit(self, indices_or_sections: Any) -> tuple[Tensor, ...]:
         """Split along axis 2 (rank >= 3)."""
+    def eigvals(self) -> Tensor:
+        """The eigenvalues of square matrices (*, N, N), complex (differentiable: see `Eig`)."""
     def eq(self, other: Any) -> Tensor:
         """Computes the equivalence between two tensors element-wise (bool result)."""
     def equal(self, other: Any) -> Tensor:
@@ -440,6 +462,9 @@ class Tensor:
         """Divides `input` by `other` element-wise and rounds the quotient down."""
     def floor_divide_(self, other: Any) -> Tensor:
         """self = floor(self / other), in place."""
+    def flush_from_cache(self) -> None:
+        """Write an embedding-cache-enabled parameter's device cache back to the host: Spore has no device cache
+        (MindSpore does this only when the parameter's cache is enabled), so nothing moves."""
     def fmax(self, other: Any) -> Tensor:
         """Element-wise maximum that ignores NaN: where one operand is NaN the other is returned."""
     def fmin(self, other: Any) -> Tensor:
@@ -450,6 +475,10 @@ class Tensor:
         """col2im, the adjoint of `unfold`: (N, C * kH * kW, L) -> (N, C, H, W), overlapping values summed."""
     def frac(self) -> Tensor:
         """The fractional part x - trunc(x), with x's sign."""
+    @staticmethod
+    def from_dlpack(dlpack: Any) -> Tensor:
+        """A Tensor sharing memory with a DLPack capsule or any object with ``__dlpack__`` (a PyTorch CPU tensor, a
+        NumPy array), through NumPy's ``from_dlpack``."""
     @staticmethod
     def from_numpy(array: numpy.ndarray) -> Tensor:
         """A Tensor that shares memory with the NumPy `array` (MindSpore's ``Tensor.from_numpy``)."""
@@ -468,6 +497,13 @@ class Tensor:
         """(y, tau): the Householder QR factorisation of `input` in LAPACK's compact geqrf form."""
     def ger(self, vec2: Tensor) -> Tensor:
         """The outer product of two 1-D tensors (the same as `outer`)."""
+    def get_bytes(self) -> bytes:
+        """The tensor's values as raw bytes (C order, native byte order)."""
+    def getitem_index_info(self, index: Any) -> dict:
+        """The analysis ``self[index]`` runs before it reads (what MindSpore's C++ `getitem_index_info` feeds its
+        graph): the normalised index entries (an Ellipsis expanded, negative positions made positive, a bool mask
+        turned into integer arrays), the result shape, and whether the result is a view (basic indexing only).
+        Out-of-range integers raise as indexing does."""
     def greater(self, other: Any) -> Tensor:
         """Computes the boolean value of input > other element-wise."""
     def greater_equal(self, other: Any) -> Tensor:
@@ -482,6 +518,8 @@ class Tensor:
     def histc(self, bins: builtins.int = 100, min: builtins.float = 0.0, max: builtins.float = 0.0) -> Tensor:
         """Histogram of `input` in `bins` equal bins over [min, max] (the data's range when both are 0); values outside
         are ignored, the last bin includes `max`."""
+    def hooks(self) -> dict[builtins.int, Callable]:
+        """The gradient hooks registered on this tensor, by handle id, in the order they run."""
     def hsplit(self, indices_or_sections: Any) -> tuple[Tensor, ...]:
         """Split along axis 1 (axis 0 for a 1-D tensor)."""
     def hypot(self, other: Any) -> Tensor:
@@ -494,6 +532,12 @@ class Tensor:
     def igammac(self, other: Any) -> Tensor:
         """Regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x), element-wise with broadcasting (`input` is
         a, `other` is x)."""
+    def imag(self) -> Tensor:
+        """The imaginary part of `input`: zeros for a real tensor (as MindSpore's), Im z for a complex one."""
+    def index(self, indices: Any) -> Tensor:
+        """Advanced indexing by a list of index tensors, one per leading dimension (MindSpore's ``Index`` op, PyTorch's
+        ``aten::index``): ``x.index([i, j])`` is ``x[i, j]``; a None entry keeps that whole dimension; a bool tensor
+        selects by mask."""
     def index_add(self, dim: builtins.int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
         """This tensor with alpha * `source` added at positions `index` along `dim`."""
     def index_add_(self, dim: builtins.int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
@@ -525,11 +569,14 @@ class Tensor:
     def invert(self) -> Tensor:
         """Bitwise NOT of an integer tensor (~x = -x - 1), logical NOT of a bool one."""
     def is_complex(self) -> builtins.bool:
-        """Whether the dtype is complex (never, in Spore: it has no complex dtypes)."""
+        """Whether the dtype is complex64 or complex128."""
     def is_contiguous(self) -> builtins.bool:
         """Whether the memory is C-contiguous (a traced tensor in Graph mode always is)."""
     def is_floating_point(self) -> builtins.bool:
         """Whether the dtype is a floating-point one."""
+    def is_init(self) -> builtins.bool:
+        """The framework's init flag: whether the tensor has been handed to a compiled graph's device memory (set by
+        `set_init_flag`; False for a new tensor, as in MindSpore)."""
     def is_pinned(self) -> Any: ...
     def is_shared(self) -> Any: ...
     def is_signed(self) -> builtins.bool:
@@ -553,7 +600,7 @@ class Tensor:
     def isposinf(self) -> Tensor:
         """Which elements are +inf."""
     def isreal(self) -> Tensor:
-        """Which elements are real: all of them (Spore has no complex dtypes)."""
+        """Which elements are real: those with a zero imaginary part (all of a real tensor)."""
     def item(self, *index: builtins.int) -> Any: ...
     def itemset(self, *args: Any) -> None:
         """itemset(value) for a one-element tensor, or itemset(index, value) (flat int or a tuple), in place."""
@@ -738,6 +785,15 @@ class Tensor:
     def numel(self) -> builtins.int: ...
     def numpy(self) -> numpy.ndarray:
         """The values as a NumPy array (shares memory, as MindSpore's CPU tensors do)."""
+    def orgqr(self, input2: Tensor) -> Tensor:
+        """The first n columns of Q = H_1 ... H_k from geqrf's reflectors (`input` (*, m, n), `input2` = tau (*, k))."""
+    def ormqr(
+        self,
+        input2: Tensor,
+        input3: Tensor,
+        left: builtins.bool = True,
+        transpose: builtins.bool = False,
+    ) -> Tensor: ...
     def outer(self, vec2: Tensor) -> Tensor:
         """The outer product of two 1-D tensors: (n, m)."""
     def permute(self, *axis: Any) -> Tensor:
@@ -765,15 +821,22 @@ class Tensor:
     def ravel(self) -> Tensor:
         """The elements as a 1-D tensor."""
     def real(self) -> Tensor:
-        """The real part of `input`: the tensor itself (Spore's dtypes are all real)."""
+        """The real part of `input`: Re z of a complex tensor (ops/complex_ops.py), a real tensor itself."""
     def reciprocal(self) -> Tensor:
         """Reciprocal of each element: 1 / x (float input)."""
+    def register_hook(self, hook: Callable) -> Any:
+        """Registers `hook` to run on the gradient of this tensor in each backward pass (MindSpore's
+        ``Tensor.register_hook``): ``hook(grad)`` returns the new gradient (None keeps it). Several hooks run in the
+        order they were registered. Returns a handle whose ``remove()`` takes the hook off."""
     def relu(self, inplace: builtins.bool = False) -> Tensor:
         """Computes ReLU (rectified linear unit) of the input element-wise."""
     def remainder(self, other: Any) -> Tensor:
         """Remainder of floor division element-wise (the result has the sign of `other`)."""
     def remainder_(self, other: Any) -> Tensor:
         """self = remainder(self, other) (the sign of other), in place."""
+    def remove_hook(self, handle: Any) -> builtins.bool:
+        """Removes a hook registered on this tensor, given its handle (or the handle's id); returns whether there was
+        one."""
     def renorm(self, p: builtins.float, axis: builtins.int, maxnorm: builtins.float) -> Tensor:
         """Each sub-tensor along `axis` (input[..., i, ...]) rescaled to p-norm `maxnorm` where its norm exceeds it
         (scale maxnorm / (norm + 1e-7), as MindSpore/PyTorch)."""
@@ -827,10 +890,31 @@ class Tensor:
         `condition` is True and from `y` elsewhere."""
     def select_scatter(self, src: Tensor, axis: builtins.int, index: builtins.int) -> Tensor:
         """input with the slice at `index` along `axis` replaced by `src` (input's shape without that axis)."""
+    def set_(
+        self,
+        source: Any = None,
+        storage_offset: builtins.int = 0,
+        size: Any = None,
+        stride: Any = None,
+    ) -> Tensor:
+        """Make this tensor a view of `source` (PyTorch's ``set_``): of another Tensor (its shape, dtype and memory), or
+        of an `UntypedStorage` read as this tensor's dtype from element `storage_offset`, with `size` (default: all
+        of it, 1-D) and element `stride` (default: contiguous). With no source, an empty tensor of this dtype.
+        Returns self."""
+    def set_cast_dtype(self, dtype: Any = None) -> None:
+        """Record the dtype a compiled graph casts this parameter to on entry (mixed precision); None clears it. The
+        stored values are not changed (as in MindSpore)."""
     def set_const_arg(self, const_arg: builtins.bool = True) -> Tensor:
         """Marks the tensor as a constant argument for Graph mode's compile cache; returns it."""
     def set_dtype(self, dtype: Any) -> Tensor:
         """Change the dtype in place (a compiled graph rebinds the traced value to the cast)."""
+    def set_init_flag(self, flag: builtins.bool) -> None:
+        """Set the init flag `is_init` reports."""
+    def set_param_info(self, param_info: Any) -> None:
+        """Attach the framework's parameter record (MindSpore's ``ParamInfo``); kept as `param_info`."""
+    def setitem_index_info(self, index: Any, value: Any) -> dict:
+        """As `getitem_index_info`, for ``self[index] = value``; also checks that `value` broadcasts to the indexed
+        region (ValueError otherwise) and reports its shape as ``value_shape``."""
     def sgn(self) -> Tensor:
         """-1, 0 or 1 by the sign of each element (real tensors: the same as `sign`)."""
     def short(self) -> Tensor:
@@ -879,6 +963,8 @@ class Tensor:
         """Removes dimensions of size 1 (all of them, or those in `axis`, which must have size 1)."""
     def std(self, axis: Any = None, ddof: builtins.int | builtins.bool = 0, keepdims: builtins.bool = False) -> Tensor:
         """Standard deviation over `axis` (all when None) with divisor N - ddof."""
+    def storage(self) -> UntypedStorage:
+        """As `untyped_storage` (MindSpore's ``storage()`` returns the untyped storage too)."""
     def storage_offset(self) -> builtins.int:
         """0: every Spore tensor starts at the beginning of its own storage."""
     def stride(self, dim: builtins.int | None = None) -> Any:
@@ -1000,16 +1086,23 @@ class Tensor:
         """Same as `expand_dims`."""
     def unstack(self, axis: builtins.int = 0) -> tuple[Tensor, ...]:
         """The slices of `input_x` along `axis`, as a tuple."""
+    def untyped_storage(self) -> UntypedStorage:
+        """The tensor's bytes as an `UntypedStorage` sharing its memory (a strided view is made contiguous first).
+        MindSpore documents this for Ascend only; on the CPU the host buffer is the storage."""
     def value(self) -> Tensor:
         """The tensor itself (MindSpore's Parameter.value(): the current data)."""
     def var(self, axis: Any = None, ddof: builtins.int | builtins.bool = 0, keepdims: builtins.bool = False) -> Tensor:
-        """Variance over `axis` (all when None) with divisor N - ddof (``ddof=True`` means 1)."""
+        """Variance over `axis` (all when None) with divisor N - ddof (``ddof=True`` means 1); of a complex tensor, the
+        real mean of |x - mean|^2 (NumPy's), the variances of the real and imaginary parts summed."""
     def view(self, *shape: Any) -> Tensor:
         """`x.view(*shape)`: the same elements in a new shape (one entry may be -1)."""
     def view_as(self, other: Tensor) -> Tensor:
         """`x.view_as(other)`: reshaped to `other`'s shape."""
     def vsplit(self, indices_or_sections: Any) -> tuple[Tensor, ...]:
         """Split along axis 0 (rank >= 2)."""
+    def wait_pipeline(self) -> None:
+        """Wait until the asynchronous ops writing this tensor have run: Spore runs each op when it is called, so
+        nothing is pending."""
     def where(self, condition: Tensor, y: Any) -> Tensor:
         """self where condition, y elsewhere."""
     def xdivy(self, y: Any) -> Tensor:

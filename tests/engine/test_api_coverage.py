@@ -31,19 +31,20 @@ from .api_signatures import signature_problems
 DATA = Path(__file__).parent / "data" / "mindspore-api-2.10-names.json"
 API: dict[str, dict[str, Any]] = json.loads(DATA.read_text(encoding="utf-8"))["api"]
 
-# names Spore has, per namespace, when this was last raised (the target is 90% of each: issue 14).
+# names Spore has, per namespace, when this was last raised (issue 14's target is 90% of all names,
+# asserted below).
 # Raise a floor when you add names; the test fails when coverage drops below it.
 FLOORS = {
-    "mindspore": 117,
-    "mindspore.Tensor": 387,
-    "mindspore.amp": 18,
-    "mindspore.dataset": 109,
-    "mindspore.dataset.text": 28,
+    "mindspore": 123,
+    "mindspore.Tensor": 414,
+    "mindspore.amp": 19,
+    "mindspore.dataset": 134,
+    "mindspore.dataset.text": 33,
     "mindspore.dataset.transforms": 15,
-    "mindspore.dataset.vision": 95,
-    "mindspore.nn": 227,
-    "mindspore.ops": 1115,
-    "mindspore.train": 59,
+    "mindspore.dataset.vision": 99,
+    "mindspore.nn": 236,
+    "mindspore.ops": 1244,
+    "mindspore.train": 61,
 }
 
 # present names whose signature differs from MindSpore's on purpose, and why
@@ -103,6 +104,7 @@ def test_coverage_does_not_drop_below_the_floors(capsys):
     assert set(FLOORS) == set(table), "FLOORS must name every namespace of the JSON"
     low = {ns: (h, FLOORS[ns]) for ns, (h, _) in table.items() if h < FLOORS[ns]}
     assert not low, f"coverage fell below the recorded floor (have, floor): {low}"
+    assert have >= 0.9 * total, f"issue 14's target is 90% of MindSpore's public CPU names: have {have} of {total}"
 
 
 def _sig_cases() -> list[str]:

@@ -8,17 +8,37 @@ from typing import Any
 
 import numpy
 
-from spore.common.dtype import DType
+from spore.autodiff.hooks import DumpGradient as DumpGradient
+from spore.autodiff.hooks import HookBackward as HookBackward
+from spore.autodiff.hooks import InsertGradientOf as InsertGradientOf
+from spore.common.dtype import DType as _DType
 from spore.ops.collective import ReduceOp as ReduceOp
+from spore.ops.functional_control import Assert as Assert
+from spore.ops.functional_control import ForiLoop as ForiLoop
+from spore.ops.functional_control import Scan as Scan
+from spore.ops.functional_control import WhileLoop as WhileLoop
+from spore.ops.misc_ops import DataType as DataType
 from spore.ops.operation import Operation as Operation
 from spore.ops.p2p_comm_ops import CommHandle
 from spore.ops.p2p_comm_ops import P2POp as P2POp
 from spore.ops.primitive import Primitive as Primitive
+from spore.ops.primitive_helpers import HyperMap as HyperMap
+from spore.ops.primitive_helpers import Map as Map
+from spore.ops.primitive_helpers import MapUniform as MapUniform
+from spore.ops.primitive_helpers import Morph as Morph
+from spore.ops.primitive_helpers import MultitypeFuncGraph as MultitypeFuncGraph
+from spore.ops.primitive_helpers import Partial as Partial
+from spore.ops.primitive_helpers import PrimitiveWithCheck as PrimitiveWithCheck
+from spore.ops.primitive_helpers import PrimitiveWithInfer as PrimitiveWithInfer
+from spore.ops.primitive_helpers import PyFunc as PyFunc
+from spore.ops.primitive_helpers import SubAndFilter as SubAndFilter
+from spore.ops.tcp_store import TCPStore as TCPStore
 from spore.sparse import COOTensor, CSRTensor
-from spore.tensor import Tensor
+from spore.tensor import Tensor as Tensor
 
 CLASS_MODULES: tuple[ModuleType, ...]
 DECLARATION_MODULES: tuple[ModuleType, ...]
+HIGHER_ORDER_MODULES: tuple[ModuleType, ...]
 REGISTRY: dict[str, Primitive]
 
 
@@ -130,7 +150,7 @@ def addr(x: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1
 
 
 def adjoint(x: Tensor) -> Tensor:
-    """The conjugate transpose of the last two axes (Spore's tensors are real: the transpose)."""
+    """The conjugate transpose of the last two axes (of a real tensor: the transpose)."""
 
 
 def affine_grid(theta: Tensor, size: Sequence[int], align_corners: bool = False) -> Tensor:
@@ -227,6 +247,10 @@ def amin(input: Tensor, axis: Any = None, keepdims: bool = False, *, initial: An
 
 def aminmax(input: Tensor, *, axis: int = 0, keepdims: bool = False) -> tuple[Tensor, Tensor]:
     """(minimum, maximum) along `axis`."""
+
+
+def angle(input: Tensor) -> Tensor:
+    """The element-wise argument of a complex tensor, in (-pi, pi] radians (a real tensor)."""
 
 
 def any(input: Tensor, axis: Any = None, keep_dims: bool = False) -> Tensor:
@@ -627,6 +651,11 @@ def check_valid(bboxes: Tensor, img_metas: Tensor) -> Tensor:
     * ratio - 1 and y2 <= height * ratio - 1."""
 
 
+def choice_with_mask(input_x: Tensor, count: int = 256, seed: int | None = None) -> tuple[Tensor, Tensor]:
+    """`count` random coordinates of the True elements of the bool `input_x` with a validity mask
+    (``ops.RandomChoiceWithMask(count, seed)``): (count, rank) int32 indices and a (count,) bool mask."""
+
+
 def cholesky(input_x: Tensor, upper: bool = False) -> Tensor:
     """The Cholesky factor of `input_x` (*, N, N): lower triangular unless `upper`."""
 
@@ -669,6 +698,12 @@ def clip_by_value(x: Any, clip_value_min: Any = None, clip_value_max: Any = None
     """Clamps `x` (a tensor, or a list/tuple of them) into [clip_value_min, clip_value_max]."""
 
 
+def coalesce(x_indices: Tensor, x_values: Tensor, x_shape: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+    """A COO tensor (`x_indices` [rank, N] int64, `x_values` [N], `x_shape` [rank] int64) with its duplicate coordinates
+    summed and coordinates sorted row-major: (y_indices [rank, M], y_values [M], y_shape). The values' gradient flows
+    through the sum."""
+
+
 def col2im(
     input_x: Tensor,
     output_size: Any,
@@ -700,7 +735,7 @@ def cond(A: Tensor, p: Any = None) -> Tensor:
 
 
 def conj(input: Tensor) -> Tensor:
-    """The complex conjugate; Spore's tensors are real, so the tensor itself (as MindSpore for reals)."""
+    """The complex conjugate (ops/complex_ops.py); a real tensor is itself (as MindSpore for reals)."""
 
 
 def constexpr(
@@ -957,6 +992,18 @@ def cov(
     `fweights` and observation weights `aweights` (NumPy's/PyTorch's rule)."""
 
 
+def crop_and_resize(
+    image: Tensor,
+    boxes: Tensor,
+    box_indices: Tensor,
+    crop_size: tuple[int, int],
+    method: str = 'bilinear',
+    extrapolation_value: float = 0.0,
+) -> Tensor:
+    """Crops `boxes` (num_boxes, 4) of normalised [y1, x1, y2, x2] out of `image` (batch, H, W, depth) (box i from image
+    ``box_indices[i]``) and resizes each to `crop_size` (crop_h, crop_w): (num_boxes, crop_h, crop_w, depth) float32."""
+
+
 def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     """The cross product of 3-vectors along `dim` (the first axis of size 3 when None)."""
 
@@ -1154,6 +1201,19 @@ def ctc_greedy_decoder(
     (decoded_indices, decoded_values, decoded_shape, log_probability)."""
 
 
+def ctc_loss(
+    log_probs: Tensor,
+    targets: Tensor,
+    input_lengths: Any,
+    target_lengths: Any,
+    blank: int = 0,
+    reduction: str = 'mean',
+    zero_infinity: bool = False,
+) -> tuple[Tensor, Tensor]:
+    """CTC loss of log-probabilities `log_probs` (T, N, C) against padded `targets` (N, S): (neg_log_likelihood — (N,)
+    for 'none', a scalar for 'mean' / 'sum' —, log_alpha (N, T, 2S + 1))."""
+
+
 def cummax(input: Tensor, axis: int) -> tuple[Tensor, Tensor]:
     """(values, indices): the running maximum of `input` along `axis` and where each came from."""
 
@@ -1170,8 +1230,32 @@ def cumsum(x: Tensor, axis: Any = None, dtype: Any = None) -> Tensor:
     """Cumulative sum along `axis` (of the flattened input when None); `dtype` casts first."""
 
 
+def custom_info_register(*reg_info: Any) -> Callable:
+    """MindSpore's ``ops.custom_info_register(*reg_info)``: a decorator attaching kernel registration info (from
+    ``CustomRegOp(...).get_op_info()`` or a dict/JSON string) to a custom op's function, as the ``reg_info``
+    attribute. Spore's CPU kernels need no registration, so it is kept for reading only."""
+
+
 def deepcopy(input_x: Tensor) -> Tensor:
     """A new tensor with the values of `input_x` (not sharing its memory)."""
+
+
+def deformable_conv2d(
+    x: Tensor,
+    weight: Tensor,
+    offsets: Tensor,
+    kernel_size: tuple[int, int],
+    strides: tuple,
+    padding: tuple,
+    bias: Tensor | None = None,
+    dilations: tuple = (1, 1, 1, 1),
+    groups: int = 1,
+    deformable_groups: int = 1,
+    modulated: bool = True,
+) -> Tensor:
+    """Deformable 2-D convolution (v2 with `modulated`): x (N, C_in, H, W), weight (C_out, C_in / groups, kh, kw),
+    offsets (N, 3 * deformable_groups * kh * kw, H_out, W_out) ordered (x offsets, y offsets, masks); strides /
+    dilations (1, 1, h, w), padding (top, bottom, left, right)."""
 
 
 def deg2rad(x: Tensor) -> Tensor:
@@ -1189,6 +1273,12 @@ def dense_to_sparse_coo(tensor: Tensor) -> COOTensor:
 
 def dense_to_sparse_csr(tensor: Tensor) -> CSRTensor:
     """``dense_to_sparse_csr(tensor)``: a 2-D tensor's nonzero entries as a CSRTensor (int64)."""
+
+
+def derivative(fn: Callable, primals: Any, order: int) -> tuple[Any, Any]:
+    """The `order`-th derivative of `fn` along the all-ones direction (MindSpore's ``ops.derivative``): ``(fn(primals),
+    d^order fn(x + t) / dt^order at t = 0)``; for an elementwise function that is the elementwise `order`-th
+    derivative."""
 
 
 def det(input: Tensor) -> Tensor:
@@ -1275,6 +1365,15 @@ def dstack(tensors: Sequence[Tensor]) -> Tensor:
 
 def dyn_shape(input_x: Tensor) -> Tensor:
     """The shape of `input_x` as a 1-D int64 tensor."""
+
+
+def eig(A: Tensor) -> tuple[Tensor, Tensor]:
+    """(eigenvalues, eigenvectors) of square matrices (*, N, N); A v = lambda v for each column v (unit length; its
+    phase is LAPACK's)."""
+
+
+def eigvals(A: Tensor) -> Tensor:
+    """The eigenvalues of square matrices (*, N, N), complex (differentiable: see `Eig`)."""
 
 
 def einsum(equation: str, *operands: Tensor) -> Tensor:
@@ -1374,8 +1473,20 @@ def fast_gelu(x: Tensor) -> Tensor:
     """FastGeLU: x / (1 + exp(-1.702 |x|)) * exp(0.851 (x - |x|)), i.e. x * sigmoid(1.702 x)."""
 
 
+def fft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
+    """The 1-d discrete Fourier transform along `dim` (`n`: zero-pad or crop that axis first)."""
+
+
+def fft2(input: Tensor, s: Any = None, dim: Any = (-2, -1), norm: str | None = None) -> Tensor:
+    """The 2-d discrete Fourier transform over `dim` (sizes `s`)."""
+
+
 def fftfreq(n: int, d: float = 1.0, dtype: Any = None) -> Tensor:
     """The sample frequencies of an n-point DFT with sample spacing `d`: [0, 1, ..., -1] / (d n)."""
+
+
+def fftn(input: Tensor, s: Any = None, dim: Any = None, norm: str | None = None) -> Tensor:
+    """The n-d discrete Fourier transform over `dim` (all axes, or the last len(s), when None)."""
 
 
 def fftshift(input: Tensor, dim: Any = None) -> Tensor:
@@ -1456,6 +1567,31 @@ def fold(
 
 def frac(x: Tensor) -> Tensor:
     """The fractional part x - trunc(x), with x's sign."""
+
+
+def fractional_max_pool2d(
+    input: Tensor,
+    kernel_size: Any,
+    output_size: Any = None,
+    output_ratio: Any = None,
+    return_indices: bool = False,
+    _random_samples: Tensor | None = None,
+) -> Any:
+    """Fractional max pooling of input (N, C, H, W) / (C, H, W): kernel_size windows at pseudo-random starts giving
+    output_size (or int(input * output_ratio)); with return_indices also the int64 flat argmax in each H * W plane.
+    _random_samples (N or 1, C, 2) in [0, 1), (w, h) order."""
+
+
+def fractional_max_pool3d(
+    input: Tensor,
+    kernel_size: Any,
+    output_size: Any = None,
+    output_ratio: Any = None,
+    return_indices: bool = False,
+    _random_samples: Tensor | None = None,
+) -> Any:
+    """Fractional max pooling of input (N, C, D, H, W) / (C, D, H, W); _random_samples (N or 1, C, 3) in (d, h, w)
+    order. See `fractional_max_pool2d`."""
 
 
 def full(size: Any, fill_value: Any, *, dtype: Any = None) -> Tensor:
@@ -1539,6 +1675,19 @@ def get_backend(group: str | None = None) -> str:
     "hccl"/"nccl"/"mccl" for its device backends)."""
 
 
+def get_grad(gradients: Any, identifier: Any) -> Tensor:
+    """The gradient for `identifier` in the result of ``grad(..., return_ids=True)`` (MindSpore's ``ops.get_grad``;
+    ``ms.get_grad`` is this same function): an int picks an input position, a Parameter (or its name) a weight; a
+    ValueError names what is missing."""
+
+
+def get_vm_impl_fn(prim: Any) -> Callable | None:
+    """MindSpore's ``ops.get_vm_impl_fn(prim)``: the Python implementation of a primitive (object, class or name) — the
+    one registered with ``vm_impl_registry`` if any, else Spore's class-form op of that name (made with the
+    primitive's attributes), else a function applying Spore's registered primitive of that name to Tensors; None when
+    there is none."""
+
+
 def get_world_size(group: str | None = None) -> int:
     """How many processes `group` (the world when None) has: 1 unless launched with mpirun."""
 
@@ -1569,6 +1718,18 @@ def greater(input: Any, other: Any) -> Tensor:
 
 def greater_equal(input: Any, other: Any) -> Tensor:
     """Computes the boolean value of input >= other element-wise."""
+
+
+def grid_sample(
+    input: Tensor,
+    grid: Tensor,
+    mode: str = 'bilinear',
+    padding_mode: str = 'zeros',
+    align_corners: bool | None = None,
+) -> Tensor:
+    """Samples `input` (N, C, H, W) / (N, C, D, H, W) at the normalised (x, y[, z]) positions of `grid` (N, H_out,
+    W_out, 2) / (N, D_out, H_out, W_out, 3): (N, C, *out). ``align_corners=None`` means False (MindSpore's and
+    PyTorch's default)."""
 
 
 def group_norm(
@@ -1626,6 +1787,18 @@ def heaviside(input: Tensor, values: Any) -> Tensor:
     """0 where input < 0, 1 where input > 0, `values` where input == 0."""
 
 
+def hfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
+    """The real spectrum of a signal with Hermitian symmetry given by its first half (NumPy's hfft)."""
+
+
+def hfft2(input: Tensor, s: Any = None, dim: Any = (-2, -1), norm: str | None = None) -> Tensor:
+    """The 2-d `hfft`."""
+
+
+def hfftn(input: Tensor, s: Any = None, dim: Any = None, norm: str | None = None) -> Tensor:
+    """The n-d `hfft`."""
+
+
 def hinge_embedding_loss(inputs: Tensor, targets: Tensor, margin: float = 1.0, reduction: str = 'mean') -> Tensor:
     """Hinge embedding loss: x where the target is 1, max(0, margin - x) where it is -1."""
 
@@ -1658,6 +1831,18 @@ def i0(input: Tensor) -> Tensor:
 def identity(input: Tensor) -> Tensor: ...
 
 
+def ifft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
+    """The 1-d inverse discrete Fourier transform along `dim`."""
+
+
+def ifft2(input: Tensor, s: Any = None, dim: Any = (-2, -1), norm: str | None = None) -> Tensor:
+    """The 2-d inverse discrete Fourier transform over `dim`."""
+
+
+def ifftn(input: Tensor, s: Any = None, dim: Any = None, norm: str | None = None) -> Tensor:
+    """The n-d inverse discrete Fourier transform over `dim`."""
+
+
 def ifftshift(input: Tensor, dim: Any = None) -> Tensor:
     """The inverse of `fftshift`: a roll by -(n // 2) along each of `dim` (every axis when None)."""
 
@@ -1670,6 +1855,22 @@ def igamma(input: Any, other: Any) -> Tensor:
 def igammac(input: Any, other: Any) -> Tensor:
     """Regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x), element-wise with broadcasting (`input` is a,
     `other` is x)."""
+
+
+def ihfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
+    """The inverse of `hfft`: the first half of the Hermitian inverse transform of a real signal."""
+
+
+def ihfft2(input: Tensor, s: Any = None, dim: Any = (-2, -1), norm: str | None = None) -> Tensor:
+    """The 2-d `ihfft`."""
+
+
+def ihfftn(input: Tensor, s: Any = None, dim: Any = None, norm: str | None = None) -> Tensor:
+    """The n-d `ihfft`."""
+
+
+def imag(input: Tensor) -> Tensor:
+    """The imaginary part of `input`: zeros for a real tensor (as MindSpore's), Im z for a complex one."""
 
 
 def index_add(
@@ -1762,13 +1963,25 @@ def irecv(tensor: Tensor, src: int = 0, group: str | None = None, tag: int = 0) 
     """Start receiving into `tensor` from global rank `src`; the data is there after `wait()`."""
 
 
+def irfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
+    """The inverse of `rfft`: a real signal of length `n` (default 2 * (len - 1)) from a half spectrum."""
+
+
+def irfft2(input: Tensor, s: Any = None, dim: Any = (-2, -1), norm: str | None = None) -> Tensor:
+    """The inverse of `rfft2`."""
+
+
+def irfftn(input: Tensor, s: Any = None, dim: Any = None, norm: str | None = None) -> Tensor:
+    """The inverse of `rfftn`."""
+
+
 def is_available() -> bool:
     """Whether distributed communication can run here: True when mpi4py (Spore's MPI backend, see `spore.communication`)
     imports."""
 
 
 def is_complex(input: Tensor) -> bool:
-    """Whether the dtype is complex (never, in Spore: it has no complex dtypes)."""
+    """Whether the dtype is complex64 or complex128."""
 
 
 def is_floating_point(input: Tensor) -> bool:
@@ -1820,7 +2033,7 @@ def isposinf(input: Tensor) -> Tensor:
 
 
 def isreal(input: Tensor) -> Tensor:
-    """Which elements are real: all of them (Spore has no complex dtypes)."""
+    """Which elements are real: those with a zero imaginary part (all of a real tensor)."""
 
 
 def jacfwd(fn: Callable, grad_position: Any = 0, has_aux: bool = False) -> Callable:
@@ -1829,6 +2042,13 @@ def jacfwd(fn: Callable, grad_position: Any = 0, has_aux: bool = False) -> Calla
 
 def jacrev(fn: Callable, grad_position: Any = 0, has_aux: bool = False) -> Callable:
     """fn's Jacobian by reverse mode; see `spore.jacrev`."""
+
+
+def jet(fn: Callable, primals: Any, series: Any) -> tuple[Any, Any]:
+    """Taylor-mode higher derivatives (MindSpore's ``ops.jet``): ``series[k]`` (stacked on the first axis, one stack per
+    primal) is the (k+1)-th derivative of the input path; returns ``(fn(primals), out_series)`` with
+    ``out_series[k]`` the (k+1)-th derivative of the output along it. Integer primals are computed in float32, as
+    MindSpore does."""
 
 
 def jvp(fn: Callable, inputs: Any, v: Any, has_aux: bool = False) -> Any:
@@ -1899,6 +2119,11 @@ def lgamma(input: Tensor) -> Tensor:
     """log|Gamma(x)| element-wise (integers are computed in float32)."""
 
 
+def linearize(fn: Callable, inputs: Any) -> tuple[Any, Callable]:
+    """MindSpore's ``ops.linearize(fn, inputs)``: ``(fn(*inputs), jvp_fn)`` where ``jvp_fn(v)`` (a Tensor, or a tuple
+    with one tangent per input) is the Jacobian-vector product at `inputs`, exact (by two reverse passes)."""
+
+
 def linspace(start: Any, end: Any, steps: int) -> Tensor:
     """`steps` evenly spaced float32 values from `start` to `end`, both included."""
 
@@ -1925,6 +2150,17 @@ def log_matrix_determinant(input: Tensor) -> tuple[Tensor, Tensor]:
 
 def log_softmax(logits: Tensor, axis: int = -1) -> Tensor:
     """Log of softmax along `axis`, computed stably."""
+
+
+def log_uniform_candidate_sampler(
+    true_classes: Tensor,
+    num_true: int = 1,
+    num_sampled: int = 5,
+    unique: bool = True,
+    range_max: int = 5,
+    seed: int = 0,
+) -> tuple[Tensor, Tensor, Tensor]:
+    """Log-uniform (Zipfian) candidate sampling (`LogUniformCandidateSampler`)."""
 
 
 def logaddexp(input: Tensor, other: Any) -> Tensor:
@@ -2010,6 +2246,10 @@ def lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
 def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpack_pivots: bool = True) -> Any:
     """(P, L, U) from a packed LU factorisation: L unit lower (m, k), U upper (k, n), P from the 1-based pivots; A = P @
     L @ U. Parts not unpacked are returned empty."""
+
+
+def make_row_tensor(indices: Tensor, values: Tensor, dense_shape: Any) -> Any:
+    """A `RowTensor`: rows `indices` of a dense tensor of `dense_shape`, holding `values`."""
 
 
 def make_sparse_tensor(indices: Tensor, values: Tensor, dense_shape: Any) -> COOTensor:
@@ -2263,6 +2503,21 @@ def multi_margin_loss(
     """Per sample: sum over i != y of max(0, margin - x[y] + x[i]) ** p / C (times weight[y])."""
 
 
+def multi_scale_deformable_attn_function(
+    value: Tensor,
+    shape: Any,
+    offset: Any,
+    locations: Tensor,
+    weight: Tensor,
+) -> Tensor:
+    """Multi-scale deformable attention (Deformable DETR): value (bs, num_keys, num_heads, dims) holds the flattened
+    feature maps of the levels whose (H, W) are `shape` (num_levels, 2), starting at `offset` (num_levels,); each
+    query samples every level bilinearly (zero padding, pixel centres at (i + 0.5) / size) at `locations` (bs,
+    num_queries, num_heads, num_levels, num_points, 2) of normalised (x, y) and sums the samples weighted by `weight`
+    (bs, num_queries, num_heads, num_levels, num_points) -> (bs, num_queries, num_heads * dims). Differentiable in
+    value, locations and weight."""
+
+
 def multilabel_margin_loss(input: Tensor, target: Tensor, reduction: str = 'mean') -> Tensor:
     """Per sample: sum over target classes j (target's entries before its first -1) and non-target classes i of max(0, 1
     - (x[j] - x[i])) / C."""
@@ -2409,6 +2664,15 @@ def ones_like(input: Tensor, *, dtype: Any = None) -> Tensor:
     """A tensor of ones with the shape (and dtype) of `input`."""
 
 
+def orgqr(input: Tensor, input2: Tensor) -> Tensor:
+    """The first n columns of Q = H_1 ... H_k from geqrf's reflectors (`input` (*, m, n), `input2` = tau (*, k))."""
+
+
+def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True, transpose: bool = False) -> Tensor:
+    """Q @ other (`left`) or other @ Q, with Q = H_1 ... H_k from geqrf's reflectors (`input`, `tau`); `transpose` uses
+    Q^H (Q^T for real input)."""
+
+
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
     """The outer product of two 1-D tensors: (n, m)."""
 
@@ -2447,6 +2711,10 @@ def poisson(shape: Any, mean: Tensor, seed: int | None = None) -> Tensor:
     """Poisson(mean) samples of `shape` broadcast with mean.shape, float32."""
 
 
+def polar(abs: Tensor, angle: Tensor) -> Tensor:
+    """``abs * (cos(angle) + i sin(angle))``: the complex tensor with those magnitudes and arguments."""
+
+
 def polygamma(n: Any, input: Tensor) -> Tensor:
     """The n-th derivative of digamma at each element of `input` (`n` an int or a 0-d int tensor)."""
 
@@ -2470,6 +2738,18 @@ def pow(input: Any, exponent: Any) -> Tensor:
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """x where x >= 0, weight * x elsewhere; `weight` is one slope or one per channel (axis 1)."""
+
+
+def prim_arg_register(fn: Callable) -> Callable:
+    """Decorator for a primitive's ``__init__`` (MindSpore's ``ops.prim_arg_register``): like `prim_attr_register`, but
+    the arguments are recorded as the primitive's init arguments (``self.init_attrs`` and ``self.<name>``), not as
+    attributes in ``self.attrs``."""
+
+
+def prim_attr_register(fn: Callable) -> Callable:
+    """Decorator for a primitive's ``__init__`` (MindSpore's ``ops.prim_attr_register``): initialises the primitive
+    under its class name, then records every ``__init__`` argument (defaults included) as a primitive attribute
+    (``self.attrs[name]`` and ``self.<name>``) before the body runs."""
 
 
 def primitive(cls: type | None = None, *, internal: bool = False) -> Any:
@@ -2561,7 +2841,7 @@ def ravel(input: Tensor) -> Tensor:
 
 
 def real(input: Tensor) -> Tensor:
-    """The real part of `input`: the tensor itself (Spore's dtypes are all real)."""
+    """The real part of `input`: Re z of a complex tensor (ops/complex_ops.py), a real tensor itself."""
 
 
 def reciprocal(input: Tensor) -> Tensor:
@@ -2683,6 +2963,22 @@ def reverse_sequence(x: Tensor, seq_lengths: Tensor, seq_dim: int, batch_dim: in
     kept in place."""
 
 
+def rfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
+    """The 1-d transform of a real signal: the n//2 + 1 non-negative frequencies."""
+
+
+def rfft2(input: Tensor, s: Any = None, dim: Any = (-2, -1), norm: str | None = None) -> Tensor:
+    """The 2-d transform of a real signal (the last of `dim` halved)."""
+
+
+def rfftfreq(n: int, d: float = 1.0, dtype: Any = None) -> Tensor:
+    """The sample frequencies of `rfft` for a signal of length `n` and sample spacing `d` (float32 by default)."""
+
+
+def rfftn(input: Tensor, s: Any = None, dim: Any = None, norm: str | None = None) -> Tensor:
+    """The n-d transform of a real signal (the last of `dim` halved)."""
+
+
 def rms_norm(x: Tensor, gamma: Tensor, epsilon: float = 1e-06) -> tuple[Tensor, Tensor]:
     """(x / rms(x) * gamma, 1 / rms(x)), the root mean square over gamma's trailing axes (MindSpore returns the
     reciprocal rms as the second output)."""
@@ -2701,6 +2997,19 @@ def rotary_position_embedding(x: Tensor, cos: Tensor, sin: Tensor, mode: int = 0
     to (-x2, x1) for ``mode=0`` (rotate_half, GPT-NeoX style) and each interleaved pair (x[2i], x[2i+1]) to
     (-x[2i+1], x[2i]) for ``mode=1`` (GPT-J style). `cos` and `sin` broadcast against `x`; the last axis must be
     even."""
+
+
+def rotated_iou(
+    boxes: Tensor,
+    query_boxes: Tensor,
+    trans: bool = False,
+    mode: int = 0,
+    is_cross: bool = True,
+    v_threshold: float = 0.0,
+    e_threshold: float = 0.0,
+) -> Tensor:
+    """IoU (`mode=0`) or IoF (`mode=1`) of rotated boxes (B, N, 5) and query_boxes (B, K, 5): (B, N, K) with `is_cross`,
+    else the aligned pairs (B, N) (N == K)."""
 
 
 def round(input: Tensor, *, decimals: int = 0) -> Tensor:
@@ -3022,8 +3331,29 @@ def std_mean(input: Tensor, axis: Any = None, ddof: int | bool = 0, keepdims: bo
     """(standard deviation, mean) over `axis`, see `std`."""
 
 
+def stft(
+    x: Tensor,
+    n_fft: int,
+    hop_length: int | None = None,
+    win_length: int | None = None,
+    window: Tensor | None = None,
+    center: bool = True,
+    pad_mode: str = 'REFLECT',
+    normalized: bool = False,
+    onesided: bool | None = None,
+    return_complex: bool | None = None,
+) -> Tensor:
+    """The short-time Fourier transform of a 1-d signal or a (batch, length) batch of them: (..., n_freq, n_frames),
+    complex (or (..., n_freq, n_frames, 2) real when `return_complex` is False)."""
+
+
 def stop_gradient(value: Tensor) -> Tensor:
     """Blocks the gradient: the result is the same value, but treated as a constant."""
+
+
+def stop_gradient_(input: Tensor) -> Tensor:
+    """In-place `stop_gradient` (MindSpore's ``ops.stop_gradient_``): `input` keeps its value but no gradient flows back
+    through it from later uses; returns `input`."""
 
 
 def strided_slice(
@@ -3267,6 +3597,19 @@ def uniform_(input: Tensor, from_: Any = 0, to: Any = 1, *, generator: Any = Non
     """Fills `input` with samples uniform in [from_, to), in place."""
 
 
+def uniform_candidate_sampler(
+    true_classes: Tensor,
+    num_true: int,
+    num_sampled: int,
+    unique: bool,
+    range_max: int,
+    seed: int = 0,
+    remove_accidental_hits: bool = False,
+) -> tuple[Tensor, Tensor, Tensor]:
+    """Uniform candidate sampling (`UniformCandidateSampler`): (sampled_candidates, true_expected_count,
+    sampled_expected_count)."""
+
+
 def unique(input: Tensor) -> tuple[Tensor, Tensor]:
     """(unique values in order of first appearance, index of each input element in them)."""
 
@@ -3337,7 +3680,8 @@ def vander(x: Tensor, N: int | None = None) -> Tensor:
 
 
 def var(input: Tensor, axis: Any = None, ddof: int | bool = 0, keepdims: bool = False) -> Tensor:
-    """Variance over `axis` (all when None) with divisor N - ddof (``ddof=True`` means 1)."""
+    """Variance over `axis` (all when None) with divisor N - ddof (``ddof=True`` means 1); of a complex tensor, the real
+    mean of |x - mean|^2 (NumPy's), the variances of the real and imaginary parts summed."""
 
 
 def var_mean(input: Tensor, axis: Any = None, ddof: int | bool = 0, keepdims: bool = False) -> tuple[Tensor, Tensor]:
@@ -3355,6 +3699,10 @@ def vector_norm(x: Tensor, ord: Any = 2, axis: Any = None, keepdims: bool = Fals
 
 def view_as(input: Tensor, other: Tensor) -> Tensor:
     """input reshaped to other's shape."""
+
+
+def view_as_real(input: Tensor) -> Tensor:
+    """The complex `input` of shape (...,) as a real tensor of shape (..., 2): real and imaginary parts."""
 
 
 def vjp(fn: Callable, *inputs: Tensor, weights: Any = None, has_aux: bool = False) -> Any:
@@ -3637,6 +3985,23 @@ class AlltoAllV(Operation):
     def construct(self, input_x: Tensor, send_numel_list: Any, recv_numel_list: Any) -> Tensor: ...
 
 
+class AlltoAllVC(Operation):
+    """``AlltoAllVC(group='hccl_world_group', block_size=1, transpose=False)(input_x, send_count_matrix)``: see the
+    module docstring."""
+    block_size: int
+    group: str
+    transpose: bool
+    def __init__(self, group: str = 'hccl_world_group', block_size: int = 1, transpose: bool = False) -> None: ...
+    def __call__(self, input_x: Tensor, send_count_matrix: Any) -> Tensor: ...
+    def construct(self, input_x: Tensor, send_count_matrix: Any) -> Tensor: ...
+
+
+class Angle(Operation):
+    """``Angle()(input)``: the argument of each complex element, in (-pi, pi]."""
+    def __call__(self, input: Tensor) -> Tensor: ...
+    def construct(self, input: Tensor) -> Tensor: ...
+
+
 class ApplyAdaMax(Operation):
     """``ApplyAdaMax()(var, m, v, beta1_power, lr, beta1, beta2, epsilon, grad)``: m = b1 m + (1 - b1) g, v = max(b2 v,
     |g|), var -= lr / (1 - beta1_power) * m / (v + eps); returns (var, m, v)."""
@@ -3698,6 +4063,36 @@ class ApplyAdagrad(Operation):
     def __init__(self, update_slots: bool = True) -> None: ...
     def __call__(self, var: Tensor, accum: Tensor, lr: Any, grad: Tensor) -> tuple[Tensor, Tensor]: ...
     def construct(self, var: Tensor, accum: Tensor, lr: Any, grad: Tensor) -> tuple[Tensor, Tensor]: ...
+
+
+class ApplyAdagradDA(Operation):
+    """``ApplyAdagradDA(use_locking=False)(var, gradient_accumulator, gradient_squared_accumulator, grad, lr, l1, l2,
+    global_step)``: the Adagrad dual-averaging step (see the module docstring); the accumulators are updated in
+    place; returns ``(var,)``."""
+    use_locking: bool
+    def __init__(self, use_locking: bool = False) -> None: ...
+    def __call__(
+        self,
+        var: Tensor,
+        gradient_accumulator: Tensor,
+        gradient_squared_accumulator: Tensor,
+        grad: Tensor,
+        lr: Any,
+        l1: Any,
+        l2: Any,
+        global_step: Any,
+    ) -> tuple[Tensor]: ...
+    def construct(
+        self,
+        var: Tensor,
+        gradient_accumulator: Tensor,
+        gradient_squared_accumulator: Tensor,
+        grad: Tensor,
+        lr: Any,
+        l1: Any,
+        l2: Any,
+        global_step: Any,
+    ) -> tuple[Tensor]: ...
 
 
 class ApplyAdamWithAmsgrad(Operation):
@@ -3980,7 +4375,7 @@ class ArgMinWithValue(Operation):
 class Argmax(Operation):
     """``Argmax(axis=-1, output_type=mstype.int32)(input_x)``: index of the maximum along `axis`."""
     axis: int
-    output_type: DType
+    output_type: _DType
     def __init__(self, axis: int = -1, output_type: Any = ...) -> None: ...
     def __call__(self, input_x: Tensor) -> Tensor: ...
     def construct(self, input_x: Tensor) -> Tensor: ...
@@ -3989,7 +4384,7 @@ class Argmax(Operation):
 class Argmin(Operation):
     """``Argmin(axis=-1, output_type=mstype.int32)(input_x)``: index of the minimum along `axis`."""
     axis: int
-    output_type: DType
+    output_type: _DType
     def __init__(self, axis: int = -1, output_type: Any = ...) -> None: ...
     def __call__(self, input_x: Tensor) -> Tensor: ...
     def construct(self, input_x: Tensor) -> Tensor: ...
@@ -4119,11 +4514,45 @@ class Barrier(Operation):
 
 class BartlettWindow(Operation):
     """``BartlettWindow(periodic=True, dtype=float32)(window_length)``: a Bartlett window."""
-    dtype: DType
+    dtype: _DType
     periodic: bool
     def __init__(self, periodic: bool = True, dtype: Any = ...) -> None: ...
     def __call__(self, window_length: Tensor) -> Tensor: ...
     def construct(self, window_length: Tensor) -> Tensor: ...
+
+
+class BasicLSTMCell(Operation):
+    """``BasicLSTMCell(keep_prob=1.0, forget_bias=1.0, state_is_tuple=True, activation='tanh') (x, h, c, w, b)``: one
+    LSTM step with x (batch, input), h/c (batch, hidden), w (input + hidden, 4 hidden), b (4 hidden), gates in
+    TensorFlow's i, j, f, o order (see the module docstring). Spore's cell does no dropout: keep_prob must be 1.0."""
+    activation: str
+    forget_bias: float
+    keep_prob: float
+    state_is_tuple: bool
+    def __init__(
+        self,
+        keep_prob: float = 1.0,
+        forget_bias: float = 1.0,
+        state_is_tuple: bool = True,
+        activation: str = 'tanh',
+    ) -> None: ...
+    def __call__(self, x: Tensor, h: Tensor, c: Tensor, w: Tensor, b: Tensor) -> tuple: ...
+    def construct(self, x: Tensor, h: Tensor, c: Tensor, w: Tensor, b: Tensor) -> tuple: ...
+
+
+class BatchISendIRecv(Operation):
+    """``BatchISendIRecv(op_types, remote_ranks, receive_shapes=None, receive_dtypes=None,
+    group='hccl_world_group')(input_x)``: see the module docstring."""
+    def __init__(
+        self,
+        op_types: Any,
+        remote_ranks: Any,
+        receive_shapes: Any = None,
+        receive_dtypes: Any = None,
+        group: str = 'hccl_world_group',
+    ) -> None: ...
+    def __call__(self, input_x: Any) -> tuple[Tensor, ...]: ...
+    def construct(self, input_x: Any) -> tuple[Tensor, ...]: ...
 
 
 class BatchMatMul(Operation):
@@ -4298,7 +4727,7 @@ class BitwiseXor(Operation):
 
 class BlackmanWindow(Operation):
     """``BlackmanWindow(periodic=True, dtype=float32)(window_length)``: a Blackman window."""
-    dtype: DType
+    dtype: _DType
     periodic: bool
     def __init__(self, periodic: bool = True, dtype: Any = ...) -> None: ...
     def __call__(self, window_length: Tensor) -> Tensor: ...
@@ -4360,6 +4789,36 @@ class CTCGreedyDecoder(Operation):
     def __init__(self, merge_repeated: bool = True) -> None: ...
     def __call__(self, inputs: Tensor, sequence_length: Any) -> tuple[Tensor, Tensor, Tensor, Tensor]: ...
     def construct(self, inputs: Tensor, sequence_length: Any) -> tuple[Tensor, Tensor, Tensor, Tensor]: ...
+
+
+class CTCLoss(Operation):
+    """``CTCLoss(preprocess_collapse_repeated=False, ctc_merge_repeated=True,
+    ignore_longer_outputs_than_inputs=False)(x, labels_indices, labels_values, sequence_length)``: TensorFlow's CTC
+    of logits x (max_time, batch, num_classes) against sparse labels -> (loss (batch,), gradient with respect to x);
+    the loss is differentiable in x."""
+    ctc_merge_repeated: bool
+    ignore_longer_outputs_than_inputs: bool
+    preprocess_collapse_repeated: bool
+    def __init__(
+        self,
+        preprocess_collapse_repeated: bool = False,
+        ctc_merge_repeated: bool = True,
+        ignore_longer_outputs_than_inputs: bool = False,
+    ) -> None: ...
+    def __call__(
+        self,
+        x: Tensor,
+        labels_indices: Tensor,
+        labels_values: Tensor,
+        sequence_length: Tensor,
+    ) -> tuple[Tensor, Tensor]: ...
+    def construct(
+        self,
+        x: Tensor,
+        labels_indices: Tensor,
+        labels_values: Tensor,
+        sequence_length: Tensor,
+    ) -> tuple[Tensor, Tensor]: ...
 
 
 class Cast(Operation):
@@ -4446,6 +4905,12 @@ class ClipByValue(Operation):
     def construct(self, x: Tensor, clip_value_min: Any, clip_value_max: Any) -> Tensor: ...
 
 
+class Coalesce(Operation):
+    """``Coalesce()(x_indices, x_values, x_shape)``: see `coalesce`."""
+    def __call__(self, x_indices: Tensor, x_values: Tensor, x_shape: Tensor) -> tuple[Tensor, Tensor, Tensor]: ...
+    def construct(self, x_indices: Tensor, x_values: Tensor, x_shape: Tensor) -> tuple[Tensor, Tensor, Tensor]: ...
+
+
 class Col2Im(Operation):
     """``Col2Im(kernel_size, dilation=1, padding=0, stride=1)(x, output_size)``: the (N, C, H, W) image the (N, C, kH *
     kW, L) blocks sum to."""
@@ -4470,6 +4935,64 @@ class CollectiveScatter(Operation):
     def __init__(self, src_rank: int = 0, group: str = 'hccl_world_group') -> None: ...
     def __call__(self, input_x: Tensor) -> Tensor: ...
     def construct(self, input_x: Tensor) -> Tensor: ...
+
+
+class CombinedNonMaxSuppression(Operation):
+    """``CombinedNonMaxSuppression(pad_per_class=False, clip_boxes=True)(boxes, scores, max_output_size_per_class,
+    max_total_size, iou_threshold, score_threshold)``: boxes (batch, num_boxes, q, 4) with q 1 (shared) or
+    num_classes, scores (batch, num_boxes, num_classes) -> (nmsed_boxes (batch, max_detections, 4), nmsed_scores,
+    nmsed_classes (batch, max_detections), valid_detections (batch,) int32)."""
+    clip_boxes: bool
+    pad_per_class: bool
+    def __init__(self, pad_per_class: bool = False, clip_boxes: bool = True) -> None: ...
+    def __call__(
+        self,
+        boxes: Tensor,
+        scores: Tensor,
+        max_output_size_per_class: Any,
+        max_total_size: Any,
+        iou_threshold: Any,
+        score_threshold: Any,
+    ) -> tuple[Tensor, Tensor, Tensor, Tensor]: ...
+    def construct(
+        self,
+        boxes: Tensor,
+        scores: Tensor,
+        max_output_size_per_class: Any,
+        max_total_size: Any,
+        iou_threshold: Any,
+        score_threshold: Any,
+    ) -> tuple[Tensor, Tensor, Tensor, Tensor]: ...
+
+
+class CompareAndBitpack(Operation):
+    """``CompareAndBitpack()(x, threshold)``: ``x > threshold`` packed 8 to a byte along the last axis (the first of
+    each 8 in the most significant bit, as TensorFlow's op): (..., 8n) -> uint8 (..., n). `threshold` is a scalar of
+    x's dtype."""
+    def __call__(self, x: Tensor, threshold: Any) -> Tensor: ...
+    def construct(self, x: Tensor, threshold: Any) -> Tensor: ...
+
+
+class Complex(Operation):
+    """``Complex()(real, imag)``: real + i * imag (float32 -> complex64)."""
+    def __call__(self, real: Tensor, imag: Tensor) -> Tensor: ...
+    def construct(self, real: Tensor, imag: Tensor) -> Tensor: ...
+
+
+class ComplexAbs(Operation):
+    """``ComplexAbs()(x)``: |z| of each complex element."""
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class ComputeAccidentalHits(Operation):
+    """``ComputeAccidentalHits(num_true=1)(true_classes, sampled_candidates)``: where a sampled candidate equals one of
+    row i's true classes: (indices: the rows i, int32; ids: the positions in sampled_candidates, of true_classes'
+    dtype; weights: float32 -FLT_MAX, to add to those sampled logits), row by row, candidates in order within a row."""
+    num_true: int
+    def __init__(self, num_true: int = 1) -> None: ...
+    def __call__(self, true_classes: Tensor, sampled_candidates: Tensor) -> tuple[Tensor, Tensor, Tensor]: ...
+    def construct(self, true_classes: Tensor, sampled_candidates: Tensor) -> tuple[Tensor, Tensor, Tensor]: ...
 
 
 class Concat(Operation):
@@ -4601,6 +5124,13 @@ class Conv3DTranspose(Operation):
     def construct(self, dout: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor: ...
 
 
+class CopyWithSlice(Operation):
+    """``CopyWithSlice()(x, src)``: write `src` (broadcast) into `x` in place — the second half of ``x[slice] = v`` on a
+    view; returns `x`."""
+    def __call__(self, x: Tensor, src: Any) -> Tensor: ...
+    def construct(self, x: Tensor, src: Any) -> Tensor: ...
+
+
 class Cos(Operation):
     """``Cos()(x)``: cosine of each element (radians)."""
     def __call__(self, x: Tensor) -> Tensor: ...
@@ -4619,6 +5149,16 @@ class CountNonZero(Operation):
     def __init__(self, dims: Any = None) -> None: ...
     def __call__(self, x: Tensor) -> Tensor: ...
     def construct(self, x: Tensor) -> Tensor: ...
+
+
+class CropAndResize(Operation):
+    """``CropAndResize(method='bilinear', extrapolation_value=0.0)(x, boxes, box_index, crop_size)``: see
+    `crop_and_resize`."""
+    extrapolation_value: float
+    method: str
+    def __init__(self, method: str = 'bilinear', extrapolation_value: float = 0.0) -> None: ...
+    def __call__(self, x: Tensor, boxes: Tensor, box_index: Tensor, crop_size: tuple[int, int]) -> Tensor: ...
+    def construct(self, x: Tensor, boxes: Tensor, box_index: Tensor, crop_size: tuple[int, int]) -> Tensor: ...
 
 
 class Cross(Operation):
@@ -4670,6 +5210,13 @@ class CumulativeLogsumexp(Operation):
     def construct(self, x: Tensor, axis: int) -> Tensor: ...
 
 
+class DType(Operation):
+    """``DType()(input_x)``: the dtype of `input_x` (a Tensor, or a Python number: its natural dtype, float32 for
+    floats, int64 for ints, bool for bools)."""
+    def __call__(self, input_x: Any) -> Any: ...
+    def construct(self, input_x: Any) -> Any: ...
+
+
 class DataFormatDimMap(Operation):
     """``DataFormatDimMap(src_format='NHWC', dst_format='NCHW')(input_x)``: each axis index (in [-4, 4)) mapped through
     the layout permutation, as MindSpore's example has it (NHWC -> NCHW maps [0, 1, 2, 3] to [0, 3, 1, 2])."""
@@ -4688,6 +5235,24 @@ class DataFormatVecPermute(Operation):
     def __init__(self, src_format: str = 'NHWC', dst_format: str = 'NCHW') -> None: ...
     def __call__(self, input_x: Tensor) -> Tensor: ...
     def construct(self, input_x: Tensor) -> Tensor: ...
+
+
+class DeformableOffsets(Operation):
+    """``DeformableOffsets(strides, pads, ksize, dilations=(1, 1, 1, 1), data_format='NCHW', deformable_groups=1,
+    modulated=True)(x, offsets)``: the deformed, mask-weighted samples of x laid out (N, C, H_out * kh, W_out * kw),
+    so a stride-(kh, kw) convolution of them is the deformable convolution."""
+    def __init__(
+        self,
+        strides: Any,
+        pads: Any,
+        ksize: Any,
+        dilations: Any = (1, 1, 1, 1),
+        data_format: str = 'NCHW',
+        deformable_groups: int = 1,
+        modulated: bool = True,
+    ) -> None: ...
+    def __call__(self, x: Tensor, offsets: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor, offsets: Tensor) -> Tensor: ...
 
 
 class Dense(Operation):
@@ -4796,6 +5361,65 @@ class Dropout3D(Operation):
         """(output, mask): the kept channels scaled by 1/keep_prob, and which elements were kept."""
 
 
+class DropoutDoMask(Operation):
+    """``DropoutDoMask()(input_x, mask, keep_prob)``: `input_x` where its bit in `mask` (from `DropoutGenMask`) is set,
+    scaled by 1 / keep_prob, and 0 elsewhere; differentiable in input_x."""
+    def __call__(self, input_x: Tensor, mask: Tensor, keep_prob: Any) -> Tensor: ...
+    def construct(self, input_x: Tensor, mask: Tensor, keep_prob: Any) -> Tensor: ...
+
+
+class DropoutGenMask(Operation):
+    """``DropoutGenMask(Seed0=0, Seed1=0)(shape, keep_prob)``: a random keep mask for a tensor of `shape`, each element
+    kept with probability `keep_prob`, packed one bit per element into a 1-D uint8 tensor of ``ceil(n / 128) * 16``
+    bytes (see the module docstring for the layout)."""
+    Seed0: int
+    Seed1: int
+    def __init__(self, Seed0: int = 0, Seed1: int = 0) -> None: ...
+    def __call__(self, shape: Any, keep_prob: Any) -> Tensor: ...
+    def construct(self, shape: Any, keep_prob: Any) -> Tensor: ...
+
+
+class DtypeToEnum(Operation):
+    """``DtypeToEnum()(op_name, arg_name, dtype)``: the integer id of `dtype` (`DTYPE_ENUM`), as MindSpore's argument
+    handlers turn a dtype argument into an enum; a non-dtype raises a TypeError naming `op_name` and `arg_name`."""
+    def __call__(self, op_name: str, arg_name: str, dtype: Any) -> int: ...
+    def construct(self, op_name: str, arg_name: str, dtype: Any) -> int: ...
+
+
+class EditDistance(Operation):
+    """``EditDistance(normalize=True)(hypothesis_indices, hypothesis_values, hypothesis_shape, truth_indices,
+    truth_values, truth_shape)``: the Levenshtein distance between the sparse sequences of hypothesis and truth
+    (float32, of the dense shapes without their last axis)."""
+    normalize: bool
+    def __init__(self, normalize: bool = True) -> None: ...
+    def __call__(
+        self,
+        hypothesis_indices: Tensor,
+        hypothesis_values: Tensor,
+        hypothesis_shape: Tensor,
+        truth_indices: Tensor,
+        truth_values: Tensor,
+        truth_shape: Tensor,
+    ) -> Tensor: ...
+    def construct(
+        self,
+        hypothesis_indices: Tensor,
+        hypothesis_values: Tensor,
+        hypothesis_shape: Tensor,
+        truth_indices: Tensor,
+        truth_values: Tensor,
+        truth_shape: Tensor,
+    ) -> Tensor: ...
+
+
+class Eig(Operation):
+    """``Eig(compute_v=False)(x)``: eigenvalues and (with compute_v) eigenvectors."""
+    compute_v: bool
+    def __init__(self, compute_v: bool = False) -> None: ...
+    def __call__(self, x: Tensor) -> tuple[Tensor, Tensor]: ...
+    def construct(self, x: Tensor) -> tuple[Tensor, Tensor]: ...
+
+
 class Einsum(Operation):
     """``Einsum(equation)(operands)``: Einstein summation of a tuple of tensors."""
     def __init__(self, equation: str) -> None: ...
@@ -4886,6 +5510,29 @@ class Expm1(Operation):
     def construct(self, x: Tensor) -> Tensor: ...
 
 
+class ExtractGlimpse(Operation):
+    """``ExtractGlimpse(centered=True, normalized=True, uniform_noise=True, noise='uniform')(x, size, offsets)``:
+    TensorFlow's extract_glimpse — a (glimpse_h, glimpse_w) window of each image of x (batch, H, W, C) at offsets
+    (batch, 2) of (y, x). With `normalized` the offsets scale by the image size (and by half of it when `centered`,
+    which then measures from the image centre to the window centre); the window's top-left pixel is the offset
+    truncated toward zero. Pixels outside the image are noise: uniform in the image's [min, max] ('uniform' with
+    `uniform_noise`), Gaussian with each channel's mean and deviation clipped to its range ('gaussian', or 'uniform'
+    without `uniform_noise`), or 0 ('zero'), drawn from Spore's global generator. No gradient (as TensorFlow)."""
+    centered: bool
+    noise: str
+    normalized: bool
+    uniform_noise: bool
+    def __init__(
+        self,
+        centered: bool = True,
+        normalized: bool = True,
+        uniform_noise: bool = True,
+        noise: str = 'uniform',
+    ) -> None: ...
+    def __call__(self, x: Tensor, size: Any, offsets: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor, size: Any, offsets: Tensor) -> Tensor: ...
+
+
 class ExtractImagePatches(Operation):
     """``ExtractImagePatches(ksizes, strides, rates, padding='VALID')(input_x)``: (N, C, H, W) -> (N, kr * kc * C,
     out_row, out_col); `ksizes`, `strides`, `rates` are [1, 1, row, col]."""
@@ -4894,10 +5541,36 @@ class ExtractImagePatches(Operation):
     def construct(self, input_x: Tensor) -> Tensor: ...
 
 
+class ExtractVolumePatches(Operation):
+    """``ExtractVolumePatches(kernel_size, strides, padding)(input_x)``: every (kd, kh, kw) window of input_x (N, C, D,
+    H, W), taken with `strides`, becomes one output voxel of depth kd * kh * kw * C, ordered (kernel d, kernel h,
+    kernel w, channel) with the channel fastest (TensorFlow's extract_volume_patches order). 'SAME' zero-pads like
+    TensorFlow (output ceil(size / stride), the odd voxel at the end). Built on `gather`, so it differentiates."""
+    def __init__(self, kernel_size: Any, strides: Any, padding: str) -> None: ...
+    def __call__(self, input_x: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor) -> Tensor: ...
+
+
 class Eye(Operation):
     """``Eye()(n, m, t)``: the n x m identity matrix of dtype t."""
     def __call__(self, n: int, m: int, t: Any) -> Tensor: ...
     def construct(self, n: int, m: int, t: Any) -> Tensor: ...
+
+
+class FFTWithSize(Operation):
+    """``FFTWithSize(signal_ndim, inverse, real, norm='backward', onesided=True, signal_sizes=())(x)``:
+    fftn/ifftn/rfftn/irfftn over the last signal_ndim axes."""
+    def __init__(
+        self,
+        signal_ndim: int,
+        inverse: bool,
+        real: bool,
+        norm: str = 'backward',
+        onesided: bool = True,
+        signal_sizes: Any = (),
+    ) -> None: ...
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
 
 
 class FastGeLU(Operation):
@@ -4937,6 +5610,13 @@ class Flatten(Operation):
     def construct(self, input_x: Tensor) -> Tensor: ...
 
 
+class FloatStatus(Operation):
+    """``FloatStatus()(x)``: a float32 tensor of shape (1,) holding 1.0 when `x` has a NaN or an infinity, else 0.0 (a
+    float16/float32/float64 `x`)."""
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
 class Floor(Operation):
     """``Floor()(x)``: round down element-wise."""
     def __call__(self, x: Tensor) -> Tensor: ...
@@ -4965,6 +5645,55 @@ class Fmin(Operation):
     """``Fmin()(x, y)``: element-wise minimum that ignores NaN: where one operand is NaN the other is returned."""
     def __call__(self, x: Any, y: Any) -> Tensor: ...
     def construct(self, x: Any, y: Any) -> Tensor: ...
+
+
+class FractionalAvgPool(Operation):
+    """``FractionalAvgPool(pooling_ratio, pseudo_random=False, overlapping=False, deterministic=False, seed=0,
+    seed2=0)(x)``: TensorFlow's fractional average pooling of NHWC x -> (y, row_pooling_sequence,
+    col_pooling_sequence)."""
+    def __init__(
+        self,
+        pooling_ratio: Any,
+        pseudo_random: bool = False,
+        overlapping: bool = False,
+        deterministic: bool = False,
+        seed: int = 0,
+        seed2: int = 0,
+    ) -> None: ...
+    def __call__(self, x: Tensor) -> tuple[Tensor, Tensor, Tensor]: ...
+    def construct(self, x: Tensor) -> tuple[Tensor, Tensor, Tensor]: ...
+
+
+class FractionalMaxPool(Operation):
+    """``FractionalMaxPool(pooling_ratio, pseudo_random=False, overlapping=False, deterministic=False, seed=0,
+    seed2=0)(x)``: TensorFlow's fractional max pooling of NHWC x -> (y, row_pooling_sequence, col_pooling_sequence)."""
+    def __init__(
+        self,
+        pooling_ratio: Any,
+        pseudo_random: bool = False,
+        overlapping: bool = False,
+        deterministic: bool = False,
+        seed: int = 0,
+        seed2: int = 0,
+    ) -> None: ...
+    def __call__(self, x: Tensor) -> tuple[Tensor, Tensor, Tensor]: ...
+    def construct(self, x: Tensor) -> tuple[Tensor, Tensor, Tensor]: ...
+
+
+class FractionalMaxPool3DWithFixedKsize(Operation):
+    """``FractionalMaxPool3DWithFixedKsize(ksize, output_shape, data_format='NCDHW')(x, random_samples)``: (y, argmax)
+    of `fractional_max_pool3d` with the given samples."""
+    def __init__(self, ksize: Any, output_shape: Any, data_format: str = 'NCDHW') -> None: ...
+    def __call__(self, x: Tensor, random_samples: Tensor) -> tuple[Tensor, Tensor]: ...
+    def construct(self, x: Tensor, random_samples: Tensor) -> tuple[Tensor, Tensor]: ...
+
+
+class FractionalMaxPoolWithFixedKsize(Operation):
+    """``FractionalMaxPoolWithFixedKsize(ksize, output_shape, data_format='NCHW')(input_x, random_samples)``: (y,
+    argmax) of `fractional_max_pool2d` with the given samples."""
+    def __init__(self, ksize: Any, output_shape: Any, data_format: str = 'NCHW') -> None: ...
+    def __call__(self, input_x: Tensor, random_samples: Tensor) -> tuple[Tensor, Tensor]: ...
+    def construct(self, input_x: Tensor, random_samples: Tensor) -> tuple[Tensor, Tensor]: ...
 
 
 class GLU(Operation):
@@ -5061,6 +5790,38 @@ class GreaterEqual(Operation):
     def construct(self, x: Any, y: Any) -> Tensor: ...
 
 
+class GridSampler2D(Operation):
+    """``GridSampler2D(interpolation_mode='bilinear', padding_mode='zeros', align_corners=False)(input_x, grid)``:
+    `grid_sample` of a 4-D input."""
+    align_corners: bool
+    interpolation_mode: str
+    padding_mode: str
+    def __init__(
+        self,
+        interpolation_mode: str = 'bilinear',
+        padding_mode: str = 'zeros',
+        align_corners: bool = False,
+    ) -> None: ...
+    def __call__(self, input_x: Tensor, grid: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor, grid: Tensor) -> Tensor: ...
+
+
+class GridSampler3D(Operation):
+    """``GridSampler3D(interpolation_mode='bilinear', padding_mode='zeros', align_corners=False)(input_x, grid)``:
+    `grid_sample` of a 5-D input (trilinear)."""
+    align_corners: bool
+    interpolation_mode: str
+    padding_mode: str
+    def __init__(
+        self,
+        interpolation_mode: str = 'bilinear',
+        padding_mode: str = 'zeros',
+        align_corners: bool = False,
+    ) -> None: ...
+    def __call__(self, input_x: Tensor, grid: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor, grid: Tensor) -> Tensor: ...
+
+
 class HSVToRGB(Operation):
     """``HSVToRGB()(images)``: HSV in [0, 1] on the last axis to RGB."""
     def __call__(self, images: Tensor) -> Tensor: ...
@@ -5091,7 +5852,7 @@ class HammingWindow(Operation):
     """``HammingWindow(periodic=True, alpha=0.54, beta=0.46, dtype=float32)(length)``: a Hamming window."""
     alpha: float
     beta: float
-    dtype: DType
+    dtype: _DType
     periodic: bool
     def __init__(self, periodic: bool = True, alpha: float = 0.54, beta: float = 0.46, dtype: Any = ...) -> None: ...
     def __call__(self, length: Tensor) -> Tensor: ...
@@ -5120,6 +5881,12 @@ class HistogramFixedWidth(Operation):
     def __init__(self, nbins: int, dtype: Any = 'int32') -> None: ...
     def __call__(self, x: Tensor, range: Tensor) -> Tensor: ...
     def construct(self, x: Tensor, range: Tensor) -> Tensor: ...
+
+
+class HistogramSummary(Operation):
+    """``HistogramSummary()(name, value)``: stage `value` under `name`, written as a histogram."""
+    def __call__(self, name: str, value: Any) -> None: ...
+    def construct(self, name: str, value: Any) -> None: ...
 
 
 class Hypot(Operation):
@@ -5168,6 +5935,18 @@ class Im2Col(Operation):
     def __init__(self, ksizes: Any, strides: Any = 1, dilations: Any = 1, pads: Any = 0) -> None: ...
     def __call__(self, x: Tensor) -> Tensor: ...
     def construct(self, x: Tensor) -> Tensor: ...
+
+
+class Imag(Operation):
+    """``Imag()(input)``: the imaginary part of a complex tensor."""
+    def __call__(self, input: Tensor) -> Tensor: ...
+    def construct(self, input: Tensor) -> Tensor: ...
+
+
+class ImageSummary(Operation):
+    """``ImageSummary()(name, value)``: stage the NCHW image batch `value` under `name`."""
+    def __call__(self, name: str, value: Any) -> None: ...
+    def construct(self, name: str, value: Any) -> None: ...
 
 
 class InTopK(Operation):
@@ -5296,6 +6075,34 @@ class L2Normalize(Operation):
     def construct(self, x: Tensor) -> Tensor: ...
 
 
+class LARSUpdate(Operation):
+    """``LARSUpdate(epsilon=1e-05, hyperpara=0.001, use_clip=False)(weight, gradient, norm_weight, norm_gradient,
+    weight_decay, learning_rate)``: the LARS-scaled gradient (see the module docstring); `norm_weight` /
+    `norm_gradient` are the sums of squares."""
+    epsilon: float
+    hyperpara: float
+    use_clip: bool
+    def __init__(self, epsilon: float = 1e-05, hyperpara: float = 0.001, use_clip: bool = False) -> None: ...
+    def __call__(
+        self,
+        weight: Tensor,
+        gradient: Tensor,
+        norm_weight: Tensor,
+        norm_gradient: Tensor,
+        weight_decay: Any,
+        learning_rate: Any,
+    ) -> Tensor: ...
+    def construct(
+        self,
+        weight: Tensor,
+        gradient: Tensor,
+        norm_weight: Tensor,
+        norm_gradient: Tensor,
+        weight_decay: Any,
+        learning_rate: Any,
+    ) -> Tensor: ...
+
+
 class LRN(Operation):
     """``LRN(depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, norm_region='ACROSS_CHANNELS')(x)``."""
     alpha: float
@@ -5313,6 +6120,27 @@ class LRN(Operation):
     ) -> None: ...
     def __call__(self, x: Tensor) -> Tensor: ...
     def construct(self, x: Tensor) -> Tensor: ...
+
+
+class LSTM(Operation):
+    """``LSTM(input_size, hidden_size, num_layers, has_bias, bidirectional, dropout, proj_size=0) (input, h, c, w)``: a
+    stacked (bidirectional) LSTM over input (seq, batch, input_size) from h, c (num_layers * num_directions, batch,
+    hidden); returns (output (seq, batch, D * hidden), h_n, c_n, reserve, state). See the module docstring for the
+    layout of `w`."""
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        num_layers: int,
+        has_bias: bool,
+        bidirectional: bool,
+        dropout: float,
+        proj_size: int = 0,
+    ) -> None: ...
+    def __call__(self, input: Tensor, h: Tensor, c: Tensor, w: Tensor) -> tuple: ...
+    def construct(self, input: Tensor, h: Tensor, c: Tensor, w: Tensor) -> tuple: ...
+    def weight_size(self) -> int:
+        """How many elements `w` holds."""
 
 
 class LayerNorm(Operation):
@@ -5378,7 +6206,7 @@ class LinSpace(Operation):
 class ListDiff(Operation):
     """``ListDiff(out_idx=mstype.int32)(x, y)`` -> (out, idx): the elements of 1-D x not in y, in order, and their
     positions in x."""
-    out_idx: DType
+    out_idx: _DType
     def __init__(self, out_idx: Any = ...) -> None: ...
     def __call__(self, x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]: ...
     def construct(self, x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]: ...
@@ -5422,11 +6250,32 @@ class LogSoftmax(Operation):
 class LogSpace(Operation):
     """``LogSpace(steps=10, base=10, dtype=mstype.float32)(start, end)``: base ** linspace(start, end, steps)."""
     base: int
-    dtype: DType
+    dtype: _DType
     steps: int
     def __init__(self, steps: int = 10, base: int = 10, dtype: Any = ...) -> None: ...
     def __call__(self, start: Any, end: Any) -> Tensor: ...
     def construct(self, start: Any, end: Any) -> Tensor: ...
+
+
+class LogUniformCandidateSampler(Operation):
+    """``LogUniformCandidateSampler(num_true=1, num_sampled=5, unique=True, range_max=5, seed=0) (true_classes)``:
+    `num_sampled` classes from the log-uniform (Zipfian) distribution over [0, range_max), small ids the likeliest
+    (see the module docstring); int64 candidates."""
+    num_sampled: int
+    num_true: int
+    range_max: int
+    seed: int
+    unique: bool
+    def __init__(
+        self,
+        num_true: int = 1,
+        num_sampled: int = 5,
+        unique: bool = True,
+        range_max: int = 5,
+        seed: int = 0,
+    ) -> None: ...
+    def __call__(self, true_classes: Tensor) -> tuple[Tensor, Tensor, Tensor]: ...
+    def construct(self, true_classes: Tensor) -> tuple[Tensor, Tensor, Tensor]: ...
 
 
 class LogicalAnd(Operation):
@@ -5464,7 +6313,7 @@ class Logit(Operation):
 class LowerBound(Operation):
     """``LowerBound(out_type=mstype.int32)(sorted_x, values)``: per row, the first index where each value could be
     inserted."""
-    out_type: DType
+    out_type: _DType
     def __init__(self, out_type: Any = ...) -> None: ...
     def __call__(self, sorted_x: Tensor, values: Tensor) -> Tensor: ...
     def construct(self, sorted_x: Tensor, values: Tensor) -> Tensor: ...
@@ -5551,6 +6400,12 @@ class MatrixInverse(Operation):
     """``MatrixInverse(adjoint=False)(x)``: the inverse of each matrix."""
     adjoint: bool
     def __init__(self, adjoint: bool = False) -> None: ...
+    def __call__(self, x: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor) -> Tensor: ...
+
+
+class MatrixLogarithm(Operation):
+    """``MatrixLogarithm()(x)``: the principal logarithm of complex square matrices."""
     def __call__(self, x: Tensor) -> Tensor: ...
     def construct(self, x: Tensor) -> Tensor: ...
 
@@ -5786,7 +6641,7 @@ class MultilabelMarginLoss(Operation):
 
 class Multinomial(Operation):
     """``Multinomial(seed=0, seed2=0, dtype=mstype.int32)(x, num_samples)``: draws with replacement."""
-    dtype: DType
+    dtype: _DType
     seed: int
     seed2: int
     def __init__(self, seed: int = 0, seed2: int = 0, dtype: Any = ...) -> None: ...
@@ -5844,6 +6699,22 @@ class Neg(Operation):
     def construct(self, x: Tensor) -> Tensor: ...
 
 
+class NeighborExchange(Operation):
+    """``NeighborExchange(send_rank_ids, recv_rank_ids, recv_shapes, send_shapes, recv_type,
+    group='hccl_world_group')(input_x)``: see the module docstring."""
+    def __init__(
+        self,
+        send_rank_ids: Any,
+        recv_rank_ids: Any,
+        recv_shapes: Any,
+        send_shapes: Any,
+        recv_type: Any,
+        group: str = 'hccl_world_group',
+    ) -> None: ...
+    def __call__(self, input_x: Any) -> tuple[Tensor, ...]: ...
+    def construct(self, input_x: Any) -> tuple[Tensor, ...]: ...
+
+
 class NextAfter(Operation):
     """``NextAfter()(x1, x2)``."""
     def __call__(self, x1: Tensor, x2: Tensor) -> Tensor: ...
@@ -5858,6 +6729,15 @@ class NoRepeatNGram(Operation):
     def __init__(self, ngram_size: int = 1) -> None: ...
     def __call__(self, state_seq: Tensor, log_probs: Tensor) -> Tensor: ...
     def construct(self, state_seq: Tensor, log_probs: Tensor) -> Tensor: ...
+
+
+class NonDeterministicInts(Operation):
+    """``NonDeterministicInts(dtype=mindspore.int64)(shape)``: integers drawn uniformly over the whole range of `dtype`
+    (int32 or int64), from the operating system's entropy (a fresh, unseeded generator per call, as the name says)."""
+    dtype: _DType
+    def __init__(self, dtype: Any = ...) -> None: ...
+    def __call__(self, shape: Any) -> Tensor: ...
+    def construct(self, shape: Any) -> Tensor: ...
 
 
 class NonMaxSuppressionWithOverlaps(Operation):
@@ -5934,6 +6814,21 @@ class OnesLike(Operation):
     def construct(self, input_x: Tensor) -> Tensor: ...
 
 
+class Orgqr(Operation):
+    """``Orgqr()(x, tau)``: Q's first n columns from geqrf's reflectors."""
+    def __call__(self, x: Tensor, tau: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor, tau: Tensor) -> Tensor: ...
+
+
+class Ormqr(Operation):
+    """``Ormqr(left=True, transpose=False)(x, tau, other)``: Q @ other (or other @ Q, or with Q^H)."""
+    left: bool
+    transpose: bool
+    def __init__(self, left: bool = True, transpose: bool = False) -> None: ...
+    def __call__(self, x: Tensor, tau: Tensor, other: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor, tau: Tensor, other: Tensor) -> Tensor: ...
+
+
 class PReLU(Operation):
     """``PReLU()(x, weight)``: x where x >= 0, weight * x elsewhere."""
     def __call__(self, x: Tensor, weight: Tensor) -> Tensor: ...
@@ -5963,6 +6858,17 @@ class Padding(Operation):
     def construct(self, x: Tensor) -> Tensor: ...
 
 
+class ParameterizedTruncatedNormal(Operation):
+    """``ParameterizedTruncatedNormal(seed=0, seed2=0)(shape, mean, stdevs, min, max)``: for a shape (batch, ...), row i
+    is drawn from the normal of mean[i], stdevs[i] truncated to [min[i], max[i]] (each parameter a scalar or of
+    length batch), by inverting the truncated normal's CDF; output has mean's dtype (float16/32/64)."""
+    seed: int
+    seed2: int
+    def __init__(self, seed: int = 0, seed2: int = 0) -> None: ...
+    def __call__(self, shape: Any, mean: Tensor, stdevs: Tensor, min: Tensor, max: Tensor) -> Tensor: ...
+    def construct(self, shape: Any, mean: Tensor, stdevs: Tensor, min: Tensor, max: Tensor) -> Tensor: ...
+
+
 class Pdist(Operation):
     """``Pdist(p=2.0)(x)``: distances between all pairs of rows."""
     p: float
@@ -5978,6 +6884,12 @@ class Poisson(Operation):
     def __init__(self, seed: int = 0, seed2: int = 0) -> None: ...
     def __call__(self, shape: Any, mean: Tensor) -> Tensor: ...
     def construct(self, shape: Any, mean: Tensor) -> Tensor: ...
+
+
+class Polar(Operation):
+    """``Polar()(abs, angle)``: abs * exp(i * angle)."""
+    def __call__(self, abs: Tensor, angle: Tensor) -> Tensor: ...
+    def construct(self, abs: Tensor, angle: Tensor) -> Tensor: ...
 
 
 class Polygamma(Operation):
@@ -6018,6 +6930,43 @@ class RGBToHSV(Operation):
     def construct(self, images: Tensor) -> Tensor: ...
 
 
+class RNNTLoss(Operation):
+    """``RNNTLoss(blank_label=0)(acts, labels, input_lengths, label_lengths)``: the RNN-transducer loss of logits acts
+    (B, T, U + 1, V) -> (costs (B,), grads with respect to acts); the costs are differentiable in acts."""
+    blank_label: int
+    def __init__(self, blank_label: int = 0) -> None: ...
+    def __call__(
+        self,
+        acts: Tensor,
+        labels: Tensor,
+        input_lengths: Tensor,
+        label_lengths: Tensor,
+    ) -> tuple[Tensor, Tensor]: ...
+    def construct(
+        self,
+        acts: Tensor,
+        labels: Tensor,
+        input_lengths: Tensor,
+        label_lengths: Tensor,
+    ) -> tuple[Tensor, Tensor]: ...
+
+
+class ROIAlign(Operation):
+    """``ROIAlign(pooled_height, pooled_width, spatial_scale, sample_num=2, roi_end_mode=1)(features, rois)``: features
+    (N, C, H, W), rois (R, 5) of (image_index, x1, y1, x2, y2) -> (R, C, pooled_height, pooled_width), each bin the
+    mean of sample_num^2 bilinear samples (an adaptive count when sample_num <= 0)."""
+    def __init__(
+        self,
+        pooled_height: int,
+        pooled_width: int,
+        spatial_scale: float,
+        sample_num: int = 2,
+        roi_end_mode: int = 1,
+    ) -> None: ...
+    def __call__(self, features: Tensor, rois: Tensor) -> Tensor: ...
+    def construct(self, features: Tensor, rois: Tensor) -> Tensor: ...
+
+
 class RaggedRange(Operation):
     """``RaggedRange(Tsplits)(starts, limits, deltas)``: the ragged tensor whose row i is ``range(starts[i], limits[i],
     deltas[i])``, as (row splits of dtype `Tsplits`, dense values)."""
@@ -6028,7 +6977,7 @@ class RaggedRange(Operation):
 
 class RandomCategorical(Operation):
     """``RandomCategorical(dtype=mstype.int64)(logits, num_sample, seed=0)``: class draws per row."""
-    dtype: DType
+    dtype: _DType
     def __init__(self, dtype: Any = ...) -> None: ...
     def __call__(self, logits: Tensor, num_sample: int, seed: int = 0) -> Tensor: ...
     def construct(self, logits: Tensor, num_sample: int, seed: int = 0) -> Tensor: ...
@@ -6057,7 +7006,7 @@ class RandomGamma(Operation):
 
 class RandomPoisson(Operation):
     """``RandomPoisson(seed=0, seed2=0, dtype=mstype.int64)(shape, rate)``: samples of shape + rate.shape."""
-    dtype: DType
+    dtype: _DType
     seed: int
     seed2: int
     def __init__(self, seed: int = 0, seed2: int = 0, dtype: Any = ...) -> None: ...
@@ -6077,7 +7026,7 @@ class RandomShuffle(Operation):
 class Randperm(Operation):
     """``Randperm(max_length=1, pad=-1, dtype=mstype.int32)(n)``: a random permutation of 0..n-1 padded with `pad` to
     `max_length`."""
-    dtype: DType
+    dtype: _DType
     max_length: int
     pad: int
     def __init__(self, max_length: int = 1, pad: int = -1, dtype: Any = ...) -> None: ...
@@ -6121,6 +7070,22 @@ class RealDiv(Operation):
     """``RealDiv()(x, y)``: x / y element-wise (true division)."""
     def __call__(self, x: Any, y: Any) -> Tensor: ...
     def construct(self, x: Any, y: Any) -> Tensor: ...
+
+
+class Receive(Operation):
+    """``Receive(sr_tag, src_rank, shape, dtype, group='hccl_world_group', group_back='hccl_world_group')()``: the
+    tensor of `shape` and `dtype` that `src_rank` sends with tag `sr_tag`."""
+    def __init__(
+        self,
+        sr_tag: int,
+        src_rank: int,
+        shape: Any,
+        dtype: Any,
+        group: str = 'hccl_world_group',
+        group_back: str = 'hccl_world_group',
+    ) -> None: ...
+    def __call__(self, *unused: Any) -> Tensor: ...
+    def construct(self, *unused: Any) -> Tensor: ...
 
 
 class Reciprocal(Operation):
@@ -6193,6 +7158,16 @@ class ReduceScatter(Operation):
     def __init__(self, op: str = 'sum', group: str = 'hccl_world_group') -> None: ...
     def __call__(self, x: Tensor) -> Tensor: ...
     def construct(self, x: Tensor) -> Tensor: ...
+
+
+class ReduceScatterV(Operation):
+    """``ReduceScatterV(op='sum', group='hccl_world_group')(input_x, input_split_sizes)``: see the module docstring (the
+    class form of `ops.reduce_scatter_tensor_uneven`)."""
+    group: str
+    op: str
+    def __init__(self, op: str = 'sum', group: str = 'hccl_world_group') -> None: ...
+    def __call__(self, input_x: Tensor, input_split_sizes: Any) -> Tensor: ...
+    def construct(self, input_x: Tensor, input_split_sizes: Any) -> Tensor: ...
 
 
 class ReduceStd(Operation):
@@ -6321,10 +7296,60 @@ class Rsqrt(Operation):
     def construct(self, x: Tensor) -> Tensor: ...
 
 
+class SGD(Operation):
+    """``SGD(dampening=0.0, weight_decay=0.0, nesterov=False)(parameters, gradient, learning_rate, accum, momentum,
+    stat)``: one SGD step (see the module docstring); `accum` and `stat` are updated in place; returns the
+    parameters."""
+    dampening: float
+    nesterov: bool
+    weight_decay: float
+    def __init__(self, dampening: float = 0.0, weight_decay: float = 0.0, nesterov: bool = False) -> None: ...
+    def __call__(
+        self,
+        parameters: Tensor,
+        gradient: Tensor,
+        learning_rate: Any,
+        accum: Tensor,
+        momentum: Any,
+        stat: Tensor,
+    ) -> Tensor: ...
+    def construct(
+        self,
+        parameters: Tensor,
+        gradient: Tensor,
+        learning_rate: Any,
+        accum: Tensor,
+        momentum: Any,
+        stat: Tensor,
+    ) -> Tensor: ...
+
+
+class STFT(Operation):
+    """``STFT(n_fft, hop_length, win_length, normalized, onesided, return_complex)(x, window)``: the short-time Fourier
+    transform (no centre padding)."""
+    def __init__(
+        self,
+        n_fft: int,
+        hop_length: int,
+        win_length: int,
+        normalized: bool,
+        onesided: bool,
+        return_complex: bool,
+    ) -> None: ...
+    def __call__(self, x: Tensor, window: Tensor) -> Tensor: ...
+    def construct(self, x: Tensor, window: Tensor) -> Tensor: ...
+
+
 class ScalarCast(Operation):
     """``ScalarCast()(input_x, input_y)``: a number converted to a type."""
     def __call__(self, input_x: Any, input_y: Any) -> Any: ...
     def construct(self, input_x: Any, input_y: Any) -> Any: ...
+
+
+class ScalarSummary(Operation):
+    """``ScalarSummary()(name, value)``: stage the scalar `value` under `name`."""
+    def __call__(self, name: str, value: Any) -> None: ...
+    def construct(self, name: str, value: Any) -> None: ...
 
 
 class ScalarToArray(Operation):
@@ -6337,6 +7362,18 @@ class ScalarToTensor(Operation):
     """``ScalarToTensor()(input_x, dtype=mstype.float32)``: a 0-d tensor."""
     def __call__(self, input_x: Any, dtype: Any = ...) -> Tensor: ...
     def construct(self, input_x: Any, dtype: Any = ...) -> Tensor: ...
+
+
+class ScaleAndTranslate(Operation):
+    """``ScaleAndTranslate(kernel_type='lanczos3', antialias=True)(images, size, scale, translation)``: TensorFlow's
+    scale_and_translate of images (batch, H, W, C) to `size` (new_h, new_w): output pixel x samples the input at (x +
+    0.5 - translation) / scale with the kernel, widened by 1 / scale when downsampling with `antialias`; float32
+    output. Differentiable in images."""
+    antialias: bool
+    kernel_type: str
+    def __init__(self, kernel_type: str = 'lanczos3', antialias: bool = True) -> None: ...
+    def __call__(self, images: Tensor, size: Any, scale: Any, translation: Any) -> Tensor: ...
+    def construct(self, images: Tensor, size: Any, scale: Any, translation: Any) -> Tensor: ...
 
 
 class ScatterAdd(Operation):
@@ -6479,7 +7516,7 @@ class SeLU(Operation):
 
 class SearchSorted(Operation):
     """``SearchSorted(dtype=mstype.int64, right=False)(sorted_sequence, values)``: insertion indices."""
-    dtype: DType
+    dtype: _DType
     right: bool
     def __init__(self, dtype: Any = ..., right: bool = False) -> None: ...
     def __call__(self, sorted_sequence: Tensor, values: Tensor) -> Tensor: ...
@@ -6520,6 +7557,27 @@ class Select(Operation):
     """``Select()(cond, x, y)``: x where cond, else y."""
     def __call__(self, cond: Tensor, x: Any, y: Any) -> Tensor: ...
     def construct(self, cond: Tensor, x: Any, y: Any) -> Tensor: ...
+
+
+class SelectView(Operation):
+    """``SelectView()(input, dim, index)``: the slice at `index` along `dim` (that dimension removed), as
+    ``Tensor.select(dim, index)``."""
+    def __call__(self, input: Tensor, dim: int, index: int) -> Tensor: ...
+    def construct(self, input: Tensor, dim: int, index: int) -> Tensor: ...
+
+
+class Send(Operation):
+    """``Send(sr_tag, dest_rank, group='hccl_world_group', group_back='hccl_world_group')(input_x)``: send `input_x` to
+    `dest_rank` with tag `sr_tag` (blocking); returns `input_x`."""
+    def __init__(
+        self,
+        sr_tag: int,
+        dest_rank: int,
+        group: str = 'hccl_world_group',
+        group_back: str = 'hccl_world_group',
+    ) -> None: ...
+    def __call__(self, input_x: Tensor) -> Tensor: ...
+    def construct(self, input_x: Tensor) -> Tensor: ...
 
 
 class Shape(Operation):
@@ -7017,6 +8075,18 @@ class TensorShape(Operation):
     def construct(self, input_x: Tensor) -> Tensor: ...
 
 
+class TensorSummary(Operation):
+    """``TensorSummary()(name, value)``: stage the tensor `value` under `name`."""
+    def __call__(self, name: str, value: Any) -> None: ...
+    def construct(self, name: str, value: Any) -> None: ...
+
+
+class TensorToTuple(Operation):
+    """``TensorToTuple()(input_x)``: a 1-D tensor as a tuple of Python scalars."""
+    def __call__(self, input_x: Tensor) -> tuple: ...
+    def construct(self, input_x: Tensor) -> tuple: ...
+
+
 class Tile(Operation):
     """``Tile()(input, dims)``: input repeated `dims` times along each axis."""
     def __call__(self, input: Tensor, dims: Sequence[int]) -> Tensor: ...
@@ -7041,6 +8111,18 @@ class Transpose(Operation):
     """``Transpose()(input_x, input_perm)``: input_x with its axes permuted."""
     def __call__(self, input_x: Tensor, input_perm: Sequence[int]) -> Tensor: ...
     def construct(self, input_x: Tensor, input_perm: Sequence[int]) -> Tensor: ...
+
+
+class TransposeExtView(Operation):
+    """``TransposeExtView()(input, dim0, dim1)``: `input` with two axes swapped (``ops.swapaxes``)."""
+    def __call__(self, input: Tensor, dim0: int, dim1: int) -> Tensor: ...
+    def construct(self, input: Tensor, dim0: int, dim1: int) -> Tensor: ...
+
+
+class TransposeView(Operation):
+    """``TransposeView()(input, input_perm)``: `input` with its axes permuted (``ops.transpose``)."""
+    def __call__(self, input: Tensor, input_perm: Any) -> Tensor: ...
+    def construct(self, input: Tensor, input_perm: Any) -> Tensor: ...
 
 
 class TridiagonalMatMul(Operation):
@@ -7112,7 +8194,7 @@ class TruncateMod(Operation):
 class TruncatedNormal(Operation):
     """``TruncatedNormal(dtype=mstype.float32, seed=0, seed2=0)(shape)``: standard normal samples truncated to [-2, 2]
     (inverse CDF of a uniform draw)."""
-    dtype: DType
+    dtype: _DType
     seed: int
     seed2: int
     def __init__(self, dtype: Any = ..., seed: int = 0, seed2: int = 0) -> None: ...
@@ -7124,6 +8206,23 @@ class TupleToArray(Operation):
     """``TupleToArray()(input_x)``: a 1-D tensor from a tuple of numbers."""
     def __call__(self, input_x: Any) -> Tensor: ...
     def construct(self, input_x: Any) -> Tensor: ...
+
+
+class UniformCandidateSampler(Operation):
+    """``UniformCandidateSampler(num_true, num_sampled, unique, range_max, seed=0,
+    remove_accidental_hits=False)(true_classes)``: `num_sampled` classes drawn uniformly from [0, range_max) (see the
+    module docstring); sampled_candidates has true_classes' dtype."""
+    def __init__(
+        self,
+        num_true: int,
+        num_sampled: int,
+        unique: bool,
+        range_max: int,
+        seed: int = 0,
+        remove_accidental_hits: bool = False,
+    ) -> None: ...
+    def __call__(self, true_classes: Tensor) -> tuple[Tensor, Tensor, Tensor]: ...
+    def construct(self, true_classes: Tensor) -> tuple[Tensor, Tensor, Tensor]: ...
 
 
 class UniformInt(Operation):
@@ -7217,7 +8316,7 @@ class Unstack(Operation):
 class UpperBound(Operation):
     """``UpperBound(out_type=mstype.int32)(sorted_x, values)``: per row, the last index where each value could be
     inserted."""
-    out_type: DType
+    out_type: _DType
     def __init__(self, out_type: Any = ...) -> None: ...
     def __call__(self, sorted_x: Tensor, values: Tensor) -> Tensor: ...
     def construct(self, sorted_x: Tensor, values: Tensor) -> Tensor: ...
