@@ -103,3 +103,15 @@ def test_summary_collector_writes_summary_ops_on_its_steps(tmp_path):
     mine, loss = acc.Scalars("my_loss"), acc.Scalars("loss")
     assert [e.step for e in mine] == [1, 3, 6] == [e.step for e in loss]
     np.testing.assert_allclose([e.value for e in mine], [e.value for e in loss], rtol=1e-6)
+
+
+def test_values_staged_before_a_record_opens_are_not_written_by_it(tmp_path):
+    """A summary operator run while no SummaryRecord was open (an earlier experiment) must not leak into
+    the next record's first step."""
+    ops.ScalarSummary()("loss", ms.Tensor(np.float32(123.0)))
+    with ms.SummaryRecord(str(tmp_path)) as rec:
+        rec.add_value("scalar", "loss", ms.Tensor(np.float32(0.5)))
+        rec.record(1)
+    acc = EventAccumulator(str(tmp_path), size_guidance={"scalars": 0})
+    acc.Reload()
+    assert [(e.step, e.value) for e in acc.Scalars("loss")] == [(1, 0.5)]

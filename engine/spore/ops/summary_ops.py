@@ -2,7 +2,8 @@
 `HistogramSummary`, called inside a network as ``ops.ScalarSummary()("loss", loss)``.
 
 As in MindSpore, an operator only stages its value; the next `SummaryRecord.record(step)` — and
-`SummaryCollector`, on the steps it collects — writes what was staged since (a value staged
+`SummaryCollector`, on the steps it collects — writes what was staged since the last record or since
+the SummaryRecord was opened (values staged while no record is open are dropped; a value staged
 twice under one name keeps the latest, as MindSpore's summary buffer does). In PyNative the value
 is staged when the call runs; inside a compiled construct (Graph mode, `ms.jit`) the call becomes
 a state-writing equation of the graph that stages the value each time the graph runs, so the

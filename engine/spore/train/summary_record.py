@@ -52,6 +52,9 @@ class SummaryRecord:
         self._log_dir, self.file_prefix, self.raise_exception = log_dir, file_prefix, raise_exception
         self._writer: Any = SummaryWriter(logdir=log_dir, flush_secs=120, filename_suffix=file_suffix)
         self._staged: list[tuple[str, str, Any]] = []
+        from ..ops.summary_ops import take_pending
+
+        take_pending()  # summary-operator values staged before this record existed belong to no record
         self._mode = "train"
         self._network = network
         self._graph_written = False
