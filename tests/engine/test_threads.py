@@ -91,11 +91,12 @@ def test_wait_policy_never_changes_results(tmp_path: Path) -> None:
 def test_defaults_fill_only_what_the_user_left_unset() -> None:
     env: dict[str, str] = {}
     out = threads.configure_environment(env)
-    assert env == {"OMP_WAIT_POLICY": "passive", "OMP_NUM_THREADS": str(threads.affinity_cores())}
+    assert env == {"OMP_WAIT_POLICY": "passive", "OMP_NUM_THREADS": str(threads.affinity_cores()),
+                   "OPENBLAS_NUM_THREADS": "1"}
     assert out["wait_policy"] == "passive" and out["threads"] == threads.affinity_cores()
-    env = {"OMP_WAIT_POLICY": "active", "OMP_NUM_THREADS": "7"}
+    env = {"OMP_WAIT_POLICY": "active", "OMP_NUM_THREADS": "7", "OPENBLAS_NUM_THREADS": "4"}
     threads.configure_environment(env)
-    assert env == {"OMP_WAIT_POLICY": "active", "OMP_NUM_THREADS": "7"}
+    assert env == {"OMP_WAIT_POLICY": "active", "OMP_NUM_THREADS": "7", "OPENBLAS_NUM_THREADS": "4"}
     env = {"GOMP_SPINCOUNT": "1000"}
     threads.configure_environment(env)
     assert "OMP_WAIT_POLICY" not in env
@@ -124,6 +125,19 @@ def test_import_applies_the_policy_and_follows_the_affinity_mask() -> None:
     user = dict(env, OMP_NUM_THREADS="2", OMP_WAIT_POLICY="active")
     res = subprocess.run([sys.executable, "-c", code], env=user, capture_output=True, text=True, timeout=120)
     assert res.stdout.split()[:2] == ["active", "2"]
+
+
+def test_numpy_blas_gets_one_thread_even_when_numpy_was_imported_first() -> None:
+    """Spore hands NumPy's OpenBLAS only tiny products; its spinning workers would compete with Spore's."""
+    code = ("import numpy\nimport spore\nfrom threadpoolctl import threadpool_info\n"
+            "print(sorted({p['num_threads'] for p in threadpool_info() if p['user_api'] == 'blas'}))")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMP_", "GOMP_", "SPORE_", "OPENBLAS_"))}
+    res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == "[1]"
+    res = subprocess.run([sys.executable, "-c", code], env=dict(env, OPENBLAS_NUM_THREADS="2"), capture_output=True,
+                         text=True, timeout=120)
+    assert res.stdout.strip() == "[2]"
 
 
 # Spore's own OpenMP loops (grain rule: engine/csrc/grain.h): pooling, the Dense ReLU
