@@ -13,6 +13,8 @@ sources = sorted(glob.glob(os.path.join("engine", "csrc", "*.cpp")))
 ext = Extension(
     "spore._kernels",
     sources=sources,
+    # a header change rebuilds every source (setuptools otherwise compares only the .cpp times)
+    depends=sorted(glob.glob(os.path.join("engine", "csrc", "*.h"))),
     include_dirs=[pybind11.get_include(), os.path.join("engine", "csrc")],
     libraries=["dnnl"],
     language="c++",
