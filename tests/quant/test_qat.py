@@ -320,8 +320,8 @@ def test_eval_qat_network_exports_to_onnx_and_onnxruntime_reproduces_it(tmp_path
     """FakeQuant's ONNX mapping is its nudge-and-round as float ONNX ops: a QAT net in eval (frozen
     activation ranges as initializers, weight ranges computed in the graph, the BN fold) exports,
     passes onnx.checker, and onnxruntime and spore.lite give the QAT net's outputs."""
-    ort = pytest.importorskip("onnxruntime")
     import onnx
+    import onnxruntime as ort
 
     ms.set_seed(9)
     x = np.random.default_rng(9).standard_normal((16, 1, 8, 8)).astype(np.float32)
