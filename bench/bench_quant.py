@@ -52,7 +52,9 @@ def _nets(quick: bool) -> list[tuple[str, object, np.ndarray, np.ndarray, np.nda
     """(name, trained float net, x_train, x_test, y_test, example x) per benchmarked network."""
     import spore as ms
     from examples.train_digits import LeNet, load_split
-    from tests.quant.test_ptq import _blobs, _SimpleCNN, _train
+    from tests.nets import SimpleCNN as _SimpleCNN
+    from tests.quant.training import blobs as _blobs
+    from tests.quant.training import train as _train
 
     ms.set_seed(0)
     x_tr, x_te, y_tr, y_te = load_split(0)

@@ -97,7 +97,7 @@ def test_convert_onnx_in(tmp_path) -> None:
 def _trained_lenet():
     from examples.train_digits import LeNet, load_split  # type: ignore[import-not-found]
 
-    from .test_ptq import _train
+    from .training import train as _train
 
     ms.set_seed(0)
     x_tr, x_te, y_tr, y_te = load_split(0)

@@ -21,29 +21,12 @@ from spore.quant import (
     save_quantized_model,
 )
 
+from ..nets import SimpleCNN
+from .training import accuracy, blobs, train
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
-
-
-def _train(net: nn.Cell, x: np.ndarray, y: np.ndarray, epochs: int, lr: float = 0.003, seed: int = 0) -> nn.Cell:
-    loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-    opt = nn.Adam(net.trainable_params(), learning_rate=lr)
-    grad_fn = ms.value_and_grad(lambda a, b: loss_fn(net(a), b), None, opt.parameters)
-    rng = np.random.default_rng(seed)
-    net.set_train(True)
-    for _ in range(epochs):
-        idx = rng.permutation(len(x))
-        for i in range(0, len(idx), 32):
-            b = idx[i:i + 32]
-            _, g = grad_fn(ms.Tensor(x[b]), ms.Tensor(y[b]))
-            opt(g)
-    net.set_train(False)
-    return net
-
-
-def _accuracy(net: nn.Cell, x: np.ndarray, y: np.ndarray) -> float:
-    return float(np.mean(net(ms.Tensor(x)).asnumpy().argmax(1) == y))
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +35,7 @@ def digits():
 
     ms.set_seed(0)
     x_tr, x_te, y_tr, y_te = load_split(0)
-    net = _train(LeNet(), x_tr, y_tr, epochs=6)
+    net = train(LeNet(), x_tr, y_tr, epochs=6)
     return net, x_tr, x_te, y_te
 
 
@@ -101,7 +84,7 @@ def _simulate_lenet(q: QuantizedNet, x: np.ndarray) -> np.ndarray:
 @pytest.mark.parametrize("method", ["minmax", "percentile", "kl"])
 def test_digits_lenet_int8_accuracy(digits, method: str) -> None:
     net, x_tr, x_te, y_te = digits
-    acc_fp = _accuracy(net, x_te, y_te)
+    acc_fp = accuracy(net, x_te, y_te)
     assert acc_fp > 0.9
     q = quantize_static(net, x_tr[:512], method=method)
     assert isinstance(q, QuantizedNet) and q.method == method
@@ -110,7 +93,7 @@ def test_digits_lenet_int8_accuracy(digits, method: str) -> None:
     assert all(isinstance(cells[k], QuantConv2d) for k in ("conv1", "conv2"))
     assert all(cells[k].relu for k in ("conv1", "conv2", "fc1", "fc2")) and not cells["fc3"].relu
     assert cells["fc3"].y_scale is None  # the logits stay float32
-    acc_q = _accuracy(q, x_te, y_te)
+    acc_q = accuracy(q, x_te, y_te)
     assert acc_fp - acc_q < 0.01, (method, acc_fp, acc_q)
     np.testing.assert_array_equal(net(ms.Tensor(x_te[:4])).asnumpy(), net(ms.Tensor(x_te[:4])).asnumpy())
     assert isinstance(net.conv1, nn.Conv2d)  # the float network is left as it was
@@ -165,47 +148,16 @@ def test_save_load_and_size(digits, tmp_path) -> None:
         load_quantized_model(LeNet(), bad_index)
 
 
-class _SimpleCNN(nn.Cell):
-    """The quickstart notebook's SimpleCNN (examples/make_quickstart.py), on 3x32x32 images."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.conv1 = nn.Conv2d(3, 16, 3, pad_mode="pad", padding=1)
-        self.pool = nn.MaxPool2d(kernel_size=2, stride=2)
-        self.fc = nn.Dense(16 * 16 * 16, 10)
-        self.relu = nn.ReLU()
-        self.flatten = nn.Flatten()
-
-    def construct(self, x):
-        x = self.conv1(x)
-        x = self.relu(x)
-        x = self.pool(x)
-        x = self.flatten(x)
-        return self.fc(x)
-
-
-def _blobs(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """10 classes of 3x32x32 images: a smooth class template plus heavy noise (not linearly trivial)."""
-    rng = np.random.default_rng(1234)
-    yy, xx = np.mgrid[0:32, 0:32] / 32.0
-    templates = np.stack([np.stack([np.sin(2 * np.pi * (f * xx + g * yy) + ph)
-                                    for f, g, ph in rng.uniform(0.5, 2.5, (3, 3))]) for _ in range(10)])
-    r = np.random.default_rng(seed)
-    y = r.integers(0, 10, n).astype(np.int32)
-    x = templates[y] * 0.15 + r.normal(size=(n, 3, 32, 32))
-    return x.astype(np.float32), y
-
-
 def test_quickstart_cnn_int8_accuracy(tmp_path) -> None:
     ms.set_seed(1)
-    x_tr, y_tr = _blobs(800, 1)
-    x_te, y_te = _blobs(1000, 2)
-    net = _train(_SimpleCNN(), x_tr, y_tr, epochs=3, lr=0.002)
-    acc_fp = _accuracy(net, x_te, y_te)
+    x_tr, y_tr = blobs(800, 1)
+    x_te, y_te = blobs(1000, 2)
+    net = train(SimpleCNN(), x_tr, y_tr, epochs=3, lr=0.002)
+    acc_fp = accuracy(net, x_te, y_te)
     assert 0.6 < acc_fp < 1.0, acc_fp  # learnt, and not so easy that quantization cannot hurt
     for method in ("minmax", "kl"):
         q = quantize_static(net, x_tr[:256], method=method)
-        acc_q = _accuracy(q, x_te, y_te)
+        acc_q = accuracy(q, x_te, y_te)
         assert acc_fp - acc_q < 0.01, (method, acc_fp, acc_q)
         assert q.network.conv1.relu and q.network.fc.y_scale is None
     ckpt = str(tmp_path / "cnn.ckpt")
@@ -278,7 +230,7 @@ def test_per_tensor_weights(digits) -> None:
         assert np.all(cell.w_scale == cell.w_scale[0])  # one scale per layer
         w = cell.weight.asnumpy()
         assert np.isclose(cell.w_scale[0], np.abs(w).max() / 127, rtol=1e-2)
-    assert _accuracy(net, x_te, y_te) - _accuracy(q, x_te, y_te) < 0.03
+    assert accuracy(net, x_te, y_te) - accuracy(q, x_te, y_te) < 0.03
 
 
 class _Residual(nn.Cell):

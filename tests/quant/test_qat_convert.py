@@ -25,6 +25,9 @@ from spore.quant.qat import (
     create_quant_config,
 )
 
+from ..nets import SimpleCNN
+from .training import accuracy, blobs, train
+
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
@@ -33,29 +36,14 @@ def t(a) -> ms.Tensor:
 
 
 # --- QAT fine-tuning and conversion ------------------------------------------------------------------------
-def _train(net: nn.Cell, x: np.ndarray, y: np.ndarray, epochs: int, lr: float, seed: int) -> None:
-    loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-    opt = nn.Adam(net.trainable_params(), learning_rate=lr)
-    grad_fn = ms.value_and_grad(lambda a, b: loss_fn(net(a), b), None, opt.parameters)
-    rng = np.random.default_rng(seed)
-    net.set_train(True)
-    for _ in range(epochs):
-        idx = rng.permutation(len(x))
-        for i in range(0, len(idx), 32):
-            b = idx[i:i + 32]
-            _, g = grad_fn(ms.Tensor(x[b]), ms.Tensor(y[b]))
-            opt(g)
-    net.set_train(False)
-
-
 def _qat_then_convert(net: nn.Cell, qat: QuantizationAwareTraining, epochs: int, seed: int, traced: bool = False):
     from examples.train_digits import accuracy, load_split  # type: ignore[import-not-found]
 
     x_tr, x_te, y_tr, y_te = load_split(0)
-    _train(net, x_tr, y_tr, epochs, 0.003, seed)
+    train(net, x_tr, y_tr, epochs, 0.003, seed)
     acc_float = accuracy(net, x_te, y_te)
     net = qat.quantize(net, x_tr[:4]) if traced else qat.quantize(net)
-    _train(net, x_tr, y_tr, 1, 0.0005, seed + 1)  # a short QAT fine-tune
+    train(net, x_tr, y_tr, 1, 0.0005, seed + 1)  # a short QAT fine-tune
     acc_qat = accuracy(net, x_te, y_te)
     layer_io = _layer_io(net, x_te[:64])
     qat_logits = net(ms.Tensor(x_te)).asnumpy()
@@ -172,31 +160,26 @@ def test_convert_cell_uses_the_learned_scales():
 def test_qat_quickstart_cnn_converts_to_int8_within_one_point(tmp_path):
     """The quickstart notebook's SimpleCNN on the PTQ tests' 3x32x32 blobs: float, QAT fine-tune, int8
     (and its int8 file about 4x smaller than the float checkpoint)."""
-    from .test_ptq import _blobs, _SimpleCNN
 
     ms.set_seed(1)
-    x_tr, y_tr = _blobs(800, 1)
-    x_te, y_te = _blobs(1000, 2)
-    net = _SimpleCNN()
-    _train(net, x_tr, y_tr, 3, 0.002, 1)
-    acc_f = _acc(net, x_te, y_te)
+    x_tr, y_tr = blobs(800, 1)
+    x_te, y_te = blobs(1000, 2)
+    net = SimpleCNN()
+    train(net, x_tr, y_tr, 3, 0.002, 1)
+    acc_f = accuracy(net, x_te, y_te)
     assert 0.6 < acc_f < 1.0, acc_f
     ckpt = str(tmp_path / "float.ckpt")
     ms.save_checkpoint(net, ckpt)
     net = QuantizationAwareTraining().quantize(net, x_tr[:4])
-    _train(net, x_tr, y_tr, 1, 0.0003, 2)
-    acc_qat = _acc(net, x_te, y_te)
+    train(net, x_tr, y_tr, 1, 0.0003, 2)
+    acc_qat = accuracy(net, x_te, y_te)
     qnet = convert(net)
-    acc_q = _acc(qnet, x_te, y_te)
+    acc_q = accuracy(qnet, x_te, y_te)
     assert acc_f - acc_q < 0.01, (acc_f, acc_qat, acc_q)
     assert abs(acc_qat - acc_q) < 0.01, (acc_qat, acc_q)
     assert qnet.network.conv1.relu and qnet.network.fc.y_scale is not None
     ratio = os.path.getsize(ckpt) / os.path.getsize(save_quantized_model(qnet, str(tmp_path / "int8")))
     assert ratio > 3.8, ratio  # 41k weights: int8 plus int32 biases and float32 scales
-
-
-def _acc(net: nn.Cell, x: np.ndarray, y: np.ndarray) -> float:
-    return float(np.mean(net(ms.Tensor(x)).asnumpy().argmax(1) == y))
 
 
 def test_convert_from_a_qat_checkpoint_and_without_bn_fold(tmp_path):
@@ -213,12 +196,12 @@ def test_convert_from_a_qat_checkpoint_and_without_bn_fold(tmp_path):
 
     ms.set_seed(7)
     net = make()
-    _train(net, x_tr, y_tr, 3, 0.003, 7)
-    acc_f = _acc(net, x_te, y_te)
+    train(net, x_tr, y_tr, 3, 0.003, 7)
+    acc_f = accuracy(net, x_te, y_te)
     qat = QuantizationAwareTraining(bn_fold=False)
     net = qat.quantize(net)
     assert type(net[0]).__name__ == "Conv2dBnWithoutFoldQuant"
-    _train(net, x_tr, y_tr, 1, 0.0005, 8)
+    train(net, x_tr, y_tr, 1, 0.0005, 8)
     ckpt = str(tmp_path / "qat.ckpt")
     ms.save_checkpoint(net, ckpt)
     direct = qat.convert(net)
@@ -226,7 +209,7 @@ def test_convert_from_a_qat_checkpoint_and_without_bn_fold(tmp_path):
                                                               ckpt_path=ckpt)
     x = ms.Tensor(x_te)
     np.testing.assert_array_equal(again(x).asnumpy(), direct(x).asnumpy())
-    assert acc_f - _acc(direct, x_te, y_te) < 0.01, (acc_f, _acc(direct, x_te, y_te))
+    assert acc_f - accuracy(direct, x_te, y_te) < 0.01, (acc_f, accuracy(direct, x_te, y_te))
     with pytest.raises(SporeError, match="lacks parameters of the QAT network"):
         other = QuantizationAwareTraining().quantize(nn.SequentialCell([nn.Dense(3, 2)]))
         ms.save_checkpoint(nn.SequentialCell([nn.Dense(3, 2)]), str(tmp_path / "float.ckpt"))
