@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "grain.h"
 #include "kernels.h"
 
 namespace spore {
@@ -135,9 +136,9 @@ inline float row_expsum(const float* x, float m, float* e, i64 C) {
     return hsum(acc);
 }
 
-// Below this many logits a kernel runs on the calling thread: waking an OpenMP team costs more than
-// the work (tens of microseconds on a busy machine).
-constexpr i64 kParallelMin = i64(1) << 15;
+// Team or calling thread: the one grain rule (grain.h), in logits read plus written (these loops
+// forked at 32K logits before, e.g. a batch of 64 x 512 classes). Rows are independent and the first
+// bad label is a minimum, so any team size gives the same result.
 
 constexpr i64 kSpatialBlock = W;  // rows handled together in the S > 1 layout (one vector)
 
@@ -273,35 +274,38 @@ py::tuple softmax_ce_sparse(farr logits, iarr labels, farr weight, i64 ignore_in
     {
         py::gil_scoped_release nogil;
         if (S == 1) {
-#pragma omp parallel for schedule(static) if (N * C * S >= kParallelMin)
-            for (i64 n = 0; n < N; ++n) {
-                const i64 y = py_[n];
-                float* e = pe ? pe + n * C : nullptr;
-                if (y == ignore_index || y < 0 || y >= C) {
-                    if (y != ignore_index) {
-#pragma omp critical
-                        if (bad < 0 || n < bad) bad = n;
+            const i64 work = (with_grad ? 2 : 1) * N * C * S;
+            parallel_for(N, work, [&](i64 n0, i64 n1) {
+                for (i64 n = n0; n < n1; ++n) {
+                    const i64 y = py_[n];
+                    float* e = pe ? pe + n * C : nullptr;
+                    if (y == ignore_index || y < 0 || y >= C) {
+                        if (y != ignore_index) {
+#pragma omp critical(spore_ce_bad)
+                            if (bad < 0 || n < bad) bad = n;
+                        }
+                        pl[n] = 0.f;
+                        if (e) std::fill(e, e + C, 0.f);
+                        continue;
                     }
-                    pl[n] = 0.f;
-                    if (e) std::fill(e, e + C, 0.f);
-                    continue;
+                    pl[n] = sparse_row(px + n * C, y, pg ? pg[n] : 0.f, e, k);
                 }
-                pl[n] = sparse_row(px + n * C, y, pg ? pg[n] : 0.f, e, k);
-            }
+            });
         } else {
             const i64 nb = (S + kSpatialBlock - 1) / kSpatialBlock;
-#pragma omp parallel for schedule(static) if (N * C * S >= kParallelMin)
-            for (i64 t = 0; t < N * nb; ++t) {
-                const i64 n = t / nb, s0 = (t % nb) * kSpatialBlock;
-                const i64 sb = std::min(kSpatialBlock, S - s0);
-                i64 b = -1;
-                sparse_block(px + n * C * S + s0, py_ + n * S + s0, pg ? pg + n * S + s0 : nullptr,
-                             pe ? pe + n * C * S + s0 : nullptr, pl + n * S + s0, S, sb, k, &b);
-                if (b >= 0) {
-#pragma omp critical
-                    if (bad < 0 || n * S + s0 + b < bad) bad = n * S + s0 + b;
+            parallel_for(N * nb, (with_grad ? 2 : 1) * N * C * S, [&](i64 t0, i64 t1) {
+                for (i64 t = t0; t < t1; ++t) {
+                    const i64 n = t / nb, s0 = (t % nb) * kSpatialBlock;
+                    const i64 sb = std::min(kSpatialBlock, S - s0);
+                    i64 b = -1;
+                    sparse_block(px + n * C * S + s0, py_ + n * S + s0, pg ? pg + n * S + s0 : nullptr,
+                                 pe ? pe + n * C * S + s0 : nullptr, pl + n * S + s0, S, sb, k, &b);
+                    if (b >= 0) {
+#pragma omp critical(spore_ce_bad)
+                        if (bad < 0 || n * S + s0 + b < bad) bad = n * S + s0 + b;
+                    }
                 }
-            }
+            });
         }
     }
     return py::make_tuple(loss, with_grad ? py::object(dlogits) : py::object(py::none()), bad);
@@ -425,18 +429,20 @@ py::tuple softmax_ce_dense(farr logits, farr labels, farr grad, bool with_grad) 
     {
         py::gil_scoped_release nogil;
         if (S == 1) {
-#pragma omp parallel for schedule(static) if (N * C * S >= kParallelMin)
-            for (i64 n = 0; n < N; ++n)
-                pl[n] = dense_row(px + n * C, pt + n * C, pg ? pg[n] : 0.f, pe ? pe + n * C : nullptr, C);
+            parallel_for(N, (with_grad ? 3 : 2) * N * C * S, [&](i64 n0, i64 n1) {
+                for (i64 n = n0; n < n1; ++n)
+                    pl[n] = dense_row(px + n * C, pt + n * C, pg ? pg[n] : 0.f, pe ? pe + n * C : nullptr, C);
+            });
         } else {
             const i64 nb = (S + kSpatialBlock - 1) / kSpatialBlock;
-#pragma omp parallel for schedule(static) if (N * C * S >= kParallelMin)
-            for (i64 t = 0; t < N * nb; ++t) {
-                const i64 n = t / nb, s0 = (t % nb) * kSpatialBlock;
-                const i64 off = n * C * S + s0;
-                dense_block(px + off, pt + off, pg ? pg + n * S + s0 : nullptr, pe ? pe + off : nullptr,
-                            pl + n * S + s0, C, S, std::min(kSpatialBlock, S - s0));
-            }
+            parallel_for(N * nb, (with_grad ? 3 : 2) * N * C * S, [&](i64 t0, i64 t1) {
+                for (i64 t = t0; t < t1; ++t) {
+                    const i64 n = t / nb, s0 = (t % nb) * kSpatialBlock;
+                    const i64 off = n * C * S + s0;
+                    dense_block(px + off, pt + off, pg ? pg + n * S + s0 : nullptr, pe ? pe + off : nullptr,
+                                pl + n * S + s0, C, S, std::min(kSpatialBlock, S - s0));
+                }
+            });
         }
     }
     return py::make_tuple(loss, with_grad ? py::object(dlogits) : py::object(py::none()));
@@ -474,12 +480,9 @@ py::array_t<float> embedding_backward(farr g, iarr ids, i64 num_weights, i64 pad
                 for (i64 v = 0; v < V; ++v) factor[size_t(v)] = count[size_t(v)] ? 1.f / float(count[size_t(v)]) : 0.f;
             }
             const float* pf = scale_by_freq ? factor.data() : nullptr;
-            // Column split only pays when rows are long; short rows go serially (no thread start-up).
-            const int nt = D >= 256 && M * D >= (1 << 16) ? omp_get_max_threads() : 1;
-#pragma omp parallel num_threads(nt)
-            {
-                const int t = omp_get_thread_num(), T = omp_get_num_threads();
-                const i64 j0 = D * t / T, j1 = D * (t + 1) / T;
+            // Columns split over the team: each column's rows are added in order by one thread, so any
+            // team size gives the same bits. Short rows stay on this thread (one call, all columns).
+            const auto scatter = [&](i64 j0, i64 j1) {
                 for (i64 i = 0; i < M; ++i) {
                     const i64 v = pi[i];
                     if (v == padding_idx) continue;
@@ -489,7 +492,11 @@ py::array_t<float> embedding_backward(farr g, iarr ids, i64 num_weights, i64 pad
 #pragma omp simd
                     for (i64 j = j0; j < j1; ++j) dst[j] += f * src[j];
                 }
-            }
+            };
+            if (D >= 256)
+                parallel_for(D, 2 * M * D, scatter);
+            else
+                scatter(0, D);
         }
     }
     if (bad >= 0)

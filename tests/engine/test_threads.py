@@ -142,7 +142,8 @@ def test_numpy_blas_gets_one_thread_even_when_numpy_was_imported_first() -> None
 
 # Spore's own OpenMP loops (grain rule: engine/csrc/grain.h): pooling, the Dense ReLU
 # gradient, the conv bias gradient, float32 <-> bf16/f16 casts, int8 (de)quantisation, Graph mode's
-# fused elementwise chains and the Momentum update, at SimpleCNN's sizes (mostly below the grain: one thread) and
+# fused elementwise chains, the Momentum update, batch and layer norm, softmax cross-entropy and the
+# embedding scatter, at SimpleCNN's sizes (mostly below the grain: one thread) and
 # at sizes above the grain (split over the team: elementwise or per-plane work, so still bit-equal).
 _LOOPS_CHILD = r"""
 import sys
@@ -150,6 +151,7 @@ import numpy as np
 import ml_dtypes
 from spore import _kernels as K
 rng = np.random.default_rng(1)
+rng2 = np.random.default_rng(2)  # the norm/loss draws, leaving rng's sequence as it was
 out = {}
 for tag, shape in (("small", (32, 16, 32, 32)), ("large", (16, 64, 64, 64))):
     x = rng.standard_normal(shape).astype(np.float32)
@@ -195,6 +197,35 @@ for tag, shape in (("small", (32, 16, 32, 32)), ("large", (16, 64, 64, 64))):
     for _ in range(2):
         K.momentum_update(p, g, m, 0.1, 0.9)
     out[f"mom_p{tag}"], out[f"mom_m{tag}"] = p, m
+    # batch norm (N, C, S) and (rows, C), layer norm, softmax cross-entropy, the embedding scatter
+    n, c = shape[:2]
+    x3, g3 = x.reshape(n, c, -1), g.reshape(n, c, -1)
+    ones, zc = np.ones(c, np.float32), np.zeros(c, np.float32)
+    for lay, xv, gv in (("nchw", x3, g3), ("rows", x3.reshape(-1, c, 1), g3.reshape(-1, c, 1))):
+        y, mu, rs = K.batch_norm_forward(xv, ones, zc, zc, ones, True, 1e-5)
+        out[f"bn{lay}{tag}"] = y
+        out[f"bnbwd{lay}{tag}"] = np.concatenate([a.reshape(-1) for a in K.batch_norm_backward(
+            gv, xv, ones, mu, rs, zc, zc, True)])
+        out[f"bninf{lay}{tag}"] = K.batch_norm_forward(xv, ones, zc, mu, rs, False, 1e-5)[0]
+    x2, g2 = x.reshape(-1, shape[-1]), g.reshape(-1, shape[-1])
+    d = x2.shape[1]
+    y, mu, rs = K.layer_norm_forward(x2, np.ones(d, np.float32), np.zeros(d, np.float32), 1e-5)
+    zr = np.zeros(x2.shape[0], np.float32)
+    out[f"ln{tag}"] = y
+    out[f"lnbwd{tag}"] = np.concatenate([a.reshape(-1) for a in K.layer_norm_backward(
+        g2, x2, np.ones(d, np.float32), mu, rs, zr, zr)])
+    labels = rng2.integers(0, c, n * x3.shape[2])
+    cot = np.ones(n * x3.shape[2], np.float32)
+    loss, dl, bad = K.softmax_ce_sparse(x3, labels, np.zeros(0, np.float32), -100, 0.1, cot, True)
+    out[f"ce{tag}"], out[f"cegrad{tag}"] = loss, dl
+    rows = x3.transpose(0, 2, 1).reshape(-1, c, 1).copy()
+    loss, dl, bad = K.softmax_ce_sparse(rows, labels, np.zeros(0, np.float32), -100, 0.0, cot, True)
+    out[f"cerows{tag}"], out[f"cerowsgrad{tag}"] = loss, dl
+    probs = np.abs(g3) / np.abs(g3).sum(axis=1, keepdims=True)
+    loss, dl = K.softmax_ce_dense(x3, probs.astype(np.float32), cot, True)
+    out[f"cedense{tag}"], out[f"cedensegrad{tag}"] = loss, dl
+    ge = g.reshape(-1, 256)
+    out[f"emb{tag}"] = K.embedding_backward(ge, rng2.integers(0, 100, ge.shape[0]), 100, 3, False)
 np.savez(sys.argv[1], **out)
 """
 
