@@ -24,6 +24,7 @@
 
 #include "grain.h"
 #include "kernels.h"
+#include "team_gemm.h"
 
 namespace spore {
 namespace {
@@ -75,14 +76,13 @@ py::array_t<float> dense_forward(farr x, farr w, farr b, bool trans_a, bool tran
             // computing the transposed product W @ x.T; the epilogue writes it back transposed.
             const bool flip = trans_b && !trans_a && g.n <= 16 && g.m > 16;
             std::vector<float> tmp;
-            GemmTeam team(g.m * g.n * g.k);  // small products on this thread alone (kernels.h)
             if (g.k == 0) {
                 std::fill(py_, py_ + g.m * g.n, 0.0f);
             } else if (flip) {
                 tmp.resize(static_cast<size_t>(g.n * g.m));
-                check_sgemm(dnnl_sgemm('N', 'T', g.n, g.m, g.k, 1.0f, pw, ldw, px, ldx, 0.0f, tmp.data(), g.m));
+                check_sgemm(team_sgemm('N', 'T', g.n, g.m, g.k, 1.0f, pw, ldw, px, ldx, 0.0f, tmp.data(), g.m));
             } else {
-                check_sgemm(dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', g.m, g.n, g.k, 1.0f, px, ldx, pw,
+                check_sgemm(team_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', g.m, g.n, g.k, 1.0f, px, ldx, pw,
                                        ldw, 0.0f, py_, g.n));
             }
             for (dnnl_dim_t i = 0; i < g.m; ++i) {
@@ -180,9 +180,8 @@ py::tuple dense_backward(farr g, farr x, const py::object& w_obj, const py::obje
             std::fill(pdw, pdw + o * i, 0.0f);
             if (pdx) std::fill(pdx, pdx + n * i, 0.0f);
         } else {
-            GemmTeam team(n * i * o);  // small products on this thread alone (kernels.h)
-            check_sgemm(dnnl_sgemm('T', 'N', o, i, n, 1.0f, r, o, px, i, 0.0f, pdw, i));
-            if (pdx) check_sgemm(dnnl_sgemm('N', 'N', n, i, o, 1.0f, r, o, pw, i, 0.0f, pdx, i));
+            check_sgemm(team_sgemm('T', 'N', o, i, n, 1.0f, r, o, px, i, 0.0f, pdw, i));
+            if (pdx) check_sgemm(team_sgemm('N', 'N', n, i, o, 1.0f, r, o, pw, i, 0.0f, pdx, i));
         }
     }
     return py::make_tuple(dx, dw, db);

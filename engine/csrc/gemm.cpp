@@ -3,7 +3,8 @@
 //
 // MatMul/BatchMatMul route float32 here (spore/ops/linalg.py): at one thread on the MLP and CNN
 // shapes it beats NumPy's OpenBLAS by 1.1-3x (numbers in the H2a report); below ~1e5 multiply-adds
-// NumPy's lower call overhead wins and the Python side keeps those.
+// NumPy's lower call overhead wins and the Python side keeps those. Above the GEMM grain the product
+// is split in output tiles over the team (team_gemm.h), the same bits for any team size.
 //
 // bf16_matmul: bfloat16 operands, float32 result, through oneDNN's matmul primitive (its brgemm
 // kernels use AVX512-BF16 / AMX where the CPU has them; `cpu_isa()` says which ISA oneDNN runs on and
@@ -24,6 +25,7 @@
 
 #include "grain.h"
 #include "kernels.h"
+#include "team_gemm.h"
 
 namespace spore {
 
@@ -47,8 +49,7 @@ static py::array_t<float> sgemm(farr a, farr b, bool trans_a, bool trans_b) {
             std::fill(pc, pc + M * N, 0.0f);
             return c;
         }
-        GemmTeam team(M * N * K);  // small products on this thread alone (kernels.h)
-        st = dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', M, N, K, 1.0f, pa, lda, pb, ldb, 0.0f, pc, N);
+        st = team_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', M, N, K, 1.0f, pa, lda, pb, ldb, 0.0f, pc, N);
     }
     if (st != dnnl_success) throw std::runtime_error("sgemm: oneDNN failed");
     return c;

@@ -33,6 +33,12 @@ for m, k, n in %r:
     out[f"sgemm{m}x{k}x{n}"] = _kernels.sgemm(a, b, False, True)
     ab, bb = a.astype(ml_dtypes.bfloat16).view(np.uint16), b.astype(ml_dtypes.bfloat16).view(np.uint16)
     out[f"bf16{m}x{k}x{n}"] = _kernels.bf16_matmul(ab, bb, False, True)
+    out[f"sgemmTN{m}x{k}x{n}"] = _kernels.sgemm(np.ascontiguousarray(a.T), b.T.copy(), True, False)
+    bias = rng.standard_normal(n).astype(np.float32)
+    y = _kernels.dense_forward(a, b, bias, False, True, True)
+    g = rng.standard_normal(y.shape).astype(np.float32)
+    dx, dw, db = _kernels.dense_backward(g, a, b, y)
+    out[f"dense{m}x{k}x{n}"], out[f"dense_dx{m}x{k}x{n}"], out[f"dense_dw{m}x{k}x{n}"] = y, dx, dw
 xc = rng.standard_normal((32, 3, 32, 32)).astype(np.float32)  # SimpleCNN's conv: 14M MACs, below the grain
 wc = rng.standard_normal((16, 3, 3, 3)).astype(np.float32)
 out["conv"] = _kernels.conv2d_forward(xc, wc, None, (1, 1), (1, 1, 1, 1), (1, 1), 1)
@@ -70,15 +76,30 @@ def test_below_the_grain_one_and_two_threads_agree_bit_for_bit(tmp_path: Path) -
         np.testing.assert_array_equal(one[k], two[k], err_msg=k)
 
 
-def test_above_the_grain_threads_change_only_the_summation_order(tmp_path: Path) -> None:
-    # Above the grain oneDNN splits the product over the team; float32 partial sums may be added in
-    # another order. Bound: K * 2**-24 * sum|a||b| per entry ~ 1024 * 6e-8 * 32 (|a||b| summed over
-    # K=1024 standard normals ~ 0.64 K) ~ 2e-3, asserted within 2e-3.
+def test_above_the_grain_float32_gemms_agree_bit_for_bit(tmp_path: Path) -> None:
+    # Above the grain Spore's float32 GEMMs (MatMul, Dense forward and both gradients) run in output
+    # tiles fixed by the shape, one single-threaded sgemm each (engine/csrc/team_gemm.h), so the team
+    # size changes no bit. bf16 GEMMs are oneDNN's matmul primitive, split over the team by oneDNN:
+    # float32 partial sums may be added in another order. Bound: K * 2**-24 * sum|a||b| per entry
+    # ~ 1024 * 6e-8 * 32 (|a||b| summed over K=1024 standard normals ~ 0.64 K) ~ 2e-3.
     one = _child(tmp_path, "t1", _LARGE, OMP_NUM_THREADS="1")
     two = _child(tmp_path, "t2", _LARGE, OMP_NUM_THREADS="2")
-    for k in one:
-        if k.startswith(("sgemm", "bf16")) and "x1024x" in k:
-            np.testing.assert_allclose(one[k], two[k], rtol=0, atol=2e-3, err_msg=k)
+    m, k, n = _LARGE[0]
+    checked = 0
+    for key in one:
+        if key.startswith("bf16"):
+            np.testing.assert_allclose(one[key], two[key], rtol=0, atol=2e-3, err_msg=key)
+        elif key.startswith(("sgemm", "dense")) and key.endswith(f"{m}x{k}x{n}"):
+            np.testing.assert_array_equal(one[key], two[key], err_msg=key)
+            checked += 1
+    assert checked == 5
+    # and against float64 (the tiles cover the whole output, each entry once)
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((n, k)).astype(np.float32)
+    ref = a.astype(np.float64) @ b.astype(np.float64).T
+    for key in (f"sgemm{m}x{k}x{n}", f"sgemmTN{m}x{k}x{n}"):
+        np.testing.assert_allclose(two[key], ref, rtol=0, atol=2e-3, err_msg=key)
 
 
 def test_wait_policy_never_changes_results(tmp_path: Path) -> None:
