@@ -4,8 +4,8 @@
     .venv/bin/python bench/bench_speed_load.py --quick    # shorter timings
 
 (a) training steps/s at 1 and 2 threads with 0, 1 and 2 competing busy processes (started here,
-bounded by a deadline and killed at the end), PyNative and Graph, MLP and SimpleCNN, beside PyTorch
-eager when importable; (b) LeNet-5 compile + first step with a cold and a warm conv tuning cache;
+bounded by a deadline and killed at the end), PyNative and Graph, MLP, SimpleCNN and the GEMM-heavy
+net, beside PyTorch eager when importable (1- and 2-thread rounds alternate in one process); (b) LeNet-5 compile + first step with a cold and a warm conv tuning cache;
 (c) O0 vs O2-bf16 vs O2-fp16 step time for the MLP, SimpleCNN and a GEMM-heavy Dense net, beside
 PyTorch's bf16 autocast. Every measurement runs in its own subprocess (thread pools are sized when
 they load), so the environment of each row is exactly what the row says.
@@ -25,7 +25,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
-NETS = ("mlp", "simplecnn")
+NETS_LOAD = ("mlp", "simplecnn", "gemm")  # the GEMM-heavy net is the one whose products use the team
 BATCH = {"mlp": 64, "simplecnn": 32, "lenet": 64, "gemm": 256}
 
 
@@ -155,10 +155,9 @@ def worker_spore_amp(cfg: dict[str, Any]) -> dict[str, Any]:
     return {"ms_per_step": best, "rounds": rounds}
 
 
-def worker_torch(cfg: dict[str, Any]) -> dict[str, Any]:
+def _torch_step(cfg: dict[str, Any]) -> Any:
     import torch
 
-    torch.set_num_threads(int(cfg["threads"]))
     torch.manual_seed(0)
     net = _torch_net(cfg["net"])
     x, y = _data(cfg["net"])
@@ -179,7 +178,65 @@ def worker_torch(cfg: dict[str, Any]) -> dict[str, Any]:
         opt.step()
         loss.item()
 
-    return _time_steps(step, cfg["seconds"])
+    return step
+
+
+def worker_torch(cfg: dict[str, Any]) -> dict[str, Any]:
+    import torch
+
+    torch.set_num_threads(int(cfg["threads"]))
+    return _time_steps(_torch_step(cfg), cfg["seconds"])
+
+
+def worker_load(cfg: dict[str, Any]) -> dict[str, Any]:
+    """1 and 2 threads of one training step in one process, alternating in short rounds (the team is
+    resized between rounds: Spore's `_kernels.set_num_threads`, PyTorch's `torch.set_num_threads`).
+
+    Why one process: separate 1- and 2-thread processes run seconds apart on a shared machine, and
+    the other processes' load swung single runs by up to 2x, more than the effect measured. Rounds
+    a few ms to ~200 ms long, alternated, see the same load; the median round of each team size is
+    reported. The 2-thread team's second thread sleeps through the 1-thread rounds (passive wait)."""
+    if cfg["backend"] == "torch":
+        import torch
+
+        step, set_threads = _torch_step(cfg), torch.set_num_threads
+    else:
+        import spore as ms
+        from spore import _kernels, nn
+
+        ms.set_context(mode=ms.GRAPH_MODE if cfg.get("mode") == "graph" else ms.PYNATIVE_MODE)
+        ms.set_seed(0)
+        net = _spore_net(cfg["net"])
+        x, y = _data(cfg["net"])
+        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+        opt = nn.Momentum(net.trainable_params(), learning_rate=0.01, momentum=0.9)
+        cell = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt).set_train()
+        xd, yd = ms.Tensor(x), ms.Tensor(y)
+
+        def step() -> None:
+            cell(xd, yd).asnumpy()
+
+        set_threads = _kernels.set_num_threads
+    teams = (1, 2)
+    for t in teams:
+        set_threads(t)
+        for _ in range(3):
+            step()
+    t0 = time.perf_counter()
+    step()
+    per_round = max(1, int(0.02 / max(time.perf_counter() - t0, 1e-6)))  # rounds of ~20 ms or one step
+    rounds: dict[int, list[float]] = {t: [] for t in teams}
+    t_end = time.perf_counter() + cfg["seconds"]
+    while len(rounds[1]) < cfg.get("min_rounds", 5) or time.perf_counter() < t_end:
+        for t in teams if len(rounds[1]) % 2 == 0 else teams[::-1]:
+            set_threads(t)
+            t0 = time.perf_counter()
+            for _ in range(per_round):
+                step()
+            rounds[t].append((time.perf_counter() - t0) / per_round)
+    med = {t: sorted(v)[len(v) // 2] for t, v in rounds.items()}
+    return {"steps_per_s": {str(t): 1.0 / med[t] for t in teams}, "rounds": len(rounds[1]),
+            "per_round": per_round}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -248,28 +305,24 @@ def _sps(r: dict[str, Any]) -> str:
     return f"{r['steps_per_s']:.0f}" if "steps_per_s" in r else f"n/a ({r.get('error')})"
 
 
-def section_load(seconds: float, torch_ok: bool, env_extra: dict[str, str] | None = None, repeats: int = 3) -> str:
+def section_load(seconds: float, torch_ok: bool, env_extra: dict[str, str] | None = None) -> str:
     rows = []
     backends = [("spore", "pynative"), ("spore", "graph")] + ([("torch", "eager")] if torch_ok else [])
     for busy in (0, 1, 2):
         with BusyProcs(busy, limit=600):
-            for net in NETS:
+            for net in NETS_LOAD:
                 for backend, mode in backends:
-                    # 1 and 2 threads alternate, `repeats` runs each, best kept: other processes on a
-                    # shared machine only ever take throughput away, and alternating exposes both
-                    # team sizes to the same swings of that load
-                    runs: dict[int, list[dict[str, Any]]] = {1: [], 2: []}
-                    for _ in range(repeats):
-                        for t in (1, 2):
-                            runs[t].append(run_worker({"backend": backend, "net": net, "mode": mode, "threads": t,
-                                                       "seconds": seconds}, env_extra))
-                    r1, r2 = (max(runs[t], key=lambda r: r.get("steps_per_s", -1.0)) for t in (1, 2))
-                    ratio = (f"{r2['steps_per_s'] / r1['steps_per_s']:.2f}"
-                             if "steps_per_s" in r1 and "steps_per_s" in r2 else "n/a")
-                    rows.append([str(busy), net, f"{backend} {mode}", _sps(r1), _sps(r2), ratio])
-    return table(f"(a) training steps/s under load: 1 vs 2 threads with 0/1/2 busy processes (best of {repeats}, "
-                 "alternating)",
-                 ["busy", "net", "backend", "1 thread", "2 threads", "2t/1t"], rows)
+                    r = run_worker({"backend": backend, "load": True, "net": net, "mode": mode, "threads": 2,
+                                    "seconds": seconds * (2 if net == "gemm" else 1)}, env_extra)
+                    if "steps_per_s" not in r:
+                        rows.append([str(busy), net, f"{backend} {mode}", "n/a", "n/a", str(r.get("error"))])
+                        continue
+                    s1, s2 = r["steps_per_s"]["1"], r["steps_per_s"]["2"]
+                    rows.append([str(busy), net, f"{backend} {mode}", f"{s1:.1f}", f"{s2:.1f}", f"{s2 / s1:.2f}",
+                                 str(r["rounds"])])
+    return table("(a) training steps/s under load: 1 vs 2 threads with 0/1/2 busy processes (one process per row, "
+                 "1- and 2-thread rounds alternating; medians)",
+                 ["busy", "net", "backend", "1 thread", "2 threads", "2t/1t", "rounds"], rows)
 
 
 def section_cache(seconds: float) -> str:
@@ -337,7 +390,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.cmd == "worker":
         cfg = json.loads(args.cfg)
-        work = {"torch": worker_torch, "spore-amp": worker_spore_amp}.get(cfg["backend"], worker_spore)
+        work = worker_load if cfg.get("load") else {"torch": worker_torch, "spore-amp": worker_spore_amp}.get(
+            cfg["backend"], worker_spore)
         out = work(cfg)
         print(json.dumps(out))
         return 0
@@ -345,7 +399,7 @@ def main(argv: list[str] | None = None) -> int:
     torch_ok = has_torch()
     print(f"CPU: {cpu_flags()}")
     if args.cmd in ("all", "load"):
-        print(section_load(seconds, torch_ok, repeats=2 if args.quick else 3))  # --quick: make bench's 900 s budget
+        print(section_load(3 * seconds, torch_ok))
         print()
     if args.cmd in ("all", "cache"):
         print(section_cache(seconds))
