@@ -23,7 +23,7 @@ from ..errors import SporeError
 from ..ops.observers import OBSERVERS, OpEvent, run_observed
 from .control_flow import IF, WHILE
 from .grad import WHILE_GRAD
-from .ir import Const, Eqn, Graph, Var, subgraphs
+from .ir import Const, Eqn, Graph, Var, has_subgraphs, subgraphs
 
 Step = Callable[[list], None]
 
@@ -159,7 +159,7 @@ class Executable:
         self.in_slots = [self.slots.of(v) for v in graph.inputs]
         self.param_slots = [(self.slots.of(p.var), p.param) for p in graph.params]
         self.inplace_ok = self._inplace_candidates(graph) if free_dead else set()
-        self.steps, self.observed_steps, self.step_eqns = self._schedule(graph.eqns)
+        self.steps, self.observed_steps, self.step_eqns = self._schedule(graph.eqns, top=True)
         self.out_slots = [self.slots.of(a) for a in graph.outputs]
         self.update_slots = [(p.param, self.slots.of(v)) for p, v in graph.updates]
         self.template: list[Any] = [None] * self.slots.size
@@ -169,22 +169,27 @@ class Executable:
             self._plan_frees()
 
     # --- scheduling ---------------------------------------------------------------------------
-    def _schedule(self, eqns: list[Eqn]) -> tuple[list[Step], list[Step], list[Eqn]]:
+    def _schedule(self, eqns: list[Eqn], top: bool = False) -> tuple[list[Step], list[Step], list[Eqn]]:
         """The steps of `eqns`, and the same steps reporting to observers (control flow picks its
-        sub-schedules when it runs, so one compound step serves both)."""
+        sub-schedules when it runs, so one compound step serves both). Only the top level's equations
+        may write in place (`inplace_ok` is their analysis; an equation object can also sit in a
+        sub-graph, where that analysis does not hold)."""
         steps: list[Step] = []
         observed: list[Step] = []
+        of = self.slots.of
+        inplace_ok = self.inplace_ok if top else ()
         for e in eqns:
-            ins = [self.slots.of(a) for a in e.inputs]
-            outs = [self.slots.of(v) for v in e.outputs]
-            if e.prim is IF:
+            ins = [of(a) for a in e.inputs]
+            outs = [of(v) for v in e.outputs]
+            prim = e.prim
+            if prim is IF:
                 steps.append(self._if_step(e, ins[0], outs))
-            elif e.prim is WHILE:
+            elif prim is WHILE:
                 steps.append(self._while_step(e, ins, outs))
-            elif e.prim is WHILE_GRAD:
+            elif prim is WHILE_GRAD:
                 steps.append(self._while_grad_step(e, ins, outs))
             else:
-                kernel = _inplace_step(e, ins, outs[0]) if id(e) in self.inplace_ok else _kernel_step(e, ins, outs)
+                kernel = _inplace_step(e, ins, outs[0]) if id(e) in inplace_ok else _kernel_step(e, ins, outs)
                 steps.append(kernel)
                 observed.append(_observed_step(e, kernel, ins, outs))
                 continue
@@ -247,9 +252,10 @@ class Executable:
             for a in e.inputs:
                 if isinstance(a, Var):
                     last[a.id] = i
-            for sub in subgraphs(e):
-                for vid in sub.free_uses():
-                    last[vid] = i
+            if e.attrs and has_subgraphs(e):
+                for sub in subgraphs(e):
+                    for vid in sub.free_uses():
+                        last[vid] = i
         ok: set[int] = set()
         for i, e in enumerate(graph.eqns):
             if not e.prim.inplace or len(e.outputs) != 1 or not e.inputs:
@@ -266,15 +272,17 @@ class Executable:
         keep = set(self.out_slots) | {s for s, _ in self.param_slots} | {s for _, s in self.update_slots}
         keep |= {s for s, _ in self.slots.consts}
         last: dict[int, int] = {}
+        index = self.slots.index
         for i, e in enumerate(self.step_eqns):
             for a in e.inputs:
                 if isinstance(a, Var):
-                    last[self.slots.of(a)] = i
-            for sub in subgraphs(e):
-                for vid in sub.free_uses():
-                    slot = self.slots.index.get(vid)
-                    if slot is not None:
-                        last[slot] = i
+                    last[index[a.id]] = i  # (every read Var has its slot: _schedule gave it one)
+            if e.attrs and has_subgraphs(e):
+                for sub in subgraphs(e):
+                    for vid in sub.free_uses():
+                        slot = index.get(vid)
+                        if slot is not None:
+                            last[slot] = i
         frees: dict[int, list[int]] = {}
         for slot, i in last.items():
             if slot not in keep:
@@ -282,7 +290,19 @@ class Executable:
         for i, slots in frees.items():
             self.steps[i] = _with_frees(self.steps[i], tuple(slots))
             self.observed_steps[i] = _with_frees(self.observed_steps[i], tuple(slots))
-        self.peak_live = _peak_live(self.step_eqns, last, keep, self.slots)
+        self._live_plan = (last, keep)
+
+    @property
+    def peak_live(self) -> int:
+        """Bytes of the largest set of simultaneously live intermediate buffers (for reports: worked
+        out when first asked, not on every compile)."""
+        cached = self.__dict__.get("_peak_live")
+        if cached is None:
+            plan = self.__dict__.get("_live_plan")
+            if plan is None:  # built with free_dead=False: nothing is dropped early
+                raise AttributeError("peak_live: this executable keeps every buffer (free_dead=False)")
+            cached = self.__dict__["_peak_live"] = _peak_live(self.step_eqns, plan[0], plan[1], self.slots)
+        return cached
 
     # --- running ------------------------------------------------------------------------------
     def __call__(self, *arrays: np.ndarray) -> list[Any]:

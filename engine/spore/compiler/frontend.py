@@ -859,14 +859,19 @@ def _frozen(v: Any, depth: int = 0) -> Any:
     if isinstance(v, _SCALARS):
         return (type(v), v)
     if depth < 3 and isinstance(v, (tuple, list, set, frozenset, dict)) and len(v) <= 64:
-        items = sorted(v.items(), key=repr) if isinstance(v, dict) else sorted(v, key=repr) \
-            if isinstance(v, (set, frozenset)) else v
+        unordered = isinstance(v, (dict, set, frozenset))
+        items = list(v.items()) if isinstance(v, dict) else list(v) if unordered else v
         out = []
         for item in items:
             f = _frozen(item, depth + 1)
             if f is _NOT_PLAIN:
                 return _NOT_PLAIN
             out.append(f)
+        if unordered:  # in the order of the items' reprs (a set's iteration order is not its value); sorted
+            # only once every item is known to be plain: an optimizer's `{"params": [Parameter, ...]}` is not
+            # worth the reprs of its Parameters
+            order = sorted(range(len(items)), key=lambda i: repr(items[i]))
+            out = [out[i] for i in order]
         return (type(v), tuple(out))
     return _NOT_PLAIN
 
@@ -904,6 +909,20 @@ class _Same:
 
     def __init__(self, value: Any) -> None:
         self.value = value
+
+
+_ENGINE_TYPES: tuple[type, type] | None = None
+
+
+def _engine_types() -> tuple[type, type]:
+    """(Cell, Operation), imported on first use (nn imports this module) and kept: `note_engine`
+    asks for them once per object it walks."""
+    global _ENGINE_TYPES
+    from ..nn.cell import Cell
+    from ..ops.operation import Operation
+
+    _ENGINE_TYPES = (Cell, Operation)
+    return _ENGINE_TYPES
 
 
 class Guards:
@@ -959,9 +978,7 @@ class Guards:
         interpreted, so its attribute reads are not seen one by one): the immutable plain values in
         its instance dict (compared by value), the ops and Cells it holds (by identity), recursively
         through them; its public mutable plain containers (a list of ratios) go to the per-value guards."""
-        from ..nn.cell import Cell
-        from ..ops.operation import Operation
-
+        Cell, Operation = _ENGINE_TYPES or _engine_types()
         seen = set() if seen is None else seen
         d = getattr(obj, "__dict__", None)
         if d is None or id(obj) in seen or len(seen) > 4096 or id(obj) in self.objects:
@@ -971,13 +988,15 @@ class Guards:
         seen.add(id(obj))
         names, values = [], []
         for name, value in list(d.items()):  # a Cell's children are instance attributes too
-            if isinstance(value, (Cell, Operation)):
+            if isinstance(value, _SCALARS):
+                names.append(name)
+                values.append(value)
+            elif isinstance(value, (Cell, Operation)):
                 names.append(name)
                 values.append(value)
                 self.held.add(id(value))
                 self.note_engine(value, seen)
-            elif isinstance(value, _SCALARS) or (isinstance(value, (tuple, frozenset)) and
-                                                 _frozen_or_none(value) not in (None, _NOT_PLAIN)):
+            elif isinstance(value, (tuple, frozenset)) and _frozen_or_none(value) not in (None, _NOT_PLAIN):
                 names.append(name)
                 values.append(value)
             elif not name.startswith("_"):  # (a Cell's own bookkeeping — children, hooks, flags — bumps the

@@ -79,6 +79,11 @@ class Eqn:
     scope: str = ""
     fused: list[str] = field(default_factory=list)  # names of the ops a fusion pass merged here
 
+    def replaced(self, **changes: Any) -> Eqn:
+        """A copy with `changes` applied (what `dataclasses.replace` gives, without its per-call field
+        inspection: the passes copy equations by the hundred per compile)."""
+        return _copied(self, changes)
+
     def __repr__(self) -> str:
         outs = ", ".join(repr(o) for o in self.outputs)
         ins = ", ".join(repr(i) for i in self.inputs)
@@ -109,16 +114,23 @@ class Graph:
     # parameter updates a training step performs: (Param, Var holding the new value)
     updates: list[tuple[Param, Var]] = field(default_factory=list)
 
+    def replaced(self, **changes: Any) -> Graph:
+        """A copy with `changes` applied (`dataclasses.replace` without its per-call field inspection)."""
+        return _copied(self, changes)
+
     def uses(self) -> dict[int, int]:
         """How many times each Var id is read (by equations, outputs and parameter updates)."""
         counts: dict[int, int] = {}
+        get = counts.get
         for e in self.eqns:
             for a in e.inputs:
                 if isinstance(a, Var):
-                    counts[a.id] = counts.get(a.id, 0) + 1
-            for sub in subgraphs(e):
-                for vid, n in sub.free_uses().items():
-                    counts[vid] = counts.get(vid, 0) + n
+                    vid = a.id
+                    counts[vid] = get(vid, 0) + 1
+            if e.attrs and has_subgraphs(e):
+                for sub in subgraphs(e):
+                    for vid, n in sub.free_uses().items():
+                        counts[vid] = get(vid, 0) + n
         for a in self.outputs:
             if isinstance(a, Var):
                 counts[a.id] = counts.get(a.id, 0) + 1
@@ -142,3 +154,20 @@ class Graph:
 def subgraphs(e: Eqn) -> list[Graph]:
     """Sub-graphs held by a control-flow equation (empty for ordinary ops)."""
     return [v for v in e.attrs.values() if isinstance(v, Graph)]
+
+
+def has_subgraphs(e: Eqn) -> bool:
+    """Whether `e` holds sub-graphs (control flow): the passes ask it of every equation, so it is a
+    plain loop (no list, no generator) that stops at the first one."""
+    for v in e.attrs.values():
+        if isinstance(v, Graph):
+            return True
+    return False
+
+
+def _copied(obj: Any, changes: dict[str, Any]) -> Any:
+    new = object.__new__(type(obj))
+    d = new.__dict__
+    d.update(obj.__dict__)
+    d.update(changes)
+    return new

@@ -43,9 +43,14 @@ from .debug_hooks import PROBE, eager_for_debugger, runs_eagerly
 from .executor import Executable
 from .frontend import Frontend, parse_function
 from .grad import backprop
+from .graph_grad import traced_grad as _traced_grad  # noqa: F401  (why: below)
 from .ir import Const, Graph, Var, subgraphs
 from .passes import optimize
 from .trace import GraphBuilder, building
+
+# `graph_grad` is what a training step's `value_and_grad` calls while it compiles (autodiff/api.py imports
+# it there, on first use): loaded with the compiler, so the first compile of a training step does not also
+# pay for reading (and, without a bytecode cache, compiling) one more module
 
 
 class CompiledEntry:

@@ -212,14 +212,14 @@ class GraphBuilder:
     def bind(self, prim: Primitive, inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Any:
         """Record `prim` applied to `inputs`; returns Tracer(s) typed by the op's infer rule."""
         avals = prim.infer(*inputs, **attrs)
-        multi = prim.multi_output
-        for a in (avals if multi else (avals,)):
-            if any(d < 0 for d in a.shape):  # infer's mark for a size only the values decide
-                raise ValueDependentShapeError(
-                    f"{prim.name}: the size of its output depends on the input's values, which are only known "
-                    "when the graph runs", hint=support.RULES["value_dependent_shape"].fix)
-        tracers = tuple(Tracer(v, self) for v in self.emit(prim, inputs, dict(attrs), avals if multi else (avals,)))
-        return tracers if multi else tracers[0]
+        if prim.multi_output:
+            for a in avals:
+                if a.shape and min(a.shape) < 0:  # infer's mark for a size only the values decide
+                    raise _value_dependent(prim)
+            return tuple([Tracer(v, self) for v in self.emit(prim, inputs, dict(attrs), avals)])
+        if avals.shape and min(avals.shape) < 0:
+            raise _value_dependent(prim)
+        return Tracer(self.emit(prim, inputs, dict(attrs), (avals,))[0], self)
 
     def emit(self, prim: Primitive, inputs: Sequence[Any], attrs: dict[str, Any], avals: Sequence[Aval]) -> list[Var]:
         """Append one equation of `prim` with outputs of the given avals, at the current line and scope.
@@ -246,6 +246,11 @@ class GraphBuilder:
     def finish(self, outputs: Sequence[Any], out_tree: Any = None) -> Graph:
         return Graph(self.name, list(self.inputs), list(self.params.values()) if self.parent is None else [],
                      self.eqns, [self.atom(o) for o in outputs], out_tree)
+
+
+def _value_dependent(prim: Primitive) -> ValueDependentShapeError:
+    return ValueDependentShapeError(f"{prim.name}: the size of its output depends on the input's values, which are "
+                                    "only known when the graph runs", hint=support.RULES["value_dependent_shape"].fix)
 
 
 class building:

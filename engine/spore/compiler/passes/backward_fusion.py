@@ -113,6 +113,8 @@ def _same_atom(a, b) -> bool:
 
 
 def _fuse_loss(graph: Graph) -> Graph:
+    if not any(e.prim is SparseSoftmaxCrossEntropyWithLogits for e in graph.eqns):
+        return graph
     eqns: list[Eqn | None] = list(graph.eqns)
     producer = _producers(graph)
     changed = False
@@ -140,6 +142,8 @@ def _fuse_loss(graph: Graph) -> Graph:
 
 
 def _fuse_relu_grad_bias(graph: Graph) -> Graph:
+    if not any(e.prim is SumTo for e in graph.eqns):
+        return graph
     eqns: list[Eqn | None] = list(graph.eqns)
     producer = _producers(graph)
     changed = False
@@ -170,12 +174,17 @@ def _is_matmul(e: Eqn, r: Var, transpose_a: bool) -> bool:
 
 
 def _fuse_dense_backward(graph: Graph) -> Graph:
+    if not any(e.prim is FusedReluGradBias or e.prim is SumTo for e in graph.eqns):
+        return graph
     eqns: list[Eqn | None] = list(graph.eqns)
     readers: dict[int, list[int]] = {}
+    defined_at: dict[int, int] = {}  # var id -> the (first) equation defining it
     for k, e in enumerate(graph.eqns):
         for a in e.inputs:
             if isinstance(a, Var):
                 readers.setdefault(a.id, []).append(k)
+        for o in e.outputs:
+            defined_at.setdefault(o.id, k)
     uses = graph.uses()
     changed = False
     for k, e in enumerate(graph.eqns):
@@ -207,7 +216,7 @@ def _fuse_dense_backward(graph: Graph) -> Graph:
         if w and tuple(w[0].aval.shape) != (r.aval.shape[1], x.aval.shape[1]):
             continue  # r @ M with an M that is not (O, I): not this layer's input gradient
         at = min([bias_at] + dw_at + dx_at)
-        if any(isinstance(a, Var) and _defined_at(graph, a) >= at for a in [x] + w):
+        if any(isinstance(a, Var) and defined_at.get(a.id, -1) >= at for a in [x] + w):
             continue
         outs = ([graph.eqns[dx_at[0]].outputs[0]] if dx_at else []) + [dw_eqn.outputs[0], db]
         fused_from = eqns[bias_at]
@@ -220,10 +229,3 @@ def _fuse_dense_backward(graph: Graph) -> Graph:
     if not changed:
         return graph
     return apply_subst(graph, [e for e in eqns if e is not None], {})
-
-
-def _defined_at(graph: Graph, v: Var) -> int:
-    for k, e in enumerate(graph.eqns):
-        if any(o.id == v.id for o in e.outputs):
-            return k
-    return -1

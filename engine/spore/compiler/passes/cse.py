@@ -7,8 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from ..ir import Atom, Graph, Var
+from ..ir import Atom, Graph, Var, has_subgraphs
 from .rewrite import apply_subst, rename_eqn
+
+_PLAIN = (int, float, bool, str, type(None))  # attribute values that are their own key (most of them)
 
 
 def _key_of(a: Atom) -> Any:
@@ -21,6 +23,8 @@ def _key_of(a: Atom) -> Any:
 
 
 def _attr_key(v: Any) -> Any:
+    if type(v) in _PLAIN:
+        return v
     if isinstance(v, np.ndarray):
         return ("arr", v.dtype.str, v.shape, v.tobytes())
     if isinstance(v, (list, tuple)):
@@ -41,14 +45,14 @@ def eliminate_common_subexpressions(graph: Graph) -> Graph:
     for e in graph.eqns:
         e = rename_eqn(e, subst)
         prim = e.prim
-        if prim.side_effect or prim.random or any(isinstance(v, Graph) for v in e.attrs.values()):
-            if prim.side_effect or any(isinstance(v, Graph) for v in e.attrs.values()):
+        if prim.side_effect or prim.random or has_subgraphs(e):
+            if prim.side_effect or has_subgraphs(e):
                 seen.clear()  # state may have changed: a later read of it is not the same value
             kept.append(e)
             continue
         # keyed by the primitive itself: two with one name (GraphCall of two graphs) never merge
-        key = (prim, tuple(_key_of(a) for a in e.inputs),
-               tuple(sorted((k, _attr_key(v)) for k, v in e.attrs.items())))
+        key = (prim, tuple([_key_of(a) for a in e.inputs]),
+               tuple(sorted([(k, _attr_key(v)) for k, v in e.attrs.items()])))
         prev = seen.get(key)
         if prev is not None:
             for o, p in zip(e.outputs, prev):
@@ -57,5 +61,3 @@ def eliminate_common_subexpressions(graph: Graph) -> Graph:
         seen[key] = e.outputs
         kept.append(e)
     return apply_subst(graph, kept, subst)
-
-

@@ -60,13 +60,16 @@ def _candidate(e: Eqn) -> bool:
 
 
 def fuse_elementwise(graph: Graph) -> Graph:
+    candidates = [_candidate(e) for e in graph.eqns]
+    if sum(candidates) < 2:  # a chain needs two
+        return graph
     uses = graph.uses()
     eqns = list(graph.eqns)
     group_of: dict[int, list[int]] = {}  # output var id -> indices of the eqns that make it
     absorbed: set[int] = set()
     groups: dict[int, list[int]] = {}   # index of a group's last eqn -> its members
     for i, e in enumerate(eqns):
-        if not _candidate(e):
+        if not candidates[i]:
             continue
         shape = tuple(e.outputs[0].aval.shape)
         members = [i]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ir import Atom, Const, Graph
+from ..ir import Atom, Const, Graph, has_subgraphs
 from .rewrite import apply_subst, rename_eqn
 
 _MAX_FOLD_BYTES = 64 << 20  # don't bake huge arrays into a graph
@@ -15,8 +15,8 @@ def fold_constants(graph: Graph) -> Graph:
     kept = []
     for e in graph.eqns:
         e = rename_eqn(e, subst)
-        foldable = (e.inputs and all(isinstance(a, Const) for a in e.inputs) and not e.prim.side_effect
-                    and not e.prim.random and not any(isinstance(v, Graph) for v in e.attrs.values()))
+        foldable = (e.inputs and isinstance(e.inputs[0], Const) and all(isinstance(a, Const) for a in e.inputs)
+                    and not e.prim.side_effect and not e.prim.random and not has_subgraphs(e))
         if foldable:
             try:
                 res = e.prim.impl(*[np.asarray(a.value) for a in e.inputs], **e.attrs)

@@ -90,6 +90,8 @@ class FusedConvBN:
 
 
 def _fuse_conv_bn(graph: Graph) -> Graph:
+    if not any(e.prim is BatchNorm for e in graph.eqns):
+        return graph
     uses = graph.uses()
     eqns = list(graph.eqns)
     producer = {o.id: i for i, e in enumerate(eqns) for o in e.outputs}
@@ -130,12 +132,20 @@ def _fuse_conv_bn(graph: Graph) -> Graph:
 
 
 def _fuse_dense(graph: Graph) -> Graph:
+    if not any(e.prim is Add for e in graph.eqns):
+        return graph
     uses = graph.uses()
     producer: dict[int, int] = {}
+    readers: dict[int, list[int]] = {}  # var id -> the equations reading it, in order (each once)
     eqns = list(graph.eqns)
     for i, e in enumerate(eqns):
         for o in e.outputs:
             producer[o.id] = i
+        for x in e.inputs:
+            if isinstance(x, Var):
+                at = readers.setdefault(x.id, [])
+                if not at or at[-1] != i:
+                    at.append(i)
     dead: set[int] = set()
     for i, e in enumerate(eqns):
         if e.prim is not Add or i in dead:
@@ -150,8 +160,7 @@ def _fuse_dense(graph: Graph) -> Graph:
         out = e.outputs[0]
         relu = False
         fused_names = ["MatMul", "Add"]
-        consumers = [j for j in range(i + 1, len(eqns)) if any(isinstance(x, Var) and x.id == out.id
-                                                               for x in eqns[j].inputs)]
+        consumers = [j for j in readers.get(out.id, ()) if j > i]  # (the equations after i are still the graph's)
         if uses.get(out.id, 0) == 1 and len(consumers) == 1 and eqns[consumers[0]].prim is ReLU:
             relu_eqn = eqns[consumers[0]]
             relu = True

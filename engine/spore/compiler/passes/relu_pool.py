@@ -18,8 +18,6 @@ PyNative runs the ops as written; this is one of the rewrites only a compiled gr
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 
 from ...ops.conv_pool import MaxPool, MaxPoolGrad
@@ -56,15 +54,21 @@ def _readers(graph: Graph) -> dict[int, list[int]]:
 
 
 def swap_relu_maxpool(graph: Graph) -> Graph:
+    if not any(e.prim is MaxPool for e in graph.eqns):
+        return graph
     uses = graph.uses()
     readers = _readers(graph)
+    relu_of: dict[int, int] = {}  # a ReLU's output -> the (first) ReLU making it
+    for i, e in enumerate(graph.eqns):
+        if e.prim is ReLU:
+            relu_of.setdefault(e.outputs[0].id, i)
     eqns: list[Eqn | None] = list(graph.eqns)
     changed = False
     for ip, pool in enumerate(graph.eqns):
         if pool.prim is not MaxPool or not isinstance(pool.inputs[0], Var):
             continue
         r = pool.inputs[0]
-        ir_ = next((i for i, e in enumerate(graph.eqns) if e.prim is ReLU and e.outputs[0].id == r.id), None)
+        ir_ = relu_of.get(r.id)
         if ir_ is None or eqns[ir_] is None:
             continue
         p, idx = pool.outputs
@@ -93,12 +97,12 @@ def swap_relu_maxpool(graph: Graph) -> Graph:
                            pool.scope, ["MaxPool", "ReLU"])
             if grad_pair:
                 irg, ipg = grad_pair
-                eqns[ipg] = replace(graph.eqns[ipg], outputs=list(graph.eqns[irg].outputs))
+                eqns[ipg] = graph.eqns[ipg].replaced(outputs=list(graph.eqns[irg].outputs))
                 eqns[irg] = None
             changed = True
             continue
         pooled = Var(p.aval, "pooled")
-        eqns[ip] = replace(pool, inputs=[x] + list(pool.inputs[1:]), outputs=[pooled, idx])
+        eqns[ip] = pool.replaced(inputs=[x] + list(pool.inputs[1:]), outputs=[pooled, idx])
         relu_small = Eqn(ReLU, [pooled], {}, [p], pool.loc, pool.scope, ["MaxPool", "ReLU"])
         eqns[ip] = [eqns[ip], relu_small]  # type: ignore[assignment]
         if grad_pair:
@@ -106,7 +110,7 @@ def swap_relu_maxpool(graph: Graph) -> Graph:
             rg, pg = graph.eqns[irg], graph.eqns[ipg]
             masked = Var(pg.inputs[0].aval, "masked")
             eqns[ipg] = [Eqn(ReluGrad, [pg.inputs[0], p], {}, [masked], rg.loc, rg.scope),  # type: ignore
-                         replace(pg, inputs=[masked] + list(pg.inputs[1:]), outputs=list(rg.outputs))]
+                         pg.replaced(inputs=[masked] + list(pg.inputs[1:]), outputs=list(rg.outputs))]
             eqns[irg] = None
         changed = True
     if not changed:

@@ -7,8 +7,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from ...ops.array import BroadcastTo, Cast, Identity, Reshape
 from ...ops.shape_ops import Transpose
 from ..ir import Atom, Eqn, Graph, Var
@@ -35,14 +33,14 @@ def simplify(graph: Graph) -> Graph:
             continue
         src = producer.get(x.id) if isinstance(x, Var) else None
         if prim is Reshape and src is not None and src.prim is Reshape:
-            e = replace(e, inputs=[src.inputs[0]])
+            e = e.replaced(inputs=[src.inputs[0]])
         elif prim is Transpose and src is not None and src.prim is Transpose:
             inner, outer = src.attrs["perm"], e.attrs["perm"]
             perm = tuple(inner[p] for p in outer)
             if perm == tuple(range(len(perm))):
                 subst[out.id] = src.inputs[0]
                 continue
-            e = replace(e, inputs=[src.inputs[0]], attrs={**e.attrs, "perm": perm})
+            e = e.replaced(inputs=[src.inputs[0]], attrs={**e.attrs, "perm": perm})
         for o in e.outputs:
             producer[o.id] = e
         kept.append(e)
