@@ -29,6 +29,8 @@ import math
 import operator
 import textwrap
 import types
+import weakref
+from collections import OrderedDict
 from dataclasses import dataclass
 from itertools import repeat as _repeat
 from typing import Any, Callable
@@ -132,6 +134,41 @@ def parse_function(fn: Callable) -> _FnInfo:
     return info
 
 
+_CHECKED: dict[tuple, tuple[support.Finding, ...]] = {}
+
+
+def _checked(code: types.CodeType, fdef: ast.FunctionDef, scope: str, aliases: dict[str, str],
+             is_method: bool) -> tuple[support.Finding, ...]:
+    """`support.check_function` of a parsed function, kept per code object and everything else the
+    check reads (the name it reports, the module aliases of its globals, method or not): a user Cell's
+    construct is interpreted at every call site (a block used 16 times) and in every compile, and the
+    check walks its whole AST. A redefined function is a new code object, a rebound module global a
+    new alias map: either is checked afresh."""
+    key = (code, scope, is_method, frozenset(aliases.items()))
+    found = _CHECKED.get(key)
+    if found is None:
+        found = _CHECKED[key] = tuple(support.check_function(fdef, scope, aliases, is_method=is_method))
+    return found
+
+
+_SIGNATURES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _signature(fn: Callable) -> inspect.Signature:
+    """`inspect.signature(fn)`, kept per plain function while its code and defaults stay the ones it was
+    read from (`fn.__defaults__ = ...` or a new `__code__` reads it again). Functions with keyword-only
+    defaults (a dict, changed in place) or a `__wrapped__`/`__signature__` of their own are read each time."""
+    if type(fn) is not types.FunctionType or fn.__kwdefaults__ or "__wrapped__" in fn.__dict__ \
+            or "__signature__" in fn.__dict__:
+        return inspect.signature(fn)
+    hit = _SIGNATURES.get(fn)
+    if hit is not None and hit[0] is fn.__code__ and hit[1] is fn.__defaults__:
+        return hit[2]
+    sig = inspect.signature(fn)
+    _SIGNATURES[fn] = (fn.__code__, fn.__defaults__, sig)
+    return sig
+
+
 class Frontend:
     """Interprets user functions over tracers into the active GraphBuilder."""
 
@@ -181,7 +218,7 @@ class Frontend:
         try:
             aliases = {k: v.__name__.split(".")[0] for k, v in fn.__globals__.items()
                        if isinstance(v, types.ModuleType)}
-            findings = support.check_function(fdef, scope_name, aliases, is_method=self_obj is not None)
+            findings = _checked(fn.__code__, fdef, scope_name, aliases, self_obj is not None)
             if findings:
                 f = findings[0]
                 err = GraphCompileError(f"{f.rule.construct} is not supported: {f.rule.reason}",
@@ -190,7 +227,7 @@ class Frontend:
                                         hint=f.rule.fix, scope=scope_name, rule=f.rule.id)
                 err.break_at = (f.line, f.col)
                 raise err
-            env = _bind(inspect.signature(fn), (*((self_obj,) if self_obj is not None else ()), *args), kwargs)
+            env = _bind(_signature(fn), (*((self_obj,) if self_obj is not None else ()), *args), kwargs)
             scope = _Scope(env, fn)
             result = self.exec_block(fdef.body, scope)
             return result.value if isinstance(result, _Return) else None
@@ -852,6 +889,8 @@ def _is_pure_library(func: Any) -> bool:
 
 
 _SCALARS = (bool, int, float, complex, str, bytes, type(None))
+_EXACT_SCALARS = frozenset(_SCALARS)  # these very types (no subclass): a scalar without an isinstance walk
+_EXACT_MUTABLE = frozenset({dict, OrderedDict, list, set})  # never a scalar, tuple, Cell or op
 
 
 def _frozen(v: Any, depth: int = 0) -> Any:
@@ -988,9 +1027,13 @@ class Guards:
         seen.add(id(obj))
         names, values = [], []
         for name, value in list(d.items()):  # a Cell's children are instance attributes too
-            if isinstance(value, _SCALARS):
+            t = type(value)
+            if t in _EXACT_SCALARS or isinstance(value, _SCALARS):  # (most attributes: one set lookup)
                 names.append(name)
                 values.append(value)
+            elif t in _EXACT_MUTABLE:  # (a Cell's own dicts of children, parameters, hooks...)
+                if not name.startswith("_"):
+                    self.note(obj, name, value)
             elif isinstance(value, (Cell, Operation)):
                 names.append(name)
                 values.append(value)

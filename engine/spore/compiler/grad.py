@@ -19,10 +19,11 @@ from typing import Any
 import numpy as np
 
 from ..autodiff import tape
+from ..ops import functional as F
 from ..ops.primitive import Aval, Primitive, register
 from ..tensor import Tensor
 from .control_flow import IF, WHILE
-from .ir import Const, Eqn, Graph, Var, subgraphs
+from .ir import Const, Eqn, Graph, Var, has_subgraphs, subgraphs
 from .trace import GraphBuilder, Tracer, building
 
 
@@ -43,8 +44,6 @@ class _Env:
         return t
 
     def add(self, var: Var, g: Tensor) -> None:
-        from ..ops import functional as F
-
         prev = self.cots.get(var.id)
         self.cots[var.id] = g if prev is None else F.add(prev, g)
 
@@ -55,11 +54,14 @@ def _needs(eqns: Sequence[Eqn], wrt_ids: set[int]) -> set[int]:
     for e in eqns:
         if e.prim.nondiff or e.prim.side_effect:
             continue
-        reads = {a.id for a in e.inputs if isinstance(a, Var)}
-        for sub in subgraphs(e):
-            reads |= set(sub.free_uses())
-        if reads & needs:
-            needs.update(o.id for o in e.outputs)
+        for a in e.inputs:
+            if isinstance(a, Var) and a.id in needs:
+                break
+        else:  # no input read needs it: a sub-graph's reads may
+            if not (e.attrs and has_subgraphs(e) and any(vid in needs for sub in subgraphs(e)
+                                                         for vid in sub.free_uses())):
+                continue
+        needs.update(o.id for o in e.outputs)
     return needs
 
 
@@ -90,9 +92,8 @@ def backprop(builder: GraphBuilder, eqns: Sequence[Eqn], roots: Sequence[Var | C
 
 
 def _out_cots(env: _Env, e: Eqn) -> list[Tensor]:
-    from ..ops import functional as F
-
-    return [env.cots.pop(o.id) if o.id in env.cots else F.zeros_like(env.tensor(o)) for o in e.outputs]
+    cots = env.cots
+    return [cots.pop(o.id) if o.id in cots else F.zeros_like(env.tensor(o)) for o in e.outputs]
 
 
 def _vjp_eqn(env: _Env, e: Eqn, needs: set[int]) -> None:
@@ -124,8 +125,6 @@ def _branch_grad(env: _Env, g: Graph, cots: list[Tensor], wanted: list[Var], nam
 
 def _or_zeros(grads: list[Tensor | None], wrt: list[Var]) -> list[Tensor]:
     """A sub-graph's gradient outputs: zeros where a wanted value got no gradient (no path to it)."""
-    from ..ops import functional as F
-
     return [g if g is not None else F.zeros(tuple(v.aval.shape), v.aval.dtype) for g, v in zip(grads, wrt)]
 
 
