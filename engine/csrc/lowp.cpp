@@ -337,6 +337,18 @@ void split(int64_t n, const F& body) {
     parallel_for(n, 2 * n, body);
 }
 
+inline uint16_t relu_bits(uint16_t u, uint16_t inf) {
+    const bool neg = (u & 0x8000) && (u & 0x7fff) <= inf;  // negative, -0 or -inf: not a NaN
+    return neg ? uint16_t{0} : u;
+}
+
+inline uint16_t relu_grad_bits(uint16_t u, uint16_t v, uint16_t inf, uint16_t qnan) {
+    const bool pass = !(u & 0x8000) && u != 0 && u <= inf;  // y > 0 (a NaN is not)
+    const uint16_t mag = v & 0x7fff;
+    const uint16_t zero = mag == inf ? qnan : mag > inf ? v : static_cast<uint16_t>(v & 0x8000);
+    return pass ? v : zero;
+}
+
 py::array_t<uint16_t> relu16(u16arr x, bool bf16) {
     const uint16_t inf = bf16 ? 0x7f80 : 0x7c00;
     py::array_t<uint16_t> out(std::vector<py::ssize_t>(x.shape(), x.shape() + x.ndim()));
@@ -345,11 +357,7 @@ py::array_t<uint16_t> relu16(u16arr x, bool bf16) {
     const int64_t n = x.size();
     py::gil_scoped_release nogil;
     const auto body = [=](int64_t lo, int64_t hi) {
-        for (int64_t i = lo; i < hi; ++i) {
-            const uint16_t u = s[i];
-            const bool neg = (u & 0x8000) && (u & 0x7fff) <= inf;  // negative, -0 or -inf: not a NaN
-            d[i] = neg ? uint16_t{0} : u;
-        }
+        for (int64_t i = lo; i < hi; ++i) d[i] = relu_bits(s[i], inf);
     };
     split(n, body);
     return out;
@@ -365,13 +373,7 @@ py::array_t<uint16_t> relu_grad16(u16arr g, u16arr y, bool bf16) {
     const int64_t n = g.size();
     py::gil_scoped_release nogil;
     const auto body = [=](int64_t lo, int64_t hi) {
-        for (int64_t i = lo; i < hi; ++i) {
-            const uint16_t u = py_[i], v = pg[i];
-            const bool pass = !(u & 0x8000) && u != 0 && u <= inf;  // y > 0 (a NaN is not)
-            const uint16_t mag = v & 0x7fff;
-            const uint16_t zero = mag == inf ? qnan : mag > inf ? v : static_cast<uint16_t>(v & 0x8000);
-            d[i] = pass ? v : zero;
-        }
+        for (int64_t i = lo; i < hi; ++i) d[i] = relu_grad_bits(py_[i], pg[i], inf, qnan);
     };
     split(n, body);
     return out;
@@ -460,6 +462,246 @@ py::array_t<float> cvt_f16_to_f32(u16arr x) {
     return out;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Elementwise helpers on 16-bit float bit patterns: widen a run to float32 (exact), narrow float32 to
+// the 16-bit format with the bits of the cvt_* kernels above (round to nearest even, NaN kept quiet).
+// The fused kernels below compute in float32 exactly as NumPy does on the widened arrays and round
+// once, so they give the bits of `cast(ufunc(cast(a, f32), cast(b, f32)), dt)` in one pass.
+
+inline void widen16(const uint16_t* src, float* dst, int64_t n, bool bf16) {
+    if (bf16) {
+        uint32_t* d = reinterpret_cast<uint32_t*>(dst);
+#pragma omp simd
+        for (int64_t i = 0; i < n; ++i) d[i] = static_cast<uint32_t>(src[i]) << 16;
+        return;
+    }
+    int64_t i = 0;
+#if defined(__F16C__)  // 256-bit F16C: the 512-bit forms trip GCC 12's -Wmaybe-uninitialized when inlined
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i))));
+    for (; i < n; ++i) dst[i] = _cvtsh_ss(src[i]);
+#else
+    for (; i < n; ++i) {
+        _Float16 h;
+        std::memcpy(&h, src + i, 2);
+        dst[i] = static_cast<float>(h);
+    }
+#endif
+}
+
+inline void narrow16(const float* src, uint16_t* dst, int64_t n, bool bf16) {
+    if (bf16) {
+        const uint32_t* s = reinterpret_cast<const uint32_t*>(src);
+#pragma omp simd
+        for (int64_t i = 0; i < n; ++i) {
+            const uint32_t u = s[i];
+            const uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+            const uint32_t nan = (u >> 16) | 0x40u;
+            dst[i] = static_cast<uint16_t>((u & 0x7fffffffu) > 0x7f800000u ? nan : rounded);
+        }
+        return;
+    }
+    int64_t i = 0;
+#if defined(__F16C__)
+    for (; i + 8 <= n; i += 8)
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i),
+                         _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
+    for (; i < n; ++i) dst[i] = _cvtss_sh(src[i], _MM_FROUND_TO_NEAREST_INT);
+#else
+    for (; i < n; ++i) {
+        const _Float16 h = static_cast<_Float16>(src[i]);
+        std::memcpy(dst + i, &h, 2);
+    }
+#endif
+}
+
+// x + y, with NumPy's NaN: when both are NaN the result is x's (quieted). The compiler may commute a
+// plain `x + y`, and x86 then returns y's payload.
+inline float add_first_nan(float x, float y) {
+    const float r = x + y;
+    return x != x ? x + x : r;
+}
+
+constexpr int64_t kRun = 1024;  // elements per float32 scratch run (4 KB: stays in L1)
+
+// a + b for 16-bit arrays of one format: b has a's shape, or is one row (b.size == a's last dimension)
+// added to every row of a (a bias). float32 sum of the widened values, rounded once.
+py::array_t<uint16_t> add16(u16arr a, u16arr b, bool bf16) {
+    const int64_t n = a.size(), nb = b.size();
+    const int64_t row = a.ndim() ? a.shape(a.ndim() - 1) : 1;
+    const bool same = nb == n && a.ndim() == b.ndim();
+    if (same) {
+        for (py::ssize_t d = 0; d < a.ndim(); ++d)
+            if (a.shape(d) != b.shape(d)) throw std::invalid_argument("add16: shapes differ");
+    } else if (b.ndim() != 1 || nb != row || row == 0) {
+        throw std::invalid_argument("add16: b must have a's shape or be one row of a's last dimension");
+    }
+    py::array_t<uint16_t> out(shape_of(a));
+    const uint16_t *pa = a.data(), *pb = b.data();
+    uint16_t* po = out.mutable_data();
+    py::gil_scoped_release nogil;
+    if (same) {
+        split(n, [=](int64_t lo, int64_t hi) {
+            alignas(64) float x[kRun], y[kRun];
+            for (int64_t i = lo; i < hi; i += kRun) {
+                const int64_t m = std::min(kRun, hi - i);
+                widen16(pa + i, x, m, bf16);
+                widen16(pb + i, y, m, bf16);
+#pragma omp simd
+                for (int64_t j = 0; j < m; ++j) x[j] = add_first_nan(x[j], y[j]);
+                narrow16(x, po + i, m, bf16);
+            }
+        });
+        return out;
+    }
+    std::vector<float> bias(static_cast<size_t>(row));
+    widen16(pb, bias.data(), row, bf16);
+    const float* pbias = bias.data();
+    const int64_t rows = n / row;
+    parallel_for(rows, 3 * n, [=](int64_t r0, int64_t r1) {
+        alignas(64) float x[kRun];
+        for (int64_t r = r0; r < r1; ++r)
+            for (int64_t c = 0; c < row; c += kRun) {
+                const int64_t m = std::min(kRun, row - c), at = r * row + c;
+                widen16(pa + at, x, m, bf16);
+#pragma omp simd
+                for (int64_t j = 0; j < m; ++j) x[j] = add_first_nan(x[j], pbias[c + j]);
+                narrow16(x, po + at, m, bf16);
+            }
+    });
+    return out;
+}
+
+// Column sums of a 16-bit (m, n) matrix: float32, rows added in order (dense.cpp's column_sums on the
+// widened matrix, NumPy's axis-0 order), rounded once; `widen_out` returns the float32 of the rounded
+// sums instead (what a cast back to a float32 master gradient gives).
+py::array bias_grad16(u16arr g, bool bf16, bool widen_out) {
+    if (g.ndim() != 2) throw std::invalid_argument("bias_grad16: a matrix expected");
+    const int64_t m = g.shape(0), n = g.shape(1);
+    py::array_t<uint16_t> db(n);
+    py::array_t<float> wide(widen_out ? n : 0);
+    const uint16_t* pg = g.data();
+    uint16_t* pdb = db.mutable_data();
+    float* pw = widen_out ? wide.mutable_data() : nullptr;
+    {
+        py::gil_scoped_release nogil;
+        std::vector<float> acc(static_cast<size_t>(n), 0.0f);
+        alignas(64) float x[kRun];
+        for (int64_t c = 0; c < n; c += kRun) {
+            const int64_t w = std::min(kRun, n - c);
+            float* a = acc.data() + c;
+            for (int64_t i = 0; i < m; ++i) {
+                widen16(pg + i * n + c, x, w, bf16);
+#pragma omp simd
+                for (int64_t j = 0; j < w; ++j) a[j] += x[j];
+            }
+        }
+        narrow16(acc.data(), pdb, n, bf16);
+        if (pw) widen16(pdb, pw, n, bf16);
+    }
+    if (widen_out) return wide;
+    return db;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Float32 twins (spore/amp/lowp.py): a 16-bit result written together with the float32 values of its
+// rounded elements, so an op that computes in float32 (float16 GEMMs, convolutions on a CPU without
+// float16 arithmetic) reads the twin instead of converting the 16-bit array again. Each kernel below
+// is its plain counterpart plus the widening of every output run while it is in L1.
+
+// (x rounded to 16 bits, the float32 values of those bits): a cast whose result feeds float32 compute.
+py::tuple cvt_f32_to_16_twin(farr_ x, bool bf16) {
+    py::array_t<uint16_t> h(shape_of(x));
+    py::array_t<float> t(shape_of(x));
+    const float* px = x.data();
+    uint16_t* ph = h.mutable_data();
+    float* pt = t.mutable_data();
+    {
+        py::gil_scoped_release nogil;
+        parallel_for(x.size(), 4 * x.size(), [=](int64_t lo, int64_t hi) {
+            for (int64_t i = lo; i < hi; i += kRun) {
+                const int64_t m = std::min(kRun, hi - i);
+                narrow16(px + i, ph + i, m, bf16);
+                widen16(ph + i, pt + i, m, bf16);
+            }
+        });
+    }
+    return py::make_tuple(h, t);
+}
+
+// Round a fresh float32 result to 16 bits: returns the 16-bit array and overwrites `c` with the float32
+// values of its elements (c becomes the twin). `c` must be writeable and C-contiguous (a kernel's own
+// output), or this throws before touching it.
+py::array_t<uint16_t> round16_twin_inplace(py::array_t<float> c, bool bf16) {
+    if (!(c.flags() & py::array::c_style)) throw std::invalid_argument("round16_twin_inplace: C-contiguous expected");
+    float* pc = c.mutable_data();  // throws for a read-only array
+    py::array_t<uint16_t> h(shape_of(c));
+    uint16_t* ph = h.mutable_data();
+    py::gil_scoped_release nogil;
+    parallel_for(c.size(), 3 * c.size(), [=](int64_t lo, int64_t hi) {
+        for (int64_t i = lo; i < hi; i += kRun) {
+            const int64_t m = std::min(kRun, hi - i);
+            narrow16(pc + i, ph + i, m, bf16);
+            widen16(ph + i, pc + i, m, bf16);
+        }
+    });
+    return h;
+}
+
+py::tuple add16_twin(u16arr a, u16arr b, bool bf16) {
+    py::array_t<uint16_t> h = add16(a, b, bf16);
+    py::array_t<float> t(shape_of(h));
+    const uint16_t* ph = h.data();
+    float* pt = t.mutable_data();
+    {
+        py::gil_scoped_release nogil;
+        split(h.size(), [=](int64_t lo, int64_t hi) { widen16(ph + lo, pt + lo, hi - lo, bf16); });
+    }
+    return py::make_tuple(h, t);
+}
+
+py::tuple relu16_twin(u16arr x, bool bf16) {
+    const uint16_t inf = bf16 ? 0x7f80 : 0x7c00;
+    py::array_t<uint16_t> out(shape_of(x));
+    py::array_t<float> t(shape_of(x));
+    const uint16_t* s = x.data();
+    uint16_t* d = out.mutable_data();
+    float* pt = t.mutable_data();
+    {
+        py::gil_scoped_release nogil;
+        split(x.size(), [=](int64_t lo, int64_t hi) {
+            for (int64_t i = lo; i < hi; i += kRun) {
+                const int64_t m = std::min(kRun, hi - i);
+                for (int64_t j = i; j < i + m; ++j) d[j] = relu_bits(s[j], inf);
+                widen16(d + i, pt + i, m, bf16);
+            }
+        });
+    }
+    return py::make_tuple(out, t);
+}
+
+py::tuple relu_grad16_twin(u16arr g, u16arr y, bool bf16) {
+    if (g.ndim() != y.ndim() || g.size() != y.size()) throw std::invalid_argument("relu_grad16: shapes differ");
+    const uint16_t inf = bf16 ? 0x7f80 : 0x7c00;
+    const uint16_t qnan = bf16 ? 0xffc0 : 0xfe00;
+    py::array_t<uint16_t> out(shape_of(g));
+    py::array_t<float> t(shape_of(g));
+    const uint16_t *pg = g.data(), *py_ = y.data();
+    uint16_t* d = out.mutable_data();
+    float* pt = t.mutable_data();
+    {
+        py::gil_scoped_release nogil;
+        split(g.size(), [=](int64_t lo, int64_t hi) {
+            for (int64_t i = lo; i < hi; i += kRun) {
+                const int64_t m = std::min(kRun, hi - i);
+                for (int64_t j = i; j < i + m; ++j) d[j] = relu_grad_bits(py_[j], pg[j], inf, qnan);
+                widen16(d + i, pt + i, m, bf16);
+            }
+        });
+    }
+    return py::make_tuple(out, t);
+}
+
 }  // namespace
 
 void register_lowp(py::module_& m) {
@@ -480,6 +722,19 @@ void register_lowp(py::module_& m) {
     m.def("conv2d_bf16_impl", &conv2d_bf16_impl, py::arg("x_shape"), py::arg("w_shape"), py::arg("stride"),
           py::arg("pad"), py::arg("dilation"), py::arg("groups"),
           "oneDNN's implementation names of the three bf16 conv primitives for a geometry");
+    m.def("add16", &add16, py::arg("a"), py::arg("b"), py::arg("bf16"),
+          "a + b on float16/bfloat16 bits (b: a's shape or one row), float32 sum rounded once, one pass");
+    m.def("bias_grad16", &bias_grad16, py::arg("g"), py::arg("bf16"), py::arg("widen_out") = false,
+          "column sums of a float16/bfloat16 (m, n) matrix in float32, rows in order, rounded once (widen_out:\n"
+          "the float32 values of the rounded sums)");
+    m.def("cvt_f32_to_16_twin", &cvt_f32_to_16_twin, py::arg("x"), py::arg("bf16"),
+          "(16-bit bits of x, their float32 values): a cast and its float32 twin in one pass");
+    m.def("round16_twin_inplace", &round16_twin_inplace, py::arg("c"), py::arg("bf16"),
+          "16-bit bits of the float32 array c; c is overwritten with their float32 values (its twin)");
+    m.def("add16_twin", &add16_twin, py::arg("a"), py::arg("b"), py::arg("bf16"), "(add16(a, b), its float32 twin)");
+    m.def("relu16_twin", &relu16_twin, py::arg("x"), py::arg("bf16"), "(relu16(x), its float32 twin)");
+    m.def("relu_grad16_twin", &relu_grad16_twin, py::arg("g"), py::arg("y"), py::arg("bf16"),
+          "(relu_grad16(g, y), its float32 twin)");
     m.def("relu16", &relu16, py::arg("x"), py::arg("bf16"),
           "max(x, 0) on float16 (bf16=False) or bfloat16 bit patterns, NaN kept");
     m.def("relu_grad16", &relu_grad16, py::arg("g"), py::arg("y"), py::arg("bf16"),

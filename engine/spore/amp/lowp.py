@@ -28,15 +28,41 @@ rounded once to the storage dtype: only the summation order differs from a float
 from __future__ import annotations
 
 import warnings
+import weakref
 from typing import Any
 
 import numpy as np
 
 __all__ = ["bf16_native", "matmul", "batch_matmul", "is_bf16", "describe", "cast", "conv2d", "conv2d_backward_data",
            "conv2d_backward_weights", "relu", "relu_grad", "use_bf16_conv", "is_lowp", "binary_via_f32",
-           "sum_via_f32"]
+           "sum_via_f32", "bias_grad", "reference_paths", "fast_paths", "twin", "widen", "narrow", "cast_op"]
 
 _NATIVE: list[bool] = []
+
+# Whether O2's fast paths run (fused kernels, reused conversions); `reference_paths()` turns them off.
+_FAST = [True]
+
+
+def fast_paths() -> bool:
+    """Whether mixed precision's fast paths are on (the default): fused C++ kernels for 16-bit bias
+    adds and bias gradients, float32 twins of float16 arrays, 16-bit gradients handed to the fused
+    optimizers. Off (`reference_paths`), every step converts with plain casts as it did before them;
+    both give the same bits, which tests/amp/test_fast_paths.py checks."""
+    return _FAST[0]
+
+
+class reference_paths:
+    """Context manager: run mixed precision without its fast paths (see `fast_paths`), to check that
+    they change no bit, or to time what they save. Build and run the network inside it: Graph mode
+    decides some paths when it compiles."""
+
+    def __enter__(self) -> reference_paths:
+        self._saved = _FAST[0]
+        _FAST[0] = False
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _FAST[0] = self._saved
 
 # Below this many multiply-adds a GEMM is cheaper in NumPy's float32 matmul than through a kernel call.
 _SMALL = 4096
@@ -71,6 +97,20 @@ def bf16_native() -> bool:
     return _NATIVE[0]
 
 
+_KMOD: list[Any] = []
+_F32 = np.dtype(np.float32)
+_F16 = np.dtype(np.float16)
+
+
+def _k() -> Any:
+    """spore._kernels, imported once (an import statement costs ~0.5 us per call on these paths)."""
+    if not _KMOD:
+        from .. import _kernels
+
+        _KMOD.append(_kernels)
+    return _KMOD[0]
+
+
 def cast(a: np.ndarray, dt: np.dtype) -> np.ndarray:
     """`a.astype(dt)`, with float32 <-> bfloat16 / float16 through Spore's kernels (2-3x faster than
     ml_dtypes' loops, ~10x NumPy's scalar float16 casts; the same bits: round to nearest even, NaN
@@ -78,21 +118,122 @@ def cast(a: np.ndarray, dt: np.dtype) -> np.ndarray:
 
     A non-contiguous view cannot be reinterpreted as uint16 in place, so it is copied first (the
     float32 side is made contiguous by the kernel's argument conversion)."""
-    from .. import _kernels
-
-    dt = np.dtype(dt)
+    if type(dt) is not np.dtype:
+        dt = np.dtype(dt)
     if a.size >= 256:  # the cvt_* kernels (engine/csrc/lowp.cpp): a plain loop below 256K elements
-        if a.dtype == np.float32:
+        src = a.dtype
+        if src is _F32 or src == _F32:
             if is_bf16(dt):
-                return _kernels.cvt_f32_to_bf16(a).view(dt)
-            if dt == np.float16:
-                return _kernels.cvt_f32_to_f16(a).view(np.float16)
-        elif dt == np.float32:
-            if is_bf16(a.dtype):
-                return _kernels.cvt_bf16_to_f32(np.ascontiguousarray(a).view(np.uint16))
-            if a.dtype == np.float16:
-                return _kernels.cvt_f16_to_f32(np.ascontiguousarray(a).view(np.uint16))
+                return _k().cvt_f32_to_bf16(a).view(dt)
+            if dt == _F16:
+                return _k().cvt_f32_to_f16(a).view(_F16)
+        elif dt is _F32 or dt == _F32:
+            if is_bf16(src):
+                return _k().cvt_bf16_to_f32(np.ascontiguousarray(a).view(np.uint16))
+            if src == _F16:
+                return _k().cvt_f16_to_f32(np.ascontiguousarray(a).view(np.uint16))
     return a.astype(dt)
+
+
+# ---------------------------------------------------------------------------------------------
+# Float32 twins. Where a 16-bit array feeds float32 compute (float16 GEMMs and convolutions: this
+# CPU has no float16 arithmetic), the op that makes it also writes the float32 values of its
+# rounded elements in the same pass and keeps them beside it; the consumers read that twin instead
+# of converting again, and a cast back to float32 takes it over as its result. A float16 weight
+# was converted three times per step (the cast, the forward GEMM, the input-gradient GEMM) and is
+# now converted once; a float16 weight gradient went float32 -> float16 -> float32 and is now
+# rounded in place (`round16_twin_inplace`) and handed over.
+#
+# A twin is only valid while its 16-bit array keeps its values, so both are made read-only when
+# the twin is kept: an in-place write raises instead of leaving a stale twin (the executor's
+# in-place reuse already skips read-only buffers). Entries die with their array (a weak reference).
+
+_TWINS: dict[int, tuple[Any, np.dtype, np.ndarray]] = {}  # id(memory owner) -> (weakref, 16-bit dtype, twin)
+_TWIN_MIN = 4096  # elements: below this a conversion costs less than the bookkeeping
+
+
+def _twin_wanted(dt: np.dtype) -> bool:
+    """Whether results of dtype `dt` get twins: float16 (and bfloat16 where GEMMs run in float32)."""
+    if not _FAST[0]:
+        return False
+    if dt is _F16 or dt == _F16:
+        return True
+    return is_bf16(dt) and not bf16_native()
+
+
+def _owner(a: np.ndarray) -> np.ndarray:
+    base = a.base
+    return a if base is None else base
+
+
+def _keep_twin(h: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Record `t` as the twin of the 16-bit array `h` (a fresh kernel result or its dtype view; keyed
+    by the memory's owner, so every whole C-contiguous view finds it); both made read-only."""
+    owner = _owner(h)
+    h.flags.writeable = False
+    owner.flags.writeable = False
+    t.flags.writeable = False
+    key = id(owner)
+    _TWINS[key] = (weakref.ref(owner, lambda _r, key=key: _TWINS.pop(key, None)), h.dtype, t)
+    return h
+
+
+def _entry(a: np.ndarray) -> tuple[int, np.ndarray] | None:
+    """(key, twin) for a 16-bit array whose memory has a twin and which reads it whole, in order
+    and as the twin's dtype (a reshape or a transposed view's `.T`, not a slice or a transpose)."""
+    owner = _owner(a)
+    e = _TWINS.get(id(owner))
+    if (e is None or e[0]() is not owner or e[1] != a.dtype or a.size != owner.size
+            or not a.flags.c_contiguous):
+        return None
+    return id(owner), e[2]
+
+
+def twin(a: np.ndarray) -> np.ndarray | None:
+    """The float32 twin of the 16-bit array `a` (read-only, in a's shape), or None."""
+    e = _entry(a)
+    if e is None:
+        return None
+    t = e[1]
+    return t if t.shape == a.shape else t.reshape(a.shape)
+
+
+def widen(a: np.ndarray) -> np.ndarray:
+    """float32 values of a 16-bit array for a kernel that only reads them: its twin if it has one
+    (read-only), else a conversion."""
+    if _FAST[0] and _TWINS:
+        t = twin(a)
+        if t is not None:
+            return t
+    return cast(a, _F32)
+
+
+def narrow(c: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """A float32 kernel result rounded to the 16-bit `dt`; with twins on for `dt`, `c` is rounded in
+    place and kept as the result's twin (c must be the kernel's own fresh array)."""
+    if (c.size >= _TWIN_MIN and c.dtype == _F32 and c.flags.owndata and c.flags.writeable and c.flags.c_contiguous
+            and _twin_wanted(dt)):
+        return _keep_twin(_k().round16_twin_inplace(c, is_bf16(dt)).view(dt), c)
+    return cast(c, dt)
+
+
+def cast_op(a: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """The Cast primitive's kernel between float32 and float16/bfloat16: `cast`, except that with
+    twins on a 16-bit result keeps its float32 twin (one pass writes both), and a cast of a 16-bit
+    array that has a twin back to float32 takes the twin over as its result (no pass at all: the
+    twin leaves the table and becomes an ordinary writeable array)."""
+    if _FAST[0] and a.size >= _TWIN_MIN:
+        if dt == _F32:
+            e = _entry(a) if _TWINS else None
+            if e is not None:
+                del _TWINS[e[0]]
+                t = e[1]
+                t.flags.writeable = True
+                return t if t.shape == a.shape else t.reshape(a.shape)
+        elif a.dtype == _F32 and _twin_wanted(dt):
+            h, t = _k().cvt_f32_to_16_twin(a, is_bf16(dt))
+            return _keep_twin(h.view(dt), t)
+    return cast(a, dt)
 
 
 def _c(a: np.ndarray, trans: bool) -> tuple[np.ndarray, bool]:
@@ -128,6 +269,8 @@ def matmul(a: np.ndarray, b: np.ndarray, transpose_a: bool = False, transpose_b:
     b, transpose_b = _c(b, transpose_b)
     if is_bf16(dt) and bf16_native():
         return _kernels.bf16_matmul_bf16(a.view(np.uint16), b.view(np.uint16), transpose_a, transpose_b).view(dt)
+    if _FAST[0]:  # operands' twins, the result rounded in place into its own twin
+        return narrow(_kernels.sgemm(widen(a), widen(b), transpose_a, transpose_b), dt)
     return cast(_kernels.sgemm(cast(a, np.float32), cast(b, np.float32), transpose_a, transpose_b), dt)
 
 
@@ -213,9 +356,10 @@ def relu(a: np.ndarray) -> np.ndarray | None:
     bf = is_bf16(a.dtype)
     if not (bf or a.dtype == np.float16):
         return None
-    from .. import _kernels
-
-    return _kernels.relu16(_bits(a), bf).view(a.dtype)
+    if a.size >= _TWIN_MIN and _twin_wanted(a.dtype):
+        h, t = _k().relu16_twin(_bits(a), bf)
+        return _keep_twin(h.view(a.dtype), t)
+    return _k().relu16(_bits(a), bf).view(a.dtype)
 
 
 def relu_grad(g: np.ndarray, out: np.ndarray) -> np.ndarray | None:
@@ -225,9 +369,10 @@ def relu_grad(g: np.ndarray, out: np.ndarray) -> np.ndarray | None:
     bf = is_bf16(g.dtype)
     if not (bf or g.dtype == np.float16):
         return None
-    from .. import _kernels
-
-    return _kernels.relu_grad16(_bits(g), _bits(out), bf).view(g.dtype)
+    if g.size >= _TWIN_MIN and _twin_wanted(g.dtype):
+        h, t = _k().relu_grad16_twin(_bits(g), _bits(out), bf)
+        return _keep_twin(h.view(g.dtype), t)
+    return _k().relu_grad16(_bits(g), _bits(out), bf).view(g.dtype)
 
 
 def is_lowp(dt: np.dtype) -> bool:
@@ -240,9 +385,27 @@ def binary_via_f32(ufunc: Any, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
     NumPy's float16 loops and ml_dtypes' bfloat16 ones do exactly this per element (convert, compute
     in float32, round), so the bits are theirs; the conversions here run in C++ (a 64x256 float16
-    bias add: 78 us in NumPy, 13 us this way)."""
+    bias add: 78 us in NumPy, 13 us this way). An add of two arrays of one shape, or of a row to
+    every row (a bias), is one C++ pass (`add16`: widen, add, round; NaN + NaN keeps the first
+    operand's NaN, as NumPy's loop does) instead of three conversions and NumPy's add."""
     dt = a.dtype
+    if ufunc is np.add and _FAST[0] and (a.shape == b.shape or (b.ndim == 1 and a.ndim >= 1
+                                                                and b.shape[0] == a.shape[-1])):
+        if a.size >= _TWIN_MIN and _twin_wanted(dt):
+            h, t = _k().add16_twin(_bits(a), _bits(b), is_bf16(dt))
+            return _keep_twin(h.view(dt), t)
+        return _k().add16(_bits(a), _bits(b), is_bf16(dt)).view(dt)
     return cast(ufunc(cast(a, np.float32), cast(b, np.float32)), dt)
+
+
+def bias_grad(g: np.ndarray) -> np.ndarray:
+    """Column sums of a 2-D float16/bfloat16 gradient (a Dense layer's bias gradient), accumulated
+    in float32 with the rows added in order and rounded once: one C++ pass over the 16-bit matrix
+    (`bias_grad16`) where the reference path widened it, summed it (`_kernels.bias_grad`) and
+    rounded the sums, with the same bits."""
+    if _FAST[0]:
+        return _k().bias_grad16(_bits(g), is_bf16(g.dtype)).view(g.dtype)
+    return cast(_k().bias_grad(cast(g, np.float32)), g.dtype)
 
 
 def sum_via_f32(a: np.ndarray, axis: Any, keepdims: bool = False) -> np.ndarray:

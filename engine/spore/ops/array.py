@@ -37,7 +37,7 @@ class Cast:
         if a.dtype.itemsize == 2 or dtype.name in ("bfloat16", "float16"):  # float32 <-> 16-bit in C++ (amp.lowp)
             from ..amp import lowp
 
-            return lowp.cast(a, dtype.np)
+            return lowp.cast_op(a, dtype.np)
         return a.astype(dtype.np)
 
     def vjp(g, out, a, dtype):
@@ -114,6 +114,8 @@ class SumTo:
             from ..amp import lowp
 
             if lowp.is_lowp(a.dtype):
+                if a.ndim == 2 and len(shape) == 1 and shape[0] == a.shape[1]:  # a Dense bias: one C++ pass
+                    return lowp.bias_grad(a)
                 return lowp.cast(SumTo.impl(lowp.cast(a, np.float32), shape), a.dtype)
         lead = a.ndim - len(shape)
         axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and a.shape[i + lead] != 1)

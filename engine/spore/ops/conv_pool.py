@@ -172,14 +172,20 @@ def _lowp() -> Any:
 
 
 def _via_f32(fn: Any, *arrays: np.ndarray) -> np.ndarray:
-    """Run a float32 C++ kernel on arrays of another float dtype and cast the result(s) back."""
-    cast = _lowp().cast  # float16/bfloat16 <-> float32 in C++ (mixed precision's convs)
+    """Run a float32 C++ kernel on arrays of another float dtype and cast the result(s) back.
 
+    float16/bfloat16 go through amp.lowp: an input's float32 twin is read where it has one, and a
+    result keeps its own twin (`widen`, `narrow`), so a float16 network converts each array once."""
+    lp = _lowp()
     dt = arrays[0].dtype
-    out = fn(*[cast(a, np.float32) for a in arrays])
+    if dt.itemsize == 2 and lp.is_lowp(dt):
+        widen, narrow = lp.widen, lp.narrow
+    else:
+        widen, narrow = (lambda a: lp.cast(a, np.float32)), lp.cast
+    out = fn(*[widen(a) for a in arrays])
     if isinstance(out, tuple):
-        return tuple(cast(o, dt) if isinstance(o, np.ndarray) and o.dtype == np.float32 else o for o in out)
-    return cast(out, dt) if isinstance(out, np.ndarray) else out
+        return tuple(narrow(o, dt) if isinstance(o, np.ndarray) and o.dtype == np.float32 else o for o in out)
+    return narrow(out, dt) if isinstance(out, np.ndarray) else out
 
 
 # ----------------------------------------------------------------------------------------------

@@ -1,0 +1,170 @@
+"""The fused 16-bit kernels of O2's fast paths (engine/csrc/lowp.cpp) and the float32 twins of
+float16 arrays (spore/amp/lowp.py), against the plain casts they replace (issue 18).
+
+Every kernel is checked bit for bit against `cast(ufunc(cast(a, f32), cast(b, f32)), dt)` computed
+with ml_dtypes / NumPy casts, over all 65,536 bit patterns of each operand where that is possible
+(NaN, infinities, subnormals and signed zeros included).
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import spore as ms
+from spore import _kernels, ops
+from spore.amp import lowp
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+F16 = np.dtype(np.float16)
+FORMATS = [(BF16, True), (F16, False)]
+
+
+def _np32(bits: np.ndarray, dt: np.dtype) -> np.ndarray:
+    return bits.view(dt).astype(np.float32)
+
+
+def _wide(bits: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """The reference path's conversion to float32 (C++ for arrays this size: F16C quiets a signaling
+    float16 NaN, NumPy keeps it signaling), as uint32 bits."""
+    return lowp.cast(bits.view(dt), np.dtype(np.float32)).view(np.uint32)
+
+
+def _np16(x: np.ndarray, dt: np.dtype) -> np.ndarray:
+    return x.astype(dt).view(np.uint16)
+
+
+def _same_bits(got: np.ndarray, ref: np.ndarray, dt: np.dtype) -> None:
+    """Equal bits; NaNs only need to be NaNs with the reference's sign (NumPy's float16 casts and the
+    F16C instructions keep different payload bits of a float32 NaN)."""
+    got, ref = np.asarray(got), np.asarray(ref)
+    assert got.shape == ref.shape and got.dtype == ref.dtype
+    nan = np.isnan(ref.view(dt).astype(np.float32))
+    np.testing.assert_array_equal(got[~nan], ref[~nan])
+    assert np.isnan(got[nan].view(dt).astype(np.float32)).all()
+    np.testing.assert_array_equal(got[nan] >> 15, ref[nan] >> 15)
+
+
+@pytest.mark.parametrize("dt,bf", FORMATS)
+def test_add16_equals_numpy_on_every_bit_pattern(dt: np.dtype, bf: bool) -> None:
+    rng = np.random.default_rng(0)
+    bits = np.arange(65536, dtype=np.uint16)
+    a, b = rng.permutation(bits).reshape(256, 256), rng.permutation(bits).reshape(256, 256)
+    with np.errstate(all="ignore"):
+        ref = _np16(_np32(a, dt) + _np32(b, dt), dt)
+    _same_bits(_kernels.add16(a, b, bf), ref, dt)
+    # NaN + NaN keeps the first operand's NaN, as NumPy's add does (the kernel must not commute)
+    both = np.isnan(_np32(a, dt)) & np.isnan(_np32(b, dt))
+    assert both.any()
+    np.testing.assert_array_equal(_kernels.add16(a, b, bf)[both] & 0x7fff, (a[both] | (0x40 if bf else 0x200)) & 0x7fff)
+
+
+@pytest.mark.parametrize("dt,bf", FORMATS)
+@pytest.mark.parametrize("shape", [(3, 7), (64, 10), (5, 3000), (2, 3, 1100)])
+def test_add16_adds_a_row_to_every_row(dt: np.dtype, bf: bool, shape: tuple[int, ...]) -> None:
+    rng = np.random.default_rng(len(shape) * shape[-1])
+    a = rng.integers(0, 65536, shape).astype(np.uint16)
+    b = rng.integers(0, 65536, shape[-1]).astype(np.uint16)
+    with np.errstate(all="ignore"):
+        ref = _np16(_np32(a, dt) + _np32(b, dt), dt)
+    _same_bits(_kernels.add16(a, b, bf), ref, dt)
+    h, t = _kernels.add16_twin(a, b, bf)
+    np.testing.assert_array_equal(h, _kernels.add16(a, b, bf))
+    np.testing.assert_array_equal(t.view(np.uint32), _wide(h, dt))
+    with pytest.raises(ValueError, match="one row"):
+        _kernels.add16(a, b[:-1], bf)
+
+
+@pytest.mark.parametrize("dt,bf", FORMATS)
+@pytest.mark.parametrize("shape", [(1, 5), (64, 10), (300, 1500), (7, 2100)])
+def test_bias_grad16_sums_columns_in_float32_rows_in_order(dt: np.dtype, bf: bool, shape: tuple[int, int]) -> None:
+    rng = np.random.default_rng(shape[0])
+    g = (rng.standard_normal(shape) * 4).astype(dt)
+    acc = np.zeros(shape[1], np.float32)
+    for row in g.astype(np.float32):  # dense.cpp's column_sums order (NumPy's for axis 0)
+        acc += row
+    ref = acc.astype(dt)
+    got = _kernels.bias_grad16(g.view(np.uint16), bf)
+    np.testing.assert_array_equal(got, ref.view(np.uint16))
+    np.testing.assert_array_equal(_kernels.bias_grad16(g.view(np.uint16), bf, True), ref.astype(np.float32))
+
+
+@pytest.mark.parametrize("dt,bf", FORMATS)
+def test_twin_kernels_write_the_plain_result_and_its_float32_values(dt: np.dtype, bf: bool) -> None:
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal((41, 1700)) * 10.0 ** rng.integers(-9, 9, (41, 1700))).astype(np.float32)
+    x.flat[:6] = [np.inf, -np.inf, -0.0, 1e-45, 7e4, np.nan]
+    h, t = _kernels.cvt_f32_to_16_twin(x, bf)
+    np.testing.assert_array_equal(h, lowp.cast(x, dt).view(np.uint16))
+    np.testing.assert_array_equal(t.view(np.uint32), _wide(h, dt))
+    c = x.copy()
+    np.testing.assert_array_equal(_kernels.round16_twin_inplace(c, bf), h)
+    np.testing.assert_array_equal(c.view(np.uint32), t.view(np.uint32))
+    c.flags.writeable = False
+    with pytest.raises(ValueError):
+        _kernels.round16_twin_inplace(c, bf)
+    bits = np.arange(65536, dtype=np.uint16).reshape(256, 256)
+    y = rng.permutation(bits.ravel()).reshape(256, 256)
+    for (out, tw), plain in ((_kernels.relu16_twin(bits, bf), _kernels.relu16(bits, bf)),
+                             (_kernels.relu_grad16_twin(bits, y, bf), _kernels.relu_grad16(bits, y, bf))):
+        np.testing.assert_array_equal(out, plain)
+        np.testing.assert_array_equal(tw.view(np.uint32), _wide(out, dt))
+
+
+def test_a_float16_cast_keeps_a_read_only_twin_that_the_cast_back_takes_over() -> None:
+    rng = np.random.default_rng(6)
+    w = rng.standard_normal((64, 200)).astype(np.float32)
+    h = ops.cast(ms.Tensor(w), ms.float16).asnumpy()
+    assert h.dtype == F16 and not h.flags.writeable  # an in-place write would leave the twin stale
+    with pytest.raises(ValueError, match="read-only"):
+        h[0, 0] = 1.0
+    t = lowp.twin(h)
+    np.testing.assert_array_equal(t, h.astype(np.float32))
+    assert not t.flags.writeable
+    np.testing.assert_array_equal(lowp.twin(h.reshape(200, 64)), h.reshape(200, 64).astype(np.float32))
+    assert lowp.twin(h[:, :10]) is None and lowp.twin(h.T) is None  # not the whole array in order
+    assert lowp.twin(h.view(BF16)) is None  # another format: the twin's values do not apply
+    np.testing.assert_array_equal(lowp.widen(h.T), h.T.astype(np.float32))
+    back = lowp.cast_op(h, np.dtype(np.float32))
+    assert back is t and back.flags.writeable  # handed over, not copied
+    assert lowp.twin(h) is None  # and no longer shared with the 16-bit array
+    back[...] = 0.0
+    np.testing.assert_array_equal(lowp.widen(h), w.astype(F16).astype(np.float32))
+
+
+def test_reference_paths_keep_no_twins_and_writeable_results() -> None:
+    w = np.random.default_rng(7).standard_normal((64, 200)).astype(np.float32)
+    with lowp.reference_paths():
+        h = ops.cast(ms.Tensor(w), ms.float16).asnumpy()
+        assert h.flags.writeable and lowp.twin(h) is None
+    small = ops.cast(ms.Tensor(w[:2, :20]), ms.float16).asnumpy()  # below the size worth a twin
+    assert small.flags.writeable and lowp.twin(small) is None
+    if lowp.bf16_native():  # bf16 GEMMs read bf16: no twin
+        b = ops.cast(ms.Tensor(w), ms.bfloat16).asnumpy()
+        assert b.flags.writeable and lowp.twin(b) is None
+
+
+def test_twins_die_with_their_array() -> None:
+    import gc
+
+    before = len(lowp._TWINS)
+    h = ops.cast(ms.Tensor(np.ones((100, 100), np.float32)), ms.float16)
+    assert len(lowp._TWINS) == before + 1
+    del h
+    gc.collect()
+    assert len(lowp._TWINS) == before
+
+
+def test_float16_matmul_with_twins_equals_the_plain_conversions() -> None:
+    rng = np.random.default_rng(8)
+    x = ops.cast(ms.Tensor(rng.standard_normal((48, 300)).astype(np.float32)), ms.float16)
+    w = ops.cast(ms.Tensor(rng.standard_normal((200, 300)).astype(np.float32)), ms.float16)
+    out = ops.MatMul(transpose_b=True)(x, w).asnumpy()
+    xs, ws = x.asnumpy().astype(np.float32), w.asnumpy().astype(np.float32)
+    ref = _kernels.sgemm(xs, ws, False, True).astype(F16)
+    np.testing.assert_array_equal(out.view(np.uint16), ref.view(np.uint16))
+    np.testing.assert_array_equal(lowp.twin(out), ref.astype(np.float32))
+    dx = ops.MatMul()(ops.cast(ms.Tensor(out.astype(np.float32)), ms.float16), w).asnumpy()  # w's twin again
+    np.testing.assert_array_equal(dx.view(np.uint16),
+                                  _kernels.sgemm(out.astype(np.float32), ws, False, False).astype(F16).view(np.uint16))
