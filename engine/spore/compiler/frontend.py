@@ -700,10 +700,7 @@ class Frontend:
 
     # --- calls ----------------------------------------------------------------------------------
     def call(self, node: ast.AST, func: Any, args: list, kwargs: dict, attr_name: str | None = None) -> Any:
-        from ..nn.cell import Cell
-        from ..nn.learning_rate_schedule import LearningRateSchedule
-        from .jit import JitFunction
-
+        Cell, LearningRateSchedule, JitFunction = _CALL_TYPES or _call_types()
         if isinstance(func, _LocalFunction):
             return func.call(node, args, kwargs)
         if self.in_test and args and isinstance(args[0], Tracer) and not kwargs and len(args) == 1 \
@@ -948,6 +945,22 @@ class _Same:
 
     def __init__(self, value: Any) -> None:
         self.value = value
+
+
+_CALL_TYPES: tuple[type, type, type] | None = None
+
+
+def _call_types() -> tuple[type, type, type]:
+    """(Cell, LearningRateSchedule, JitFunction), imported on first use (they import the compiler) and
+    kept: `Frontend.call` tests every call it interprets against them (an import statement inside it
+    cost a module lookup each time)."""
+    global _CALL_TYPES
+    from ..nn.cell import Cell
+    from ..nn.learning_rate_schedule import LearningRateSchedule
+    from .jit import JitFunction
+
+    _CALL_TYPES = (Cell, LearningRateSchedule, JitFunction)
+    return _CALL_TYPES
 
 
 _ENGINE_TYPES: tuple[type, type] | None = None

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import context
 from ..autodiff import tape
 from ..autodiff.hooks import adopt_input_hooks, drop_adopted, input_hook_key
 from ..common.tree import flatten, unflatten
@@ -290,8 +291,6 @@ class JitFunction:
     def _may_break(self, err: GraphCompileError) -> str | None:
         """Graph breaks, under jit_syntax_level=LAX (the default) unless fullgraph=True: "segments" for user
         code; "python" for Spore's own construct when user code it calls needs a break; else None."""
-        from .. import context
-
         if self.fullgraph or context.get_context("jit_syntax_level") == context.STRICT:  # COMPATIBLE acts as LAX
             return None
         if not is_engine_code(self.fn):
@@ -314,8 +313,6 @@ class JitFunction:
         return fe.call_user_function(self.fn, tuple(t_args), t_kwargs, self.name, self.self_obj)
 
     def compile(self, args: tuple, kwargs: dict, leaves: list[Tensor]) -> CompiledEntry:
-        from .. import context
-
         builder = GraphBuilder(self.name)
         with building(builder):
             tracers = [builder.new_input(Aval(tuple(t.shape), t.dtype), f"in{i}") for i, t in enumerate(leaves)]
@@ -473,10 +470,8 @@ def _check_outputs(out_tree: Any, name: str) -> None:
     compile time, a set): the graph would hand the same object back on every call, where the function
     makes a new one each time (a change to one would show in the next). Such code runs in Python.
     A sparse tensor (COOTensor, CSRTensor...) is refused too: it would hand back the graph's tracers."""
-    from ..sparse import COOTensor, CSRTensor, RowTensor, SparseTensor
-
-    sparse = next((v for v in _python_values(out_tree)
-                   if isinstance(v, (COOTensor, CSRTensor, RowTensor, SparseTensor))), None)
+    sparse_types = _SPARSE_TYPES or _sparse_types()
+    sparse = next((v for v in _python_values(out_tree) if isinstance(v, sparse_types)), None)
     if sparse is not None:
         raise GraphCompileError(f"{name} returns a {type(sparse).__name__}, which a compiled graph cannot output "
                                 "(its index structure is host data)", rule="sparse_output",
@@ -490,6 +485,18 @@ def _check_outputs(out_tree: Any, name: str) -> None:
                                 "the very same object on every call", rule="unhashable_value",
                                 hint="return a Tensor (ms.Tensor(value)), or compute it outside the compiled "
                                      "function") from None
+
+
+_SPARSE_TYPES: tuple[type, ...] | None = None
+
+
+def _sparse_types() -> tuple[type, ...]:
+    """The sparse tensor classes, imported on first use (spore.sparse imports the engine) and kept."""
+    global _SPARSE_TYPES
+    from ..sparse import COOTensor, CSRTensor, RowTensor, SparseTensor
+
+    _SPARSE_TYPES = (COOTensor, CSRTensor, RowTensor, SparseTensor)
+    return _SPARSE_TYPES
 
 
 def _python_values(tree: Any) -> list[Any]:

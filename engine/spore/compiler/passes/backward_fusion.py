@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import _kernels  # (the fused kernels below call it at every run: imported once here)
 from ...ops.array import SumTo
 from ...ops.elementwise import ReluGrad
 from ...ops.linalg import MatMul
@@ -60,8 +61,6 @@ class FusedReluGradBias:
 
     def impl(g, y):
         if g.dtype == np.float32 and y.dtype == np.float32:
-            from ... import _kernels
-
             return _kernels.relu_grad_bias(g, y)
         if g.dtype.itemsize == 2 and g.dtype == y.dtype and g.ndim == 2:
             # float16/bfloat16 (mixed precision): PyNative's kernels (C++ mask, float32 column sums),
@@ -89,8 +88,6 @@ class DenseBackward:
         return (Aval(tuple(x.shape), g.dtype), dw, db) if has_w else (dw, db)
 
     def impl(g, x, *rest, has_w=True, relu=False):
-        from ... import _kernels
-
         w = rest[0] if has_w else None
         dx, dw, db = _kernels.dense_backward(g, x, w, rest[-1] if relu else None)
         return (dx, dw, db) if has_w else (dw, db)

@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from ... import _kernels  # (the fused kernels below call it at every run: imported once here)
+from ...common.dtype import float32
 from ...ops.primitive import REGISTRY, Aval, Primitive, primitive
 from ..ir import Eqn, Graph, Var
 from .rewrite import apply_subst
@@ -36,8 +38,6 @@ class FusedElementwise:
 
     def impl(*inputs, program, shape, dtype, names, cpp=None):
         if cpp is not None:  # float32 with supported broadcasts: one C++ pass over the data
-            from ... import _kernels
-
             codes, patterns = cpp
             return _kernels.fused_elementwise(codes, list(inputs), patterns, list(shape))
         regs: list[np.ndarray] = []
@@ -140,8 +140,6 @@ def broadcast_pattern(in_shape: tuple, out_shape: tuple) -> tuple[int, int] | No
 
 
 def _cpp_form(program: list, inputs: list, shape: tuple, dtype: Any) -> tuple | None:
-    from ...common.dtype import float32
-
     if dtype is not float32 or any(a.aval.dtype is not float32 for a in inputs):
         return None
     patterns = [broadcast_pattern(tuple(a.aval.shape), shape) for a in inputs]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import _kernels  # (the fused kernels below call it at every run: imported once here)
 from ...ops.conv_pool import Conv2D
 from ...ops.elementwise import Add, ReLU
 from ...ops.linalg import MatMul
@@ -40,8 +41,6 @@ class FusedDense:
 
     def impl(x, w, b, transpose_a=False, transpose_b=False, relu=False, matmul=None):
         if x.dtype == np.float32 and w.dtype == np.float32 and b.dtype == np.float32:
-            from ... import _kernels
-
             return _kernels.dense_forward(x, w, b, transpose_a, transpose_b, relu)  # bias and ReLU as the epilogue
         out = matmul(x, w, transpose_a=transpose_a, transpose_b=transpose_b)
         if out.dtype.itemsize == 2 and out.dtype == b.dtype and out.dtype.kind in "fV":

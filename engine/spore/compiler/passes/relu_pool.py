@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...ops.conv_pool import MaxPool, MaxPoolGrad
+from ... import _kernels  # (the fused kernels below call it at every run: imported once here)
+from ...ops.conv_pool import MaxPool, MaxPoolGrad, _pool_geom
 from ...ops.elementwise import ReLU, ReluGrad
 from ...ops.primitive import primitive
 from ..ir import Eqn, Graph, Var
@@ -37,9 +38,6 @@ class FusedMaxPoolReLU:
         return MaxPool.infer(x, **attrs)  # MaxPool's outputs: the pooled values and their indices
 
     def impl(x, kernel_size=(1, 1), strides=(1, 1), pad=(0, 0, 0, 0), dilation=(1, 1), ceil_mode=False):
-        from ... import _kernels
-        from ...ops.conv_pool import _pool_geom
-
         out = _pool_geom("MaxPool", x.shape, kernel_size, strides, pad, dilation, ceil_mode)[2:]
         return _kernels.max_pool2d_forward(x, kernel_size, strides, pad, dilation, out, True)
 
