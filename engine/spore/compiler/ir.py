@@ -114,6 +114,9 @@ class Graph:
     # parameter updates a training step performs: (Param, Var holding the new value)
     updates: list[tuple[Param, Var]] = field(default_factory=list)
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        raise TypeError("Graph is not meant to be subclassed: has_subgraphs() tests an attribute's exact type")
+
     def replaced(self, **changes: Any) -> Graph:
         """A copy with `changes` applied (`dataclasses.replace` without its per-call field inspection)."""
         return _copied(self, changes)
@@ -157,12 +160,9 @@ def subgraphs(e: Eqn) -> list[Graph]:
 
 
 def has_subgraphs(e: Eqn) -> bool:
-    """Whether `e` holds sub-graphs (control flow): the passes ask it of every equation, so it is a
-    plain loop (no list, no generator) that stops at the first one."""
-    for v in e.attrs.values():
-        if isinstance(v, Graph):
-            return True
-    return False
+    """Whether `e` holds sub-graphs (control flow). The passes ask it of every equation, so it is one
+    C-level scan of the attribute types (Graph has no subclasses: `Graph.__init_subclass__`)."""
+    return Graph in map(type, e.attrs.values())
 
 
 def _copied(obj: Any, changes: dict[str, Any]) -> Any:

@@ -10,7 +10,7 @@ import numpy as np
 from ..ir import Atom, Graph, Var, has_subgraphs
 from .rewrite import apply_subst, rename_eqn
 
-_PLAIN = (int, float, bool, str, type(None))  # attribute values that are their own key (most of them)
+_PLAIN = frozenset({int, float, bool, str, type(None)})  # attribute values that are their own key (most)
 
 
 def _key_of(a: Atom) -> Any:
@@ -23,7 +23,13 @@ def _key_of(a: Atom) -> Any:
 
 
 def _attr_key(v: Any) -> Any:
-    if type(v) in _PLAIN:
+    t = type(v)
+    if t in _PLAIN:
+        return v
+    if t is tuple:  # strides, paddings, shapes: a tuple of plain values is its own key
+        for x in v:
+            if type(x) not in _PLAIN:
+                return tuple(_attr_key(x) for x in v)
         return v
     if isinstance(v, np.ndarray):
         return ("arr", v.dtype.str, v.shape, v.tobytes())
@@ -45,14 +51,16 @@ def eliminate_common_subexpressions(graph: Graph) -> Graph:
     for e in graph.eqns:
         e = rename_eqn(e, subst)
         prim = e.prim
-        if prim.side_effect or prim.random or has_subgraphs(e):
-            if prim.side_effect or has_subgraphs(e):
+        attrs = e.attrs
+        control = bool(attrs) and has_subgraphs(e)
+        if prim.side_effect or prim.random or control:
+            if prim.side_effect or control:
                 seen.clear()  # state may have changed: a later read of it is not the same value
             kept.append(e)
             continue
         # keyed by the primitive itself: two with one name (GraphCall of two graphs) never merge
-        key = (prim, tuple([_key_of(a) for a in e.inputs]),
-               tuple(sorted([(k, _attr_key(v)) for k, v in e.attrs.items()])))
+        key = (prim, tuple([("v", a.id) if isinstance(a, Var) else _key_of(a) for a in e.inputs]),
+               tuple(sorted([(k, _attr_key(v)) for k, v in attrs.items()])) if attrs else ())
         prev = seen.get(key)
         if prev is not None:
             for o, p in zip(e.outputs, prev):
