@@ -175,3 +175,41 @@ def test_peak_live_is_the_largest_set_of_live_intermediates():
     assert exe.peak_live == 2 * 8 * 8 * 4
     with pytest.raises(AttributeError):
         Executable(exe.graph, free_dead=False).peak_live  # noqa: B018  (nothing is freed early: no report)
+
+
+def _scale(x, k=2.0):
+    return x * k
+
+
+def _scale_inlined(x):
+    return _scale(x) + 1.0
+
+
+def _kw_scale(x, *, k=2.0):
+    return x * k
+
+
+def _triple(x, k=2.0):
+    return x * 3.0
+
+
+def test_a_compiled_function_whose_defaults_change_is_compiled_again(monkeypatch):
+    """The graph binds a left-out argument's default: a new default (a new tuple, an edited keyword-only
+    default, a new __code__) is a changed Python value, so the same jit object recompiles, as PyNative."""
+    x = _x(3)
+    root, inlined, kw = jit(_scale, fullgraph=True), jit(_scale_inlined, fullgraph=True), jit(_kw_scale, fullgraph=True)
+    np.testing.assert_array_equal(root(x).asnumpy(), x.asnumpy() * 2.0)
+    np.testing.assert_array_equal(inlined(x).asnumpy(), x.asnumpy() * 2.0 + 1.0)
+    np.testing.assert_array_equal(kw(x).asnumpy(), x.asnumpy() * 2.0)
+    monkeypatch.setattr(_scale, "__defaults__", (5.0,))
+    monkeypatch.setitem(_kw_scale.__kwdefaults__, "k", 4.0)
+    for jf, fn in ((root, _scale), (inlined, _scale_inlined), (kw, _kw_scale)):
+        np.testing.assert_array_equal(jf(x).asnumpy(), fn(x).asnumpy())  # PyNative's answer, not the old graph's
+    np.testing.assert_array_equal(root(x).asnumpy(), x.asnumpy() * 5.0)
+    np.testing.assert_array_equal(kw(x).asnumpy(), x.asnumpy() * 4.0)
+    monkeypatch.setattr(_scale, "__code__", _triple.__code__)
+    np.testing.assert_array_equal(root(x).asnumpy(), x.asnumpy() * 3.0)
+    assert root.recompiles == 2 and kw.recompiles == 1
+    for _ in range(3):  # unchanged from here on: no further compile
+        root(x)
+    assert root.recompiles == 2 and len(root.cache) == 1

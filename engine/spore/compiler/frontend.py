@@ -215,6 +215,7 @@ class Frontend:
         saved = (self.file, self.fn_scope, self.loop_depth, self.in_test)
         self.file, self.fn_scope, self.loop_depth, self.in_test = info.file, scope_name, 0, 0
         self.depth += 1
+        self.guards.note_function(fn)
         try:
             aliases = {k: v.__name__.split(".")[0] for k, v in fn.__globals__.items()
                        if isinstance(v, types.ModuleType)}
@@ -994,11 +995,13 @@ class Guards:
         # one C-level comparison of the value tuples per object, so big networks stay cheap to check
         self.objects: dict[int, tuple[dict, tuple, tuple, Any]] = {}
         self.constants: dict[int, tuple[Any, Any]] = {}  # `note_data`: id(tensor) -> (tensor, its buffer)
+        # `note_function`: id(fn) -> (fn, its code, its defaults tuple, its keyword-only defaults' items)
+        self.functions: dict[int, tuple[Any, Any, Any, tuple | None]] = {}
         self._flat: tuple | None = None  # all objects' (dicts, names, values), flattened for one C-level pass
 
     @property
     def empty(self) -> bool:
-        return not (self.items or self.objects or self.constants)
+        return not (self.items or self.objects or self.constants or self.functions)
 
     def note(self, owner: Any, name: Any, value: Any, is_dict: bool = False, by_identity: bool = False) -> None:
         key = (id(owner), name)
@@ -1024,6 +1027,14 @@ class Guards:
         such as ``t[0] = v`` or ``t.assign_value(...)`` gives a tensor a new one)."""
         if id(t) not in self.constants:
             self.constants[id(t)] = (t, t._data)
+
+    def note_function(self, fn: Any) -> None:
+        """A user function the graph interpreted: its code and its defaults (bound into the graph when a
+        call leaves an argument out) by identity, so `fn.__defaults__ = (...)`, an edited keyword-only
+        default or a new `__code__` recompiles, as the next PyNative call would see them."""
+        if id(fn) not in self.functions and isinstance(fn, types.FunctionType):
+            kw = fn.__kwdefaults__
+            self.functions[id(fn)] = (fn, fn.__code__, fn.__defaults__, tuple(kw.items()) if kw else None)
 
     def note_engine(self, obj: Any, seen: set[int] | None = None) -> None:
         """The configuration of one of Spore's Cells or ops that ran over tracers (its code is not
@@ -1079,6 +1090,10 @@ class Guards:
         for t, data in self.constants.values():
             if t._data is not data:
                 return f"a tensor constant of shape {tuple(t.shape)} written in place"
+        for fn, code, defaults, kw in self.functions.values():
+            now_kw = fn.__kwdefaults__
+            if fn.__code__ is not code or fn.__defaults__ is not defaults or not _same_items(now_kw, kw):
+                return f"the code or defaults of {fn.__qualname__}"
         for owner, name, is_dict, snap in self.items.values():
             try:
                 now = owner[name] if is_dict else getattr(owner, name)
@@ -1090,6 +1105,14 @@ class Guards:
             elif now is _NOT_PLAIN or _frozen_or_none(now) != snap:
                 return _guard_name(owner, name, is_dict)
         return None
+
+
+def _same_items(now: dict | None, then: tuple | None) -> bool:
+    """Whether keyword-only defaults are still the very objects they were (`then`: their items then)."""
+    if not now:
+        return then is None
+    return then is not None and len(now) == len(then) and all(
+        k == k0 and v is v0 for (k, v), (k0, v0) in zip(now.items(), then))
 
 
 class _LocalFunction:

@@ -228,7 +228,9 @@ class GraphBuilder:
         and gradient transforms (If/While/WhileGrad, typed by their sub-graphs) all come through here.
         """
         outs = [Var(a) for a in avals]
-        self.eqns.append(Eqn(prim, [self.atom(i) for i in inputs], attrs, outs, self.loc, self.scope))
+        atom = self.atom
+        self.eqns.append(Eqn(prim, [i._var if type(i) is Tracer else atom(i) for i in inputs], attrs, outs, self.loc,
+                             self.scope))
         return outs
 
     def call_cell(self, cell: Any, args: tuple, kwargs: dict) -> Any:
