@@ -887,8 +887,23 @@ def _is_pure_library(func: Any) -> bool:
 
 
 _SCALARS = (bool, int, float, complex, str, bytes, type(None))
-_EXACT_SCALARS = frozenset(_SCALARS)  # these very types (no subclass): a scalar without an isinstance walk
-_EXACT_MUTABLE = frozenset({dict, OrderedDict, list, set})  # never a scalar, tuple, Cell or op
+
+# what `Guards.note_engine` does with an attribute, by the value's type: a plain scalar (kept by value), one of
+# Spore's Cells or ops (by identity, and walked), a tuple/frozenset (by value when plain), anything else
+_SCALAR, _ENGINE, _TUPLE, _OTHER = 1, 2, 3, 4
+_KINDS: dict[type, int] = {t: _SCALAR for t in _SCALARS}
+_KINDS.update({dict: _OTHER, OrderedDict: _OTHER, list: _OTHER, set: _OTHER, tuple: _TUPLE, frozenset: _TUPLE})
+
+
+def _kind(value: Any, cell: type, operation: type) -> int:
+    """The kind of `value` (the isinstance tests `note_engine` makes, in its order), remembered for its
+    type: instances of one type answer the same, unless the type fakes its `__class__` (then asked each time)."""
+    t = type(value)
+    kind = (_SCALAR if isinstance(value, _SCALARS) else _ENGINE if isinstance(value, (cell, operation))
+            else _TUPLE if isinstance(value, (tuple, frozenset)) else _OTHER)
+    if all("__class__" not in vars(b) for b in t.__mro__[:-1]):
+        _KINDS[t] = kind
+    return kind
 
 
 def _frozen(v: Any, depth: int = 0) -> Any:
@@ -1050,20 +1065,18 @@ class Guards:
             return  # a user Cell's construct is interpreted: the attributes it reads are guarded one by one
         seen.add(id(obj))
         names, values = [], []
+        kinds = _KINDS
         for name, value in list(d.items()):  # a Cell's children are instance attributes too
-            t = type(value)
-            if t in _EXACT_SCALARS or isinstance(value, _SCALARS):  # (most attributes: one set lookup)
+            kind = kinds.get(type(value)) or _kind(value, Cell, Operation)
+            if kind == _SCALAR:
                 names.append(name)
                 values.append(value)
-            elif t in _EXACT_MUTABLE:  # (a Cell's own dicts of children, parameters, hooks...)
-                if not name.startswith("_"):
-                    self.note(obj, name, value)
-            elif isinstance(value, (Cell, Operation)):
+            elif kind == _ENGINE:
                 names.append(name)
                 values.append(value)
                 self.held.add(id(value))
                 self.note_engine(value, seen)
-            elif isinstance(value, (tuple, frozenset)) and _frozen_or_none(value) not in (None, _NOT_PLAIN):
+            elif kind == _TUPLE and _frozen_or_none(value) not in (None, _NOT_PLAIN):
                 names.append(name)
                 values.append(value)
             elif not name.startswith("_"):  # (a Cell's own bookkeeping — children, hooks, flags — bumps the
