@@ -159,7 +159,8 @@ class Executable:
         self.in_slots = [self.slots.of(v) for v in graph.inputs]
         self.param_slots = [(self.slots.of(p.var), p.param) for p in graph.params]
         self.inplace_ok = self._inplace_candidates(graph) if free_dead else set()
-        self.steps, self.observed_steps, self.step_eqns = self._schedule(graph.eqns, top=True)
+        self.steps, self._observed_plan, self.step_eqns = self._schedule(graph.eqns, top=True)
+        self._frees: dict[int, tuple[int, ...]] = {}  # step index -> the slots dropped after it (_plan_frees)
         self.out_slots = [self.slots.of(a) for a in graph.outputs]
         self.update_slots = [(p.param, self.slots.of(v)) for p, v in graph.updates]
         self.template: list[Any] = [None] * self.slots.size
@@ -169,13 +170,14 @@ class Executable:
             self._plan_frees()
 
     # --- scheduling ---------------------------------------------------------------------------
-    def _schedule(self, eqns: list[Eqn], top: bool = False) -> tuple[list[Step], list[Step], list[Eqn]]:
+    def _schedule(self, eqns: list[Eqn], top: bool = False) -> tuple[list[Step], list[Any], list[Eqn]]:
         """The steps of `eqns`, and the same steps reporting to observers (control flow picks its
-        sub-schedules when it runs, so one compound step serves both). Only the top level's equations
-        may write in place (`inplace_ok` is their analysis; an equation object can also sit in a
-        sub-graph, where that analysis does not hold)."""
+        sub-schedules when it runs, so one compound step serves both); at the top level, what to make
+        the observed steps from when observers first watch (`observed_steps`). Only the top level's
+        equations may write in place (`inplace_ok` is their analysis; an equation object can also sit
+        in a sub-graph, where that analysis does not hold)."""
         steps: list[Step] = []
-        observed: list[Step] = []
+        observed: list[Any] = []
         of = self.slots.of
         inplace_ok = self.inplace_ok if top else ()
         for e in eqns:
@@ -191,10 +193,22 @@ class Executable:
             else:
                 kernel = _inplace_step(e, ins, outs[0]) if id(e) in inplace_ok else _kernel_step(e, ins, outs)
                 steps.append(kernel)
-                observed.append(_observed_step(e, kernel, ins, outs))
+                observed.append((e, kernel, ins, outs) if top else _observed_step(e, kernel, ins, outs))
                 continue
             observed.append(steps[-1])
         return steps, observed, list(eqns)
+
+    @property
+    def observed_steps(self) -> list[Step]:
+        """The steps reporting each node to the execution observers (a debugger's NaN guard, the
+        profiler): made the first time observers watch this graph run, not on every compile."""
+        obs = self.__dict__.get("_observed")
+        if obs is None:
+            obs = [_observed_step(*r) if type(r) is tuple else r for r in self._observed_plan]
+            for i, slots in self._frees.items():
+                obs[i] = _with_frees(obs[i], slots)
+            self.__dict__["_observed"] = obs
+        return obs
 
     def _sub(self, g: Graph) -> _Sub:
         steps, observed, _ = self._schedule(g.eqns)
@@ -289,7 +303,7 @@ class Executable:
                 frees.setdefault(i, []).append(slot)
         for i, slots in frees.items():
             self.steps[i] = _with_frees(self.steps[i], tuple(slots))
-            self.observed_steps[i] = _with_frees(self.observed_steps[i], tuple(slots))
+            self._frees[i] = tuple(slots)
         self._live_plan = (last, keep)
 
     @property
