@@ -604,102 +604,54 @@ py::array bias_grad16(u16arr g, bool bf16, bool widen_out) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Float32 twins (spore/amp/lowp.py): a 16-bit result written together with the float32 values of its
-// rounded elements, so an op that computes in float32 (float16 GEMMs, convolutions on a CPU without
-// float16 arithmetic) reads the twin instead of converting the 16-bit array again. Each kernel below
-// is its plain counterpart plus the widening of every output run while it is in L1.
+// Epilogues of a float32 GEMM whose result O2 stores in 16 bits (float16, and bfloat16 without bf16
+// GEMMs: spore/amp/lowp.py and ops/linalg.py's AmpDense). Each fuses what the plain path does in
+// separate passes, with its bits.
 
-// (x rounded to 16 bits, the float32 values of those bits): a cast whose result feeds float32 compute.
-py::tuple cvt_f32_to_16_twin(farr_ x, bool bf16) {
-    py::array_t<uint16_t> h(shape_of(x));
-    py::array_t<float> t(shape_of(x));
-    const float* px = x.data();
-    uint16_t* ph = h.mutable_data();
-    float* pt = t.mutable_data();
-    {
-        py::gil_scoped_release nogil;
-        parallel_for(x.size(), 4 * x.size(), [=](int64_t lo, int64_t hi) {
-            for (int64_t i = lo; i < hi; i += kRun) {
-                const int64_t m = std::min(kRun, hi - i);
-                narrow16(px + i, ph + i, m, bf16);
-                widen16(ph + i, pt + i, m, bf16);
-            }
-        });
-    }
-    return py::make_tuple(h, t);
-}
-
-// Round a fresh float32 result to 16 bits: returns the 16-bit array and overwrites `c` with the float32
-// values of its elements (c becomes the twin). `c` must be writeable and C-contiguous (a kernel's own
-// output), or this throws before touching it.
-py::array_t<uint16_t> round16_twin_inplace(py::array_t<float> c, bool bf16) {
-    if (!(c.flags() & py::array::c_style)) throw std::invalid_argument("round16_twin_inplace: C-contiguous expected");
+// c = float32(round16(c)) in place: a weight gradient's GEMM result stored in 16 bits and cast back
+// to its float32 master gradient, without the 16-bit array. `c` must be writeable and C-contiguous.
+void round16_inplace(py::array_t<float> c, bool bf16) {
+    if (!(c.flags() & py::array::c_style)) throw std::invalid_argument("round16_inplace: C-contiguous expected");
     float* pc = c.mutable_data();  // throws for a read-only array
-    py::array_t<uint16_t> h(shape_of(c));
-    uint16_t* ph = h.mutable_data();
     py::gil_scoped_release nogil;
-    parallel_for(c.size(), 3 * c.size(), [=](int64_t lo, int64_t hi) {
+    parallel_for(c.size(), 2 * c.size(), [=](int64_t lo, int64_t hi) {
+        alignas(64) uint16_t h[kRun];
         for (int64_t i = lo; i < hi; i += kRun) {
             const int64_t m = std::min(kRun, hi - i);
-            narrow16(pc + i, ph + i, m, bf16);
-            widen16(ph + i, pc + i, m, bf16);
+            narrow16(pc + i, h, m, bf16);
+            widen16(h, pc + i, m, bf16);
         }
     });
-    return h;
 }
 
-py::tuple add16_twin(u16arr a, u16arr b, bool bf16) {
-    py::array_t<uint16_t> h = add16(a, b, bf16);
-    py::array_t<float> t(shape_of(h));
-    const uint16_t* ph = h.data();
-    float* pt = t.mutable_data();
-    {
-        py::gil_scoped_release nogil;
-        split(h.size(), [=](int64_t lo, int64_t hi) { widen16(ph + lo, pt + lo, hi - lo, bf16); });
-    }
-    return py::make_tuple(h, t);
-}
-
-py::tuple relu16_twin(u16arr x, bool bf16) {
-    const uint16_t inf = bf16 ? 0x7f80 : 0x7c00;
-    py::array_t<uint16_t> out(shape_of(x));
-    py::array_t<float> t(shape_of(x));
-    const uint16_t* s = x.data();
-    uint16_t* d = out.mutable_data();
-    float* pt = t.mutable_data();
-    {
-        py::gil_scoped_release nogil;
-        split(x.size(), [=](int64_t lo, int64_t hi) {
-            for (int64_t i = lo; i < hi; i += kRun) {
-                const int64_t m = std::min(kRun, hi - i);
-                for (int64_t j = i; j < i + m; ++j) d[j] = relu_bits(s[j], inf);
-                widen16(d + i, pt + i, m, bf16);
+// round16(float32(round16(c)) + float32(b)) for a float32 (rows, n) GEMM result c and a 16-bit bias
+// row b: the GEMM's rounding and add16's bias add in one pass, without the intermediate array.
+py::array_t<uint16_t> round_add16(py::array_t<float, py::array::c_style | py::array::forcecast> c, u16arr b,
+                                  bool bf16) {
+    const int64_t n = c.size(), row = c.ndim() ? c.shape(c.ndim() - 1) : 1;
+    if (b.ndim() != 1 || b.size() != row || row == 0)
+        throw std::invalid_argument("round_add16: b must be one row of c's last dimension");
+    py::array_t<uint16_t> out(shape_of(c));
+    const float* pc = c.data();
+    uint16_t* po = out.mutable_data();
+    std::vector<float> bias(static_cast<size_t>(row));
+    widen16(b.data(), bias.data(), row, bf16);
+    const float* pbias = bias.data();
+    py::gil_scoped_release nogil;
+    parallel_for(n / row, 3 * n, [=](int64_t r0, int64_t r1) {
+        alignas(64) float x[kRun];
+        alignas(64) uint16_t h[kRun];
+        for (int64_t r = r0; r < r1; ++r)
+            for (int64_t col = 0; col < row; col += kRun) {
+                const int64_t m = std::min(kRun, row - col), at = r * row + col;
+                narrow16(pc + at, h, m, bf16);
+                widen16(h, x, m, bf16);
+#pragma omp simd
+                for (int64_t j = 0; j < m; ++j) x[j] = add_first_nan(x[j], pbias[col + j]);
+                narrow16(x, po + at, m, bf16);
             }
-        });
-    }
-    return py::make_tuple(out, t);
-}
-
-py::tuple relu_grad16_twin(u16arr g, u16arr y, bool bf16) {
-    if (g.ndim() != y.ndim() || g.size() != y.size()) throw std::invalid_argument("relu_grad16: shapes differ");
-    const uint16_t inf = bf16 ? 0x7f80 : 0x7c00;
-    const uint16_t qnan = bf16 ? 0xffc0 : 0xfe00;
-    py::array_t<uint16_t> out(shape_of(g));
-    py::array_t<float> t(shape_of(g));
-    const uint16_t *pg = g.data(), *py_ = y.data();
-    uint16_t* d = out.mutable_data();
-    float* pt = t.mutable_data();
-    {
-        py::gil_scoped_release nogil;
-        split(g.size(), [=](int64_t lo, int64_t hi) {
-            for (int64_t i = lo; i < hi; i += kRun) {
-                const int64_t m = std::min(kRun, hi - i);
-                for (int64_t j = i; j < i + m; ++j) d[j] = relu_grad_bits(py_[j], pg[j], inf, qnan);
-                widen16(d + i, pt + i, m, bf16);
-            }
-        });
-    }
-    return py::make_tuple(out, t);
+    });
+    return out;
 }
 
 }  // namespace
@@ -727,14 +679,10 @@ void register_lowp(py::module_& m) {
     m.def("bias_grad16", &bias_grad16, py::arg("g"), py::arg("bf16"), py::arg("widen_out") = false,
           "column sums of a float16/bfloat16 (m, n) matrix in float32, rows in order, rounded once (widen_out:\n"
           "the float32 values of the rounded sums)");
-    m.def("cvt_f32_to_16_twin", &cvt_f32_to_16_twin, py::arg("x"), py::arg("bf16"),
-          "(16-bit bits of x, their float32 values): a cast and its float32 twin in one pass");
-    m.def("round16_twin_inplace", &round16_twin_inplace, py::arg("c"), py::arg("bf16"),
-          "16-bit bits of the float32 array c; c is overwritten with their float32 values (its twin)");
-    m.def("add16_twin", &add16_twin, py::arg("a"), py::arg("b"), py::arg("bf16"), "(add16(a, b), its float32 twin)");
-    m.def("relu16_twin", &relu16_twin, py::arg("x"), py::arg("bf16"), "(relu16(x), its float32 twin)");
-    m.def("relu_grad16_twin", &relu_grad16_twin, py::arg("g"), py::arg("y"), py::arg("bf16"),
-          "(relu_grad16(g, y), its float32 twin)");
+    m.def("round16_inplace", &round16_inplace, py::arg("c"), py::arg("bf16"),
+          "c = float32(round to float16/bfloat16 (c)) in place (a 16-bit GEMM result cast back to float32)");
+    m.def("round_add16", &round_add16, py::arg("c"), py::arg("b"), py::arg("bf16"),
+          "round16(round16(c) + b): a float32 GEMM result rounded to 16 bits plus a 16-bit bias row, one pass");
     m.def("relu16", &relu16, py::arg("x"), py::arg("bf16"),
           "max(x, 0) on float16 (bf16=False) or bfloat16 bit patterns, NaN kept");
     m.def("relu_grad16", &relu_grad16, py::arg("g"), py::arg("y"), py::arg("bf16"),

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import spore as ms
-from spore import _kernels, amp, nn
+from spore import _kernels, amp, nn, ops
 from spore.amp import lowp
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -202,7 +202,9 @@ CASES = [(n, d, "momentum", False) for n in ("mlp", "cnn", "thin_cnn", "bn") for
 @pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
 @pytest.mark.parametrize("net_name,dtype,opt_name,scaled", CASES)
 def test_fast_paths_train_bit_identically_to_the_reference_paths(net_name: str, dtype: str, opt_name: str,
-                                                                 scaled: bool, mode: int) -> None:
+                                                                 scaled: bool, mode: int,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(lowp, "_TWIN_MIN", 1024)  # float32 twins on these small nets' arrays too
     with lowp.reference_paths():
         assert not lowp.fast_paths()
         ref = _run(net_name, dtype, mode, opt_name, scaled)
@@ -210,3 +212,73 @@ def test_fast_paths_train_bit_identically_to_the_reference_paths(net_name: str, 
     fast = _run(net_name, dtype, mode, opt_name, scaled)
     assert fast.keys() == ref.keys()
     assert [k for k in ref if fast[k] != ref[k]] == []
+
+
+# ---------------------------------------------------------------------------------------------
+# AmpDense: a to_float Dense in one primitive each way (PyNative)
+
+
+class _Shared(nn.Cell):
+    """A Dense whose cast weight is also read outside the layer, or written in place first."""
+
+    def __init__(self, mode: str) -> None:
+        super().__init__()
+        self.fc = nn.Dense(300, 512)
+        self.head = nn.Dense(512, 10)
+        self.mode = mode
+
+    def construct(self, x):
+        w = self.fc.weight  # the 16-bit cast of the float32 Parameter
+        if self.mode == "write":
+            w[0] = 0.0  # no longer the Parameter's cast: the fused path must not claim its gradient
+        y = ops.relu(ops.dense(x, w, self.fc.bias))
+        if self.mode == "shared":
+            y = y + ops.mean(w)  # the weight's gradient from two places
+        return self.head(y)
+
+
+def _grads(net_fn, dtype: str, order: int = 1) -> list[bytes]:
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    ms.set_seed(2)
+    net = amp.auto_mixed_precision(net_fn(), "O2", DTYPES[dtype][0])
+    x = ms.Tensor(np.random.default_rng(3).standard_normal((48, 300)).astype(F32))
+    if order == 2:  # the gradient of |d loss / dx|^2 with respect to x
+        inner = ms.grad(lambda t: ops.sum(net(t) ** 2))
+        return [_bits(ms.grad(lambda t: ops.sum(inner(t) ** 2))(x).asnumpy())]
+    params = net.trainable_params()
+    _, grads = ms.value_and_grad(lambda t: ops.sum(net(t) ** 2), None, params)(x)
+    return [_bits(g.asnumpy()) for g in grads]
+
+
+def _both(net_fn, dtype: str, order: int = 1) -> tuple[list[bytes], list[bytes], int]:
+    from spore.ops import linalg
+
+    calls = []
+    orig = linalg.AmpDense.impl
+    linalg.AmpDense.impl = lambda *a, **k: calls.append(1) or orig(*a, **k)
+    try:
+        with lowp.reference_paths():
+            ref = _grads(net_fn, dtype, order)
+        assert not calls  # the reference paths never fuse
+        fast = _grads(net_fn, dtype, order)
+    finally:
+        linalg.AmpDense.impl = orig
+    return ref, fast, len(calls)
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "fp16"])
+def test_amp_dense_fuses_the_layers_and_gives_the_decompositions_gradients(dtype: str) -> None:
+    ref, fast, calls = _both(lambda: _mlp((300, 512, 96, 10)), dtype)
+    assert calls == 3 and fast == ref
+
+
+@pytest.mark.parametrize("mode", ["shared", "write"])
+def test_amp_dense_with_the_cast_weight_read_elsewhere_or_written(mode: str) -> None:
+    ref, fast, calls = _both(lambda: _Shared(mode), "bf16")
+    assert fast == ref
+    assert calls == (2 if mode == "shared" else 1)  # a written cast is not the Parameter's any more
+
+
+def test_amp_dense_is_not_used_under_a_second_order_gradient() -> None:
+    ref, fast, calls = _both(lambda: _mlp((300, 64, 10)), "fp16", order=2)
+    assert fast == ref and calls == 0

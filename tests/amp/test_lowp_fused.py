@@ -21,6 +21,12 @@ F16 = np.dtype(np.float16)
 FORMATS = [(BF16, True), (F16, False)]
 
 
+@pytest.fixture(autouse=True)
+def _small_twins(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Twins from 4,096 elements (the default starts at 256K, where they pay): these tests' arrays."""
+    monkeypatch.setattr(lowp, "_TWIN_MIN", 4096)
+
+
 def _np32(bits: np.ndarray, dt: np.dtype) -> np.ndarray:
     return bits.view(dt).astype(np.float32)
 
@@ -69,9 +75,6 @@ def test_add16_adds_a_row_to_every_row(dt: np.dtype, bf: bool, shape: tuple[int,
     with np.errstate(all="ignore"):
         ref = _np16(_np32(a, dt) + _np32(b, dt), dt)
     _same_bits(_kernels.add16(a, b, bf), ref, dt)
-    h, t = _kernels.add16_twin(a, b, bf)
-    np.testing.assert_array_equal(h, _kernels.add16(a, b, bf))
-    np.testing.assert_array_equal(t.view(np.uint32), _wide(h, dt))
     with pytest.raises(ValueError, match="one row"):
         _kernels.add16(a, b[:-1], bf)
 
@@ -91,37 +94,36 @@ def test_bias_grad16_sums_columns_in_float32_rows_in_order(dt: np.dtype, bf: boo
 
 
 @pytest.mark.parametrize("dt,bf", FORMATS)
-def test_twin_kernels_write_the_plain_result_and_its_float32_values(dt: np.dtype, bf: bool) -> None:
+def test_gemm_epilogues_round_like_the_plain_casts(dt: np.dtype, bf: bool) -> None:
     rng = np.random.default_rng(5)
-    x = (rng.standard_normal((41, 1700)) * 10.0 ** rng.integers(-9, 9, (41, 1700))).astype(np.float32)
-    x.flat[:6] = [np.inf, -np.inf, -0.0, 1e-45, 7e4, np.nan]
-    h, t = _kernels.cvt_f32_to_16_twin(x, bf)
-    np.testing.assert_array_equal(h, lowp.cast(x, dt).view(np.uint16))
-    np.testing.assert_array_equal(t.view(np.uint32), _wide(h, dt))
-    c = x.copy()
-    np.testing.assert_array_equal(_kernels.round16_twin_inplace(c, bf), h)
-    np.testing.assert_array_equal(c.view(np.uint32), t.view(np.uint32))
-    c.flags.writeable = False
+    c = (rng.standard_normal((41, 1700)) * 10.0 ** rng.integers(-9, 9, (41, 1700))).astype(np.float32)
+    c.flat[:6] = [np.inf, -np.inf, -0.0, 1e-45, 7e4, np.nan]
+    h = lowp.cast(c, dt)
+    got = c.copy()
+    _kernels.round16_inplace(got, bf)  # a weight gradient rounded to 16 bits and cast back
+    np.testing.assert_array_equal(got.view(np.uint32), _wide(h.view(np.uint16), dt))
+    ro = c.copy()
+    ro.flags.writeable = False
     with pytest.raises(ValueError):
-        _kernels.round16_twin_inplace(c, bf)
-    bits = np.arange(65536, dtype=np.uint16).reshape(256, 256)
-    y = rng.permutation(bits.ravel()).reshape(256, 256)
-    for (out, tw), plain in ((_kernels.relu16_twin(bits, bf), _kernels.relu16(bits, bf)),
-                             (_kernels.relu_grad16_twin(bits, y, bf), _kernels.relu_grad16(bits, y, bf))):
-        np.testing.assert_array_equal(out, plain)
-        np.testing.assert_array_equal(tw.view(np.uint32), _wide(out, dt))
+        _kernels.round16_inplace(ro, bf)
+    b = rng.integers(0, 65536, 1700).astype(np.uint16)
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(_kernels.round_add16(c, b, bf), _kernels.add16(h.view(np.uint16), b, bf))
+    with pytest.raises(ValueError, match="one row"):
+        _kernels.round_add16(c, b[:5], bf)
 
 
-def test_a_float16_cast_keeps_a_read_only_twin_that_the_cast_back_takes_over() -> None:
+def test_a_float16_cast_is_read_only_and_its_first_conversion_is_kept_and_handed_over() -> None:
     rng = np.random.default_rng(6)
     w = rng.standard_normal((64, 200)).astype(np.float32)
     h = ops.cast(ms.Tensor(w), ms.float16).asnumpy()
-    assert h.dtype == F16 and not h.flags.writeable  # an in-place write would leave the twin stale
+    assert h.dtype == F16 and not h.flags.writeable  # an in-place write would leave a twin stale
     with pytest.raises(ValueError, match="read-only"):
         h[0, 0] = 1.0
-    t = lowp.twin(h)
+    assert lowp.twin(h) is None  # made by the first reader, not by the cast
+    t = lowp.widen(h)
     np.testing.assert_array_equal(t, h.astype(np.float32))
-    assert not t.flags.writeable
+    assert not t.flags.writeable and lowp.twin(h) is t and lowp.widen(h) is t
     np.testing.assert_array_equal(lowp.twin(h.reshape(200, 64)), h.reshape(200, 64).astype(np.float32))
     assert lowp.twin(h[:, :10]) is None and lowp.twin(h.T) is None  # not the whole array in order
     assert lowp.twin(h.view(BF16)) is None  # another format: the twin's values do not apply
@@ -131,6 +133,16 @@ def test_a_float16_cast_keeps_a_read_only_twin_that_the_cast_back_takes_over() -
     assert lowp.twin(h) is None  # and no longer shared with the 16-bit array
     back[...] = 0.0
     np.testing.assert_array_equal(lowp.widen(h), w.astype(F16).astype(np.float32))
+
+
+def test_arrays_spore_did_not_make_get_no_twin() -> None:
+    mine = np.random.default_rng(9).standard_normal((64, 200)).astype(F16)
+    t = lowp.widen(mine)
+    np.testing.assert_array_equal(t, mine.astype(np.float32))
+    assert mine.flags.writeable and lowp.twin(mine) is None
+    p = ms.Parameter(ms.Tensor(mine))  # a float16 Parameter stays writeable for its optimizer
+    ops.MatMul(transpose_b=True)(p, p)
+    assert p.asnumpy().flags.writeable and lowp.twin(p.asnumpy()) is None
 
 
 def test_reference_paths_keep_no_twins_and_writeable_results() -> None:
@@ -164,7 +176,8 @@ def test_float16_matmul_with_twins_equals_the_plain_conversions() -> None:
     xs, ws = x.asnumpy().astype(np.float32), w.asnumpy().astype(np.float32)
     ref = _kernels.sgemm(xs, ws, False, True).astype(F16)
     np.testing.assert_array_equal(out.view(np.uint16), ref.view(np.uint16))
-    np.testing.assert_array_equal(lowp.twin(out), ref.astype(np.float32))
-    dx = ops.MatMul()(ops.cast(ms.Tensor(out.astype(np.float32)), ms.float16), w).asnumpy()  # w's twin again
+    assert lowp.twin(w.asnumpy()) is not None  # kept by the GEMM that converted it
+    g = ops.cast(ms.Tensor(out.astype(np.float32)), ms.float16)
+    dx = ops.MatMul()(g, w).asnumpy()  # w's twin again
     np.testing.assert_array_equal(dx.view(np.uint16),
                                   _kernels.sgemm(out.astype(np.float32), ws, False, False).astype(F16).view(np.uint16))

@@ -35,7 +35,8 @@ import numpy as np
 
 __all__ = ["bf16_native", "matmul", "batch_matmul", "is_bf16", "describe", "cast", "conv2d", "conv2d_backward_data",
            "conv2d_backward_weights", "relu", "relu_grad", "use_bf16_conv", "is_lowp", "binary_via_f32",
-           "sum_via_f32", "bias_grad", "reference_paths", "fast_paths", "twin", "widen", "narrow", "cast_op"]
+           "sum_via_f32", "bias_grad", "reference_paths", "fast_paths", "twin", "widen", "narrow", "cast_op",
+           "f32_product"]
 
 _NATIVE: list[bool] = []
 
@@ -136,24 +137,29 @@ def cast(a: np.ndarray, dt: np.dtype) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------------------
-# Float32 twins. Where a 16-bit array feeds float32 compute (float16 GEMMs and convolutions: this
-# CPU has no float16 arithmetic), the op that makes it also writes the float32 values of its
-# rounded elements in the same pass and keeps them beside it; the consumers read that twin instead
-# of converting again, and a cast back to float32 takes it over as its result. A float16 weight
-# was converted three times per step (the cast, the forward GEMM, the input-gradient GEMM) and is
-# now converted once; a float16 weight gradient went float32 -> float16 -> float32 and is now
-# rounded in place (`round16_twin_inplace`) and handed over.
+# Float32 twins. Float16 arrays feed float32 compute here (GEMMs, convolutions, pooling: this CPU
+# has no float16 arithmetic), and most are read that way twice: a weight by the forward GEMM and
+# the input-gradient GEMM, an activation by the next layer's forward and weight-gradient GEMMs, a
+# masked gradient by both gradient GEMMs. The first conversion of a large float16 array that
+# Spore's own kernels made is kept beside it (its twin), later readers take it, and a cast back to
+# float32 takes it over as its result. A conversion written in the producing kernel's own pass was
+# measured no cheaper than a separate one (both are bound by writing the 4 bytes per element), so
+# twins are made lazily, by the first reader: an array nobody converts costs nothing.
 #
-# A twin is only valid while its 16-bit array keeps its values, so both are made read-only when
-# the twin is kept: an in-place write raises instead of leaving a stale twin (the executor's
-# in-place reuse already skips read-only buffers). Entries die with their array (a weak reference).
+# A twin is only valid while its 16-bit array keeps its values, so such arrays are made read-only
+# when they are made (`_mark`): an in-place write raises instead of leaving a stale twin (the
+# executor's in-place reuse already skips read-only buffers), and an array Spore did not make (a
+# user's, a Parameter's) never gets a twin. Entries die with their array (a weak reference).
 
-_TWINS: dict[int, tuple[Any, np.dtype, np.ndarray]] = {}  # id(memory owner) -> (weakref, 16-bit dtype, twin)
-_TWIN_MIN = 4096  # elements: below this a conversion costs less than the bookkeeping
+_TWINS: dict[int, list] = {}  # id(memory owner) -> [weakref to it, 16-bit dtype, twin or None]
+# Elements from which keeping a conversion pays: measured, the bookkeeping (~10 us per array in a
+# step: marks, table lookups) ate what SimpleCNN's 524K-element activations saved (each is read
+# once in float32); the GEMM net's 1M-16M-element weights and activations gain.
+_TWIN_MIN = 1 << 20
 
 
 def _twin_wanted(dt: np.dtype) -> bool:
-    """Whether results of dtype `dt` get twins: float16 (and bfloat16 where GEMMs run in float32)."""
+    """Whether arrays of dtype `dt` get twins: float16 (and bfloat16 where GEMMs run in float32)."""
     if not _FAST[0]:
         return False
     if dt is _F16 or dt == _F16:
@@ -166,73 +172,71 @@ def _owner(a: np.ndarray) -> np.ndarray:
     return a if base is None else base
 
 
-def _keep_twin(h: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """Record `t` as the twin of the 16-bit array `h` (a fresh kernel result or its dtype view; keyed
-    by the memory's owner, so every whole C-contiguous view finds it); both made read-only."""
-    owner = _owner(h)
-    h.flags.writeable = False
-    owner.flags.writeable = False
-    t.flags.writeable = False
-    key = id(owner)
-    _TWINS[key] = (weakref.ref(owner, lambda _r, key=key: _TWINS.pop(key, None)), h.dtype, t)
+def _mark(h: np.ndarray) -> np.ndarray:
+    """A fresh 16-bit kernel result (or its dtype view) that may get a twin: large, of a format
+    computed in float32, made read-only (and its memory's owner, so every view is). Returns `h`."""
+    if h.size >= _TWIN_MIN and _twin_wanted(h.dtype):
+        owner = _owner(h)
+        h.flags.writeable = False
+        owner.flags.writeable = False
+        key = id(owner)
+        _TWINS[key] = [weakref.ref(owner, lambda _r, key=key: _TWINS.pop(key, None)), h.dtype, None]
     return h
 
 
-def _entry(a: np.ndarray) -> tuple[int, np.ndarray] | None:
-    """(key, twin) for a 16-bit array whose memory has a twin and which reads it whole, in order
-    and as the twin's dtype (a reshape or a transposed view's `.T`, not a slice or a transpose)."""
+def _entry(a: np.ndarray) -> list | None:
+    """The table entry of a 16-bit array that reads its marked memory whole, in order and as the
+    marked dtype (the array itself, a reshape, a transposed view's `.T`; not a slice or a transpose)."""
     owner = _owner(a)
     e = _TWINS.get(id(owner))
-    if (e is None or e[0]() is not owner or e[1] != a.dtype or a.size != owner.size
-            or not a.flags.c_contiguous):
+    if e is None or e[0]() is not owner or e[1] != a.dtype or a.size != owner.size or not a.flags.c_contiguous:
         return None
-    return id(owner), e[2]
+    return e
 
 
 def twin(a: np.ndarray) -> np.ndarray | None:
     """The float32 twin of the 16-bit array `a` (read-only, in a's shape), or None."""
-    e = _entry(a)
-    if e is None:
+    e = _entry(a) if _TWINS else None
+    if e is None or e[2] is None:
         return None
-    t = e[1]
+    t = e[2]
     return t if t.shape == a.shape else t.reshape(a.shape)
 
 
 def widen(a: np.ndarray) -> np.ndarray:
-    """float32 values of a 16-bit array for a kernel that only reads them: its twin if it has one
-    (read-only), else a conversion."""
+    """float32 values of a 16-bit array for a kernel that only reads them (read-only): its twin,
+    made now by this first reader if it is a marked array, else a plain conversion."""
     if _FAST[0] and _TWINS:
-        t = twin(a)
-        if t is not None:
-            return t
+        e = _entry(a)
+        if e is not None:
+            if e[2] is None:
+                t = cast(a, _F32)
+                t.flags.writeable = False
+                e[2] = t
+            t = e[2]
+            return t if t.shape == a.shape else t.reshape(a.shape)
     return cast(a, _F32)
 
 
 def narrow(c: np.ndarray, dt: np.dtype) -> np.ndarray:
-    """A float32 kernel result rounded to the 16-bit `dt`; with twins on for `dt`, `c` is rounded in
-    place and kept as the result's twin (c must be the kernel's own fresh array)."""
-    if (c.size >= _TWIN_MIN and c.dtype == _F32 and c.flags.owndata and c.flags.writeable and c.flags.c_contiguous
-            and _twin_wanted(dt)):
-        return _keep_twin(_k().round16_twin_inplace(c, is_bf16(dt)).view(dt), c)
-    return cast(c, dt)
+    """A float32 kernel result rounded to the 16-bit `dt` (marked for a twin when large)."""
+    return _mark(cast(c, dt))
 
 
 def cast_op(a: np.ndarray, dt: np.dtype) -> np.ndarray:
     """The Cast primitive's kernel between float32 and float16/bfloat16: `cast`, except that with
-    twins on a 16-bit result keeps its float32 twin (one pass writes both), and a cast of a 16-bit
-    array that has a twin back to float32 takes the twin over as its result (no pass at all: the
-    twin leaves the table and becomes an ordinary writeable array)."""
+    the fast paths a large 16-bit result is marked for a twin, and a cast back to float32 of an
+    array whose twin exists takes the twin over as its result (no pass at all: the twin leaves the
+    table and becomes an ordinary writeable array)."""
     if _FAST[0] and a.size >= _TWIN_MIN:
         if dt == _F32:
             e = _entry(a) if _TWINS else None
-            if e is not None:
-                del _TWINS[e[0]]
-                t = e[1]
+            if e is not None and e[2] is not None:
+                t, e[2] = e[2], None
                 t.flags.writeable = True
                 return t if t.shape == a.shape else t.reshape(a.shape)
-        elif a.dtype == _F32 and _twin_wanted(dt):
-            h, t = _k().cvt_f32_to_16_twin(a, is_bf16(dt))
-            return _keep_twin(h.view(dt), t)
+        elif a.dtype == _F32:
+            return _mark(cast(a, dt))
     return cast(a, dt)
 
 
@@ -254,8 +258,6 @@ def _check(op: str, a: np.ndarray, b: np.ndarray) -> np.dtype:
 
 def matmul(a: np.ndarray, b: np.ndarray, transpose_a: bool = False, transpose_b: bool = False) -> np.ndarray:
     """op(a) @ op(b) for 2-D float16/bfloat16 arrays of one dtype, returned in that dtype."""
-    from .. import _kernels
-
     dt = _check("MatMul", a, b)
     if a.ndim != 2 or b.ndim != 2:
         raise ValueError(f"MatMul: 2-D inputs expected, got shapes {a.shape} and {b.shape}")
@@ -265,13 +267,31 @@ def matmul(a: np.ndarray, b: np.ndarray, transpose_a: bool = False, transpose_b:
         a32 = a.astype(np.float32)
         b32 = b.astype(np.float32)
         return np.matmul(a32.T if transpose_a else a32, b32.T if transpose_b else b32).astype(dt)
+    c = f32_product(a, b, transpose_a, transpose_b)
+    if c is not None:
+        return narrow(c, dt) if _FAST[0] else cast(c, dt)
     a, transpose_a = _c(a, transpose_a)
     b, transpose_b = _c(b, transpose_b)
-    if is_bf16(dt) and bf16_native():
-        return _kernels.bf16_matmul_bf16(a.view(np.uint16), b.view(np.uint16), transpose_a, transpose_b).view(dt)
-    if _FAST[0]:  # operands' twins, the result rounded in place into its own twin
-        return narrow(_kernels.sgemm(widen(a), widen(b), transpose_a, transpose_b), dt)
-    return cast(_kernels.sgemm(cast(a, np.float32), cast(b, np.float32), transpose_a, transpose_b), dt)
+    return _k().bf16_matmul_bf16(a.view(np.uint16), b.view(np.uint16), transpose_a, transpose_b).view(dt)
+
+
+def f32_product(a: np.ndarray, b: np.ndarray, transpose_a: bool = False,
+                transpose_b: bool = False) -> np.ndarray | None:
+    """The unrounded float32 product that `matmul` rounds to 16 bits (sgemm on the operands' float32
+    values: float16, and bfloat16 without bf16 GEMMs), or None where `matmul` computes otherwise
+    (oneDNN's bf16 kernel, NumPy for tiny products). Checked operands assumed (2-D, one dtype).
+    AmpDense fuses the rounding with what follows it (the bias add, the cast of a weight
+    gradient back to float32), with `matmul`'s bits."""
+    m, k = (a.shape[1], a.shape[0]) if transpose_a else a.shape
+    n = b.shape[0] if transpose_b else b.shape[1]
+    dt = a.dtype
+    if m * n * k < _SMALL or (is_bf16(dt) and bf16_native()):
+        return None
+    a, transpose_a = _c(a, transpose_a)
+    b, transpose_b = _c(b, transpose_b)
+    if _FAST[0]:  # the operands' float32 twins (made here by the first reader)
+        return _k().sgemm(widen(a), widen(b), transpose_a, transpose_b)
+    return _k().sgemm(cast(a, np.float32), cast(b, np.float32), transpose_a, transpose_b)
 
 
 def batch_matmul(a: np.ndarray, b: np.ndarray, transpose_a: bool = False, transpose_b: bool = False) -> np.ndarray:
@@ -317,7 +337,7 @@ def use_bf16_conv(dt: np.dtype, channels: int | None = None, kind: str = "forwar
 
 
 def _bits(a: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(a).view(np.uint16)
+    return (a if a.flags.c_contiguous else np.ascontiguousarray(a)).view(np.uint16)
 
 
 def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride: Any, pad: Any, dilation: Any,
@@ -356,10 +376,7 @@ def relu(a: np.ndarray) -> np.ndarray | None:
     bf = is_bf16(a.dtype)
     if not (bf or a.dtype == np.float16):
         return None
-    if a.size >= _TWIN_MIN and _twin_wanted(a.dtype):
-        h, t = _k().relu16_twin(_bits(a), bf)
-        return _keep_twin(h.view(a.dtype), t)
-    return _k().relu16(_bits(a), bf).view(a.dtype)
+    return _mark(_k().relu16(_bits(a), bf).view(a.dtype))
 
 
 def relu_grad(g: np.ndarray, out: np.ndarray) -> np.ndarray | None:
@@ -369,10 +386,7 @@ def relu_grad(g: np.ndarray, out: np.ndarray) -> np.ndarray | None:
     bf = is_bf16(g.dtype)
     if not (bf or g.dtype == np.float16):
         return None
-    if g.size >= _TWIN_MIN and _twin_wanted(g.dtype):
-        h, t = _k().relu_grad16_twin(_bits(g), _bits(out), bf)
-        return _keep_twin(h.view(g.dtype), t)
-    return _k().relu_grad16(_bits(g), _bits(out), bf).view(g.dtype)
+    return _mark(_k().relu_grad16(_bits(g), _bits(out), bf).view(g.dtype))
 
 
 def is_lowp(dt: np.dtype) -> bool:
@@ -391,10 +405,7 @@ def binary_via_f32(ufunc: Any, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     dt = a.dtype
     if ufunc is np.add and _FAST[0] and (a.shape == b.shape or (b.ndim == 1 and a.ndim >= 1
                                                                 and b.shape[0] == a.shape[-1])):
-        if a.size >= _TWIN_MIN and _twin_wanted(dt):
-            h, t = _k().add16_twin(_bits(a), _bits(b), is_bf16(dt))
-            return _keep_twin(h.view(dt), t)
-        return _k().add16(_bits(a), _bits(b), is_bf16(dt)).view(dt)
+        return _mark(_k().add16(_bits(a), _bits(b), is_bf16(dt)).view(dt))
     return cast(ufunc(cast(a, np.float32), cast(b, np.float32)), dt)
 
 

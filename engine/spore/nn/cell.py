@@ -316,7 +316,10 @@ class Cell:
             return p
         from ..ops.array import cast
 
-        return cast(p, ct)
+        out = cast(p, ct)
+        if not out._traced:  # ops.dense fuses a Dense layer on casts it can trace to their Parameter
+            out.__dict__["_amp_src"] = (p, p._version)
+        return out
 
     def __setattr__(self, name: str, value: Any) -> None:
         d = self.__dict__

@@ -4,6 +4,8 @@ covers batched and broadcast products. Both run through a tuned BLAS.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from ..autodiff.tape import is_tracked
@@ -184,11 +186,150 @@ def dense(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     from .array import reshape
     from .elementwise import add
 
+    # references to the weight and bias beyond this call's own (see _amp_dense), taken first
+    shared = (sys.getrefcount(weight) > _BASE_RC, bias is not None and sys.getrefcount(bias) > _BASE_RC)
     lead = input.shape[:-1]
     x = input if input.ndim == 2 else reshape(input, (-1, input.shape[-1]))
-    out = MatMul(x, weight, transpose_b=True)
-    if bias is not None:
-        out = add(out, bias)
+    out = _amp_dense(x, weight, bias, shared)
+    if out is None:
+        out = MatMul(x, weight, transpose_b=True)
+        if bias is not None:
+            out = add(out, bias)
     return out if input.ndim == 2 else reshape(out, lead + (weight.shape[0],))
+
+
+# ---------------------------------------------------------------------------------------------
+# Mixed precision's Dense in one primitive (PyNative). Under O2 a Dense layer's forward was MatMul
+# and Add on the 16-bit casts of its weight and bias, and its backward five more ops (the bias
+# gradient, two GEMMs, two casts back to float32): seven primitive calls and four tape nodes beside
+# the two casts, ~5 us of Python each, which made small O2 networks slower than float32. `AmpDense`
+# runs the same kernels in the same order (so the bits are those of the decomposition) as one call
+# forward and one (`AmpDenseGrad`) backward, and hands the float32 master weights their gradients
+# directly. It is used when the weight (and bias) are a to_float cell's casts of its Parameters
+# (`Cell._cast_param` tags them), unchanged since, in a first-order PyNative gradient without
+# tensor hooks or kernel observers; everything else (Graph mode, whose compiler fuses the
+# decomposition itself, higher-order gradients, hooks) takes the decomposition.
+#
+# The gradient goes straight to the float32 Parameter only when nothing else can read the cast:
+# other readers' cotangents are summed with this one in the 16-bit dtype before the cast back, a
+# different rounding. The cast of `self.weight` passed straight into the call has no other holder
+# (its reference count is that of any fresh argument, `_BASE_RC`; the cast's tape node keeps only
+# a weak reference), so no later op can read it; one also held elsewhere (a local variable) gets
+# its gradient in 16 bits, summed by the tape as the decomposition's is.
+
+
+def _rc_probe(input: object, weight: object) -> int:
+    return sys.getrefcount(weight)
+
+
+_BASE_RC = _rc_probe(None, object())  # a fresh argument's count, seen from the callee
+
+
+def _amp_src(t: Tensor) -> Tensor | None:
+    """The float32 Parameter `t` is the unmodified to_float cast of, or None."""
+    tag = t.__dict__.get("_amp_src")
+    if tag is None or t._version != 0 or tag[0]._version != tag[1]:
+        return None
+    return tag[0]
+
+
+def _amp_dense(x: Tensor, weight: Tensor, bias: Tensor | None, shared: tuple[bool, bool]) -> Tensor | None:
+    """AmpDense(x, weight, bias) when the fused path applies (see above), else None. `shared`: whether
+    the weight / bias casts are held elsewhere too (their gradients then stay 16-bit)."""
+    from ..autodiff import tape
+    from .primitive import OBSERVERS, TRACING
+
+    if (TRACING.builder is not None or "_amp_src" not in weight.__dict__ or tape.STATE.depth > 1
+            or tape.TENSOR_HOOKS or tape.SAVED_HOOKS or OBSERVERS.active):
+        return None
+    from ..amp import lowp
+
+    w32 = _amp_src(weight)
+    b32 = None if bias is None else _amp_src(bias)
+    dt = weight.dtype
+    if (w32 is None or (bias is not None and b32 is None) or not lowp.fast_paths() or x.dtype is not dt
+            or x.ndim != 2 or weight.ndim != 2 or x.shape[1] != weight.shape[1]
+            or (bias is not None and (bias.dtype is not dt or bias.shape != (weight.shape[0],)))):
+        return None
+    direct = (not shared[0], bias is not None and not shared[1])
+    if bias is None:
+        return AmpDense(x, w32, weight, has_bias=False, direct=direct)
+    return AmpDense(x, w32, weight, b32, bias, has_bias=True, direct=direct)
+
+
+@primitive(internal=True)
+class AmpDense:
+    """x @ w16.T (+ b16) for a to_float Dense: inputs x, the float32 weight, its 16-bit cast (and
+    the float32 bias, its cast). The float32 inputs only carry the gradients (`AmpDenseGrad`):
+    `direct` says, for the weight and the bias, whether the gradient goes to the float32 Parameter
+    (float32) or to its cast (16-bit, for the tape to sum with other readers' and cast back)."""
+
+    def infer(x, w32, w16, *bias, has_bias=False, direct=(True, True)):
+        return Aval((x.shape[0], w16.shape[0]), x.dtype)
+
+    def impl(x, w32, w16, *bias, has_bias=False, direct=(True, True)):
+        from ..amp import lowp
+        from .elementwise import Add
+
+        c = lowp.f32_product(x, w16, False, True)  # float32 compute: round and add the bias in one pass
+        if c is not None and has_bias and c.size + bias[1].size >= 2048:  # (where Add takes add16)
+            b16 = bias[1]
+            return lowp._mark(lowp._k().round_add16(c, lowp._bits(b16), lowp.is_bf16(b16.dtype)).view(b16.dtype))
+        out = MatMul.impl(x, w16, transpose_b=True) if c is None else lowp.narrow(c, x.dtype)
+        return Add.impl(out, bias[1]) if has_bias else out
+
+    def vjp(g, out, x, w32, w16, *bias, has_bias=False, direct=(True, True)):
+        want = (is_tracked(x), is_tracked(w32), has_bias and is_tracked(bias[0]))
+        if not any(want):
+            return (None,) * (3 + len(bias))
+        grads = iter(AmpDenseGrad(g, x, w16, want=want, wide=direct))
+        dx, dw, db = (next(grads) if w else None for w in want)
+        ws = (dw, None) if direct[0] else (None, dw)
+        return (dx,) + ws + ((((db, None) if direct[1] else (None, db))) if has_bias else ())
+
+
+@primitive(internal=True)
+class AmpDenseGrad:
+    """AmpDense's gradients: the wanted ones of (dx, dw, db), dx in the 16-bit dtype and dw, db in
+    float32 where `wide` says so (else 16-bit), each computed as the decomposition's backward does
+    (MatMul's and SumTo's kernels, the cast to float32)."""
+
+    multi_output = True
+    nondiff = True
+
+    def infer(g, x, w16, want=(True, True, True), wide=(True, True)):
+        from ..common import dtype as mstype
+
+        dw, db = (mstype.float32 if w else x.dtype for w in wide)
+        shapes = ((tuple(x.shape), x.dtype), (tuple(w16.shape), dw), ((w16.shape[0],), db))
+        return tuple(Aval(s, d) for (s, d), w in zip(shapes, want) if w)
+
+    def impl(g, x, w16, want=(True, True, True), wide=(True, True)):
+        from ..amp import lowp
+        from ..common import dtype as mstype
+        from .array import Cast, SumTo
+
+        out = []
+        if want[0]:
+            out.append(MatMul.impl(g, w16, transpose_a=False, transpose_b=False))
+        if want[1] and not wide[0]:
+            out.append(MatMul.impl(g, x, transpose_a=True, transpose_b=False))
+        elif want[1]:
+            c = lowp.f32_product(g, x, True, False)
+            if c is not None and c.size >= 256:  # rounded to 16 bits and back in place (the cast's kernel size)
+                lowp._k().round16_inplace(c, lowp.is_bf16(g.dtype))
+                out.append(c)
+            else:
+                dw = MatMul.impl(g, x, transpose_a=True, transpose_b=False) if c is None else lowp.narrow(c, g.dtype)
+                out.append(Cast.impl(dw, mstype.float32))
+        if want[2] and not wide[1]:
+            out.append(SumTo.impl(g, (w16.shape[0],)))
+        elif want[2]:
+            n = w16.shape[0]
+            if g.ndim == 2 and g.size >= 1024 and n >= 256:  # SumTo's C++ bias gradient, cast back in the same call
+                out.append(lowp._k().bias_grad16(lowp._bits(g), lowp.is_bf16(g.dtype), True))
+            else:
+                out.append(Cast.impl(SumTo.impl(g, (n,)), mstype.float32))
+        return tuple(out)
 
 
