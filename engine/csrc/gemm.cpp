@@ -25,6 +25,7 @@
 
 #include "grain.h"
 #include "kernels.h"
+#include "lowp16.h"
 #include "team_gemm.h"
 
 namespace spore {
@@ -207,6 +208,43 @@ py::array_t<float> f16_to_f32(u16arr x) {
     return out;
 }
 
+// op(A) @ op(B) for float16 / bfloat16 matrices (uint16 bits) computed as `sgemm` of their float32
+// values: the operands widened into scratch, the same team_sgemm call as sgemm() on the widened
+// arrays (same leading dimensions, so the same bits), the result float32 or rounded to 16 bits.
+// Mixed precision's float16 GEMMs (spore/amp/lowp.py), where three conversions through NumPy
+// arrays and their Python calls cost more than the conversions themselves on small layers.
+py::array sgemm16(u16arr a, u16arr b, bool trans_a, bool trans_b, bool bf16, bool narrow_out) {
+    if (a.ndim() != 2 || b.ndim() != 2) throw std::invalid_argument("sgemm16: 2-D inputs expected");
+    const dnnl_dim_t M = trans_a ? a.shape(1) : a.shape(0), K = trans_a ? a.shape(0) : a.shape(1);
+    const dnnl_dim_t Kb = trans_b ? b.shape(1) : b.shape(0), N = trans_b ? b.shape(0) : b.shape(1);
+    if (K != Kb) throw std::invalid_argument("sgemm16: inner dimensions differ");
+    py::array_t<float> c({M, N});
+    py::array_t<uint16_t> h(narrow_out ? std::vector<py::ssize_t>{M, N} : std::vector<py::ssize_t>{0});
+    const uint16_t *pa = a.data(), *pb = b.data();
+    float* pc = c.mutable_data();
+    uint16_t* ph = narrow_out ? h.mutable_data() : nullptr;
+    const dnnl_dim_t lda = a.shape(1), ldb = b.shape(1);
+    dnnl_status_t st = dnnl_success;
+    {
+        py::gil_scoped_release nogil;
+        if (M * N > 0) {
+            if (K == 0) {
+                std::fill(pc, pc + M * N, 0.0f);
+            } else {
+                std::vector<float> a32(static_cast<size_t>(a.size())), b32(static_cast<size_t>(b.size()));
+                lowp16::widen16(pa, a32.data(), a.size(), bf16);
+                lowp16::widen16(pb, b32.data(), b.size(), bf16);
+                st = team_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', M, N, K, 1.0f, a32.data(), lda, b32.data(),
+                                ldb, 0.0f, pc, N);
+            }
+            if (ph) lowp16::narrow16(pc, ph, M * N, bf16);
+        }
+    }
+    if (st != dnnl_success) throw std::runtime_error("sgemm16: oneDNN failed");
+    if (narrow_out) return h;
+    return c;
+}
+
 std::string cpu_isa_name() {
     using isa = dnnl::cpu_isa;
     switch (dnnl::get_effective_cpu_isa()) {
@@ -240,6 +278,10 @@ void register_gemm(py::module_& m) {
         return bf16_entry(M, K, N, ta, tb).impl;
     }, py::arg("m"), py::arg("k"), py::arg("n"), py::arg("trans_a") = false, py::arg("trans_b") = false,
           "oneDNN's implementation name for a bf16 matmul of that shape (e.g. brg:avx512_core_bf16)");
+    m.def("sgemm16", &sgemm16, py::arg("a"), py::arg("b"), py::arg("trans_a"), py::arg("trans_b"), py::arg("bf16"),
+          py::arg("narrow_out"),
+          "op(A) @ op(B) of float16/bfloat16 bit matrices as sgemm of their float32 values; float32 result,\n"
+          "or rounded to the 16-bit format (narrow_out)");
     m.def("cpu_isa", &cpu_isa_name, "the instruction set oneDNN dispatches to on this CPU");
     m.def("dnnl_version", []() {
         const dnnl_version_t* v = dnnl_version();

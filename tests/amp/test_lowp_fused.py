@@ -181,3 +181,19 @@ def test_float16_matmul_with_twins_equals_the_plain_conversions() -> None:
     dx = ops.MatMul()(g, w).asnumpy()  # w's twin again
     np.testing.assert_array_equal(dx.view(np.uint16),
                                   _kernels.sgemm(out.astype(np.float32), ws, False, False).astype(F16).view(np.uint16))
+
+
+@pytest.mark.parametrize("dt,bf", FORMATS)
+@pytest.mark.parametrize("ta,tb", [(False, False), (False, True), (True, False), (True, True)])
+def test_sgemm16_is_sgemm_of_the_widened_operands(dt: np.dtype, bf: bool, ta: bool, tb: bool) -> None:
+    rng = np.random.default_rng(int(ta) * 2 + int(tb))
+    for m, k, n in [(64, 784, 256), (64, 128, 10), (7, 5, 3), (4, 0, 3)]:
+        a = rng.standard_normal((k, m) if ta else (m, k)).astype(dt)
+        b = rng.standard_normal((n, k) if tb else (k, n)).astype(dt)
+        ref = _kernels.sgemm(a.astype(np.float32), b.astype(np.float32), ta, tb)
+        got = _kernels.sgemm16(a.view(np.uint16), b.view(np.uint16), ta, tb, bf, False)
+        np.testing.assert_array_equal(got.view(np.uint32), ref.view(np.uint32))
+        h = _kernels.sgemm16(a.view(np.uint16), b.view(np.uint16), ta, tb, bf, True)
+        np.testing.assert_array_equal(h, ref.astype(dt).view(np.uint16))
+    with pytest.raises(ValueError, match="inner dimensions"):
+        _kernels.sgemm16(np.zeros((2, 3), np.uint16), np.zeros((4, 2), np.uint16), False, False, bf, True)

@@ -267,6 +267,11 @@ def matmul(a: np.ndarray, b: np.ndarray, transpose_a: bool = False, transpose_b:
         a32 = a.astype(np.float32)
         b32 = b.astype(np.float32)
         return np.matmul(a32.T if transpose_a else a32, b32.T if transpose_b else b32).astype(dt)
+    if _FAST[0] and not (is_bf16(dt) and bf16_native()) and not (_TWINS and (_entry(a) or _entry(b))):
+        a, transpose_a = _c(a, transpose_a)  # no twins to read: one C++ call widens, multiplies, rounds
+        b, transpose_b = _c(b, transpose_b)
+        return _mark(_k().sgemm16(a.view(np.uint16), b.view(np.uint16), transpose_a, transpose_b, is_bf16(dt),
+                                  True).view(dt))
     c = f32_product(a, b, transpose_a, transpose_b)
     if c is not None:
         return narrow(c, dt) if _FAST[0] else cast(c, dt)
@@ -289,8 +294,10 @@ def f32_product(a: np.ndarray, b: np.ndarray, transpose_a: bool = False,
         return None
     a, transpose_a = _c(a, transpose_a)
     b, transpose_b = _c(b, transpose_b)
-    if _FAST[0]:  # the operands' float32 twins (made here by the first reader)
-        return _k().sgemm(widen(a), widen(b), transpose_a, transpose_b)
+    if _FAST[0]:
+        if _TWINS and (_entry(a) or _entry(b)):  # the operands' float32 twins (made here by the first reader)
+            return _k().sgemm(widen(a), widen(b), transpose_a, transpose_b)
+        return _k().sgemm16(a.view(np.uint16), b.view(np.uint16), transpose_a, transpose_b, is_bf16(dt), False)
     return _k().sgemm(cast(a, np.float32), cast(b, np.float32), transpose_a, transpose_b)
 
 
