@@ -3,6 +3,7 @@ signature) follows what it was made from: a redefined construct, a rebound modul
 defaults give the new program's result, never the one compiled before; and the equations the passes
 keep unchanged, and an executable's live-buffer report worked out on request, are what they were."""
 
+import linecache
 import time
 import types
 
@@ -213,3 +214,49 @@ def test_a_compiled_function_whose_defaults_change_is_compiled_again(monkeypatch
     for _ in range(3):  # unchanged from here on: no further compile
         root(x)
     assert root.recompiles == 2 and len(root.cache) == 1
+
+
+class _Texty(nn.Cell):
+    def construct(self, x):
+        s = """a
+    b"""  # a continuation line less indented than the body, as Python keeps it: "a\n    b"
+        t = """c
+
+d"""
+        return x * float(len(s) + 10 * len(t))
+
+
+class _Indented(nn.Cell):
+    def construct(self, x):
+        s = """a
+    b"""  # a dedent of the block made this "a\nb" (3 characters, not 7): a silently different constant
+        return x * float(len(s))
+
+
+class _DeadTail(nn.Cell):
+    def construct(self, x):
+        return x + 1.0
+        s = """
+tail"""  # never runs, and leaves no code: the block's end is found by the tokenizer
+        return s
+
+
+def test_a_construct_is_read_with_its_exact_source_text():
+    """construct is parsed where it stands in its file: string literals keep their exact text (a
+    dedent of the block used to strip a continuation line's indent), positions are the file's own, and
+    a block whose end its code does not show is still found (by the tokenizer)."""
+    x = _x(2)
+    want = _Texty()(x).asnumpy()  # PyNative: len("a\n    b") + 10 * len("c\n\nd") = 7 + 40
+    np.testing.assert_array_equal(want, x.asnumpy() * 47.0)
+    np.testing.assert_array_equal(_graph_out(_Texty(), x), want)
+    np.testing.assert_array_equal(_graph_out(_Indented(), x), x.asnumpy() * 7.0)
+    info = frontend.parse_function(_Texty.construct)
+    assert info.node.lineno == _Texty.construct.__code__.co_firstlineno
+    assert info.node.body[0].col_offset == 8  # the statement's own column in this file
+    code = _DeadTail.construct.__code__
+    lines = linecache.getlines(code.co_filename)
+    first = code.co_firstlineno
+    end = frontend._block_end(lines, first, code)
+    assert frontend._parse_block(lines[first - 1:end], first, code.co_name) is None  # cut inside the string
+    np.testing.assert_array_equal(_graph_out(_DeadTail(), x), _DeadTail()(x).asnumpy())
+    assert frontend.parse_function(_DeadTail.construct).node.end_lineno == first + 4

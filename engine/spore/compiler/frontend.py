@@ -107,20 +107,85 @@ def parse_function(fn: Callable) -> _FnInfo:
                                 rule="outer_lambda")
     file = code.co_filename
     lines = linecache.getlines(file, fn.__globals__)
+    first = code.co_firstlineno
     if not lines:
         try:
             lines = inspect.getsourcelines(fn)[0]
-            first = code.co_firstlineno
         except (OSError, TypeError):
             raise GraphCompileError(
                 f"the source of {fn.__qualname__} cannot be read, so it cannot be compiled",
                 loc=None, hint="define it in a file or a notebook cell; code made by exec() has no source",
                 rule="unsupported_call") from None
+        fdef = _parse_block(lines, first, code.co_name)
     else:
-        first = code.co_firstlineno
-        lines = inspect.getblock(lines[first - 1:])
-    src = textwrap.dedent("".join(lines))
-    indent = len(lines[0]) - len(lines[0].lstrip())
+        end = _block_end(lines, first, code)
+        fdef = _parse_block(lines[first - 1:end], first, code.co_name) if end else None
+        if fdef is None:  # its code does not show where the block ends: the tokenizer finds it
+            lines = inspect.getblock(lines[first - 1:])
+            fdef = _parse_block(lines, first, code.co_name)
+    if fdef is None:
+        fdef = _parse_dedented(lines, first)
+    info = _FnInfo(fdef, file)
+    _AST_CACHE[code] = info
+    return info
+
+
+def _block_end(lines: list[str], first: int, code: types.CodeType) -> int | None:
+    """The last line of the function block that starts at line `first` of `lines`, from the lines its
+    code covers: the last of them, then any further lines indented deeper than its `def` (statements
+    that left no code); None when the code names no line there. A block cut short by this (a string or
+    bracket going on at a shallower indent) does not parse, and the caller asks the tokenizer."""
+    if not 1 <= first <= len(lines):
+        return None
+    last = _last_line(code)
+    if last < first:
+        return None
+    head = lines[first - 1]
+    indent = head[:len(head) - len(head.lstrip())]
+    n = len(indent)
+    end = last
+    for k in range(last, len(lines)):  # the lines after it (k + 1 is the line number)
+        line = lines[k]
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        if line.startswith(indent) and len(line) > n and line[n] in " \t":
+            end = k + 1
+            continue
+        break
+    return end
+
+
+def _parse_block(block: list[str], first: int, name: str) -> ast.FunctionDef | None:
+    """The FunctionDef `name` that `block` (its source lines, from line `first` of its file) defines,
+    parsed where it stands: the lines before it blank and, when indented (a method), under an `if 1:`,
+    so every node has the file's own line and column and every string literal its exact text — no
+    dedent, which also took indentation out of the lines inside a multi-line string, and no walk over
+    the tree to shift positions. None when `block` is not that one whole function."""
+    if not block:
+        return None
+    head = block[0]
+    indented = head[:1] in (" ", "\t")
+    if indented and first < 2:
+        return None
+    src = "".join(block)
+    try:
+        if indented:
+            tree = ast.parse("\n" * (first - 2) + "if 1:\n" + src)
+            body = tree.body[0].body if len(tree.body) == 1 and isinstance(tree.body[0], ast.If) else []
+        else:
+            body = ast.parse("\n" * (first - 1) + src).body
+    except SyntaxError:  # (IndentationError too)
+        return None
+    if len(body) != 1 or not isinstance(body[0], (ast.FunctionDef, ast.AsyncFunctionDef)) or body[0].name != name:
+        return None
+    return body[0]
+
+
+def _parse_dedented(block: list[str], first: int) -> ast.FunctionDef:
+    """The block parsed dedented, its positions shifted back (the last resort of `parse_function`)."""
+    src = textwrap.dedent("".join(block))
+    indent = len(block[0]) - len(block[0].lstrip())
     tree = ast.parse(src)
     ast.increment_lineno(tree, first - 1)
     for node in ast.walk(tree):  # dedent moved every column left by `indent`
@@ -128,10 +193,19 @@ def parse_function(fn: Callable) -> _FnInfo:
             node.col_offset += indent
             if getattr(node, "end_col_offset", None) is not None:
                 node.end_col_offset += indent
-    fdef = next(n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
-    info = _FnInfo(fdef, file)
-    _AST_CACHE[code] = info
-    return info
+    return next(n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
+
+
+def _last_line(code: types.CodeType) -> int:
+    """The last source line any instruction of `code` (or of a function nested in it) comes from."""
+    last = max((ln for _, _, ln in code.co_lines() if ln is not None), default=0)
+    for _, end, _, _ in code.co_positions():
+        if end is not None and end > last:
+            last = end
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            last = max(last, _last_line(c))
+    return last
 
 
 _CHECKED: dict[tuple, tuple[support.Finding, ...]] = {}
