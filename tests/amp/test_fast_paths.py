@@ -282,3 +282,52 @@ def test_amp_dense_with_the_cast_weight_read_elsewhere_or_written(mode: str) -> 
 def test_amp_dense_is_not_used_under_a_second_order_gradient() -> None:
     ref, fast, calls = _both(lambda: _mlp((300, 64, 10)), "fp16", order=2)
     assert fast == ref and calls == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Nothing the fast paths keep outlives a write: float32 twins belong to 16-bit arrays Spore made
+# (read-only, never a Parameter's), and AmpDense's link from a cast to its Parameter lives for one
+# forward pass. Weights rewritten between steps by every route train exactly as with the reference.
+
+
+def _rewritten_run(mode: int, dtype: str, tmp_path) -> dict[str, bytes]:
+    ms.set_context(mode=mode)
+    ms.set_seed(4)
+    net = _mlp((300, 512, 96, 10))
+    rng = np.random.default_rng(5)
+    x = ms.Tensor(rng.standard_normal((48, 300)).astype(F32))
+    y = ms.Tensor(rng.integers(0, 10, 48).astype(np.int32))
+    opt = nn.Momentum(net.trainable_params(), learning_rate=0.05, momentum=0.9)
+    cell = amp.build_train_network(net, opt, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+                                   level="O2", cast_model_type=DTYPES[dtype][0], loss_scale_manager=None)
+    w0, b0, w1 = net.trainable_params()[:3]
+    out: dict[str, bytes] = {}
+    ckpt = str(tmp_path / f"w{mode}{dtype}{lowp.fast_paths()}.ckpt")
+    ms.save_checkpoint(net, ckpt)
+    for step, rewrite in enumerate(["none", "set_data", "assign", "numpy", "load_checkpoint", "none"]):
+        if rewrite == "set_data":
+            w0.set_data(ms.Tensor(w0.asnumpy() * 0.5))
+        elif rewrite == "assign":
+            ops.assign(b0, ms.Tensor(np.full(b0.shape, 0.25, np.float32)))
+        elif rewrite == "numpy":
+            w1.asnumpy()[:7] = 1.0  # a raw write into the master weight's memory
+        elif rewrite == "load_checkpoint":
+            ms.load_param_into_net(net, ms.load_checkpoint(ckpt))
+        out[f"loss{step}"] = _bits(cell(x, y).asnumpy())
+    for name, p in opt.parameters_and_names():
+        out[name] = _bits(p.asnumpy())
+    return out
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+@pytest.mark.parametrize("dtype", ["bf16", "fp16"])
+def test_weights_rewritten_between_steps_train_as_with_the_reference_paths(dtype: str, mode: int, tmp_path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(lowp, "_TWIN_MIN", 1024)
+    with lowp.reference_paths():
+        ref = _rewritten_run(mode, dtype, tmp_path)
+    fast = _rewritten_run(mode, dtype, tmp_path)
+    losses = [ref[f"loss{i}"] for i in range(6)]
+    assert losses[4] == losses[0]  # the checkpoint brought the first step's weights back
+    assert len(set(losses)) == 5  # every other rewrite changed the loss
+    assert [k for k in ref if fast[k] != ref[k]] == []
