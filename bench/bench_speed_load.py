@@ -83,8 +83,8 @@ def _time_steps(step: Any, seconds: float, warmup: int = 3) -> dict[str, float]:
             return {"steps_per_s": n / el, "ms_per_step": 1e3 * el / n}
 
 
-def worker_spore(cfg: dict[str, Any]) -> dict[str, Any]:
-    t_import = time.perf_counter()
+def _spore_train_cell(cfg: dict[str, Any]) -> tuple[Any, Any, Any]:
+    """(training step cell, x, y) for cfg's net, mode and amp level."""
     import spore as ms
     from spore import nn
 
@@ -104,7 +104,12 @@ def worker_spore(cfg: dict[str, Any]) -> dict[str, Any]:
         step_cell = build_train_network(net, opt, loss, level=level,
                                         cast_model_type={"bf16": ms.bfloat16, "fp16": ms.float16}[dt],
                                         loss_scale_manager=None)
-    xd, yd = ms.Tensor(x), ms.Tensor(y)
+    return step_cell, ms.Tensor(x), ms.Tensor(y)
+
+
+def worker_spore(cfg: dict[str, Any]) -> dict[str, Any]:
+    t_import = time.perf_counter()
+    step_cell, xd, yd = _spore_train_cell(cfg)
     out: dict[str, Any] = {}
     if cfg.get("first_step"):
         t0 = time.perf_counter()
@@ -202,17 +207,9 @@ def worker_load(cfg: dict[str, Any]) -> dict[str, Any]:
 
         step, set_threads = _torch_step(cfg), torch.set_num_threads
     else:
-        import spore as ms
-        from spore import _kernels, nn
+        from spore import _kernels
 
-        ms.set_context(mode=ms.GRAPH_MODE if cfg.get("mode") == "graph" else ms.PYNATIVE_MODE)
-        ms.set_seed(0)
-        net = _spore_net(cfg["net"])
-        x, y = _data(cfg["net"])
-        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-        opt = nn.Momentum(net.trainable_params(), learning_rate=0.01, momentum=0.9)
-        cell = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt).set_train()
-        xd, yd = ms.Tensor(x), ms.Tensor(y)
+        cell, xd, yd = _spore_train_cell(cfg)
 
         def step() -> None:
             cell(xd, yd).asnumpy()
