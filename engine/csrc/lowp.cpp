@@ -395,78 +395,30 @@ using farr_ = py::array_t<float, py::array::c_style | py::array::forcecast>;
 
 std::vector<py::ssize_t> shape_of(const py::array& a) { return {a.shape(), a.shape() + a.ndim()}; }
 
-py::array_t<uint16_t> cvt_f32_to_bf16(farr_ x) {
-    py::array_t<uint16_t> out(shape_of(x));
-    const uint32_t* src = reinterpret_cast<const uint32_t*>(x.data());
-    uint16_t* dst = out.mutable_data();
-    py::gil_scoped_release nogil;
-    split(x.size(), [=](int64_t lo, int64_t hi) {
-#pragma omp simd
-        for (int64_t i = lo; i < hi; ++i) {
-            const uint32_t u = src[i];
-            const uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
-            const uint32_t nan = (u >> 16) | 0x40u;
-            dst[i] = static_cast<uint16_t>((u & 0x7fffffffu) > 0x7f800000u ? nan : rounded);
-        }
-    });
-    return out;
-}
-
-py::array_t<float> cvt_bf16_to_f32(u16arr x) {
-    py::array_t<float> out(shape_of(x));
-    const uint16_t* src = x.data();
-    uint32_t* dst = reinterpret_cast<uint32_t*>(out.mutable_data());
-    py::gil_scoped_release nogil;
-    split(x.size(), [=](int64_t lo, int64_t hi) {
-#pragma omp simd
-        for (int64_t i = lo; i < hi; ++i) dst[i] = static_cast<uint32_t>(src[i]) << 16;
-    });
-    return out;
-}
-
-py::array_t<uint16_t> cvt_f32_to_f16(farr_ x) {
+// The four casts are lowp16.h's widen16 / narrow16 run over the team's chunks, so every 16-bit kernel
+// rounds with one piece of code.
+py::array_t<uint16_t> narrow(farr_ x, bool bf16) {
     py::array_t<uint16_t> out(shape_of(x));
     const float* src = x.data();
     uint16_t* dst = out.mutable_data();
     py::gil_scoped_release nogil;
-    split(x.size(), [=](int64_t lo, int64_t hi) {
-        int64_t i = lo;
-#if defined(__AVX512F__)
-        for (; i + 16 <= hi; i += 16)
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i),
-                                _mm512_cvtps_ph(_mm512_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
-        for (; i < hi; ++i) dst[i] = _cvtss_sh(src[i], _MM_FROUND_TO_NEAREST_INT);
-#else
-        for (; i < hi; ++i) {
-            const _Float16 h = static_cast<_Float16>(src[i]);
-            std::memcpy(dst + i, &h, 2);
-        }
-#endif
-    });
+    split(x.size(), [=](int64_t lo, int64_t hi) { lowp16::narrow16(src + lo, dst + lo, hi - lo, bf16); });
     return out;
 }
 
-py::array_t<float> cvt_f16_to_f32(u16arr x) {
+py::array_t<float> widen(u16arr x, bool bf16) {
     py::array_t<float> out(shape_of(x));
     const uint16_t* src = x.data();
     float* dst = out.mutable_data();
     py::gil_scoped_release nogil;
-    split(x.size(), [=](int64_t lo, int64_t hi) {
-        int64_t i = lo;
-#if defined(__AVX512F__)
-        for (; i + 16 <= hi; i += 16)
-            _mm512_storeu_ps(dst + i, _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i))));
-        for (; i < hi; ++i) dst[i] = _cvtsh_ss(src[i]);
-#else
-        for (; i < hi; ++i) {
-            _Float16 h;
-            std::memcpy(&h, src + i, 2);
-            dst[i] = static_cast<float>(h);
-        }
-#endif
-    });
+    split(x.size(), [=](int64_t lo, int64_t hi) { lowp16::widen16(src + lo, dst + lo, hi - lo, bf16); });
     return out;
 }
+
+py::array_t<uint16_t> cvt_f32_to_bf16(farr_ x) { return narrow(x, true); }
+py::array_t<float> cvt_bf16_to_f32(u16arr x) { return widen(x, true); }
+py::array_t<uint16_t> cvt_f32_to_f16(farr_ x) { return narrow(x, false); }
+py::array_t<float> cvt_f16_to_f32(u16arr x) { return widen(x, false); }
 
 // The fused 16-bit kernels below use lowp16.h's widen16 / narrow16 (the bits of the cvt_* kernels).
 
