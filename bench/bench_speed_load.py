@@ -26,8 +26,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
-NETS_LOAD = ("mlp", "simplecnn", "gemm")  # the GEMM-heavy net is the one whose products use the team
-BATCH = {"mlp": 64, "simplecnn": 32, "lenet": 64, "gemm": 256}
+# the GEMM-heavy net and the conv net are the ones whose products use the team (above the grain)
+NETS_LOAD = ("mlp", "simplecnn", "gemm", "convnet")
+BATCH = {"mlp": 64, "simplecnn": 32, "lenet": 64, "gemm": 256, "convnet": 32}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -38,7 +39,8 @@ def _data(net: str) -> tuple[Any, Any]:
 
     rng = np.random.default_rng(0)
     b = BATCH[net]
-    shape = {"mlp": (b, 784), "simplecnn": (b, 3, 32, 32), "lenet": (b, 1, 28, 28), "gemm": (b, 1024)}[net]
+    shape = {"mlp": (b, 784), "simplecnn": (b, 3, 32, 32), "lenet": (b, 1, 28, 28), "gemm": (b, 1024),
+             "convnet": (b, 3, 32, 32)}[net]
     return rng.standard_normal(shape).astype(np.float32), rng.integers(0, 10, b).astype(np.int32)
 
 
@@ -50,6 +52,11 @@ def _spore_net(name: str) -> Any:
     if name == "gemm":
         return nn.SequentialCell(nn.Dense(1024, 4096), nn.ReLU(), nn.Dense(4096, 4096), nn.ReLU(),
                                  nn.Dense(4096, 10))
+    if name == "convnet":  # 28M and 151M multiply-adds per conv pass: both above the GEMM grain
+        return nn.SequentialCell(nn.Conv2d(3, 32, 3, pad_mode="pad", padding=1), nn.ReLU(),
+                                 nn.MaxPool2d(kernel_size=2, stride=2), nn.Conv2d(32, 64, 3, pad_mode="pad", padding=1),
+                                 nn.ReLU(), nn.MaxPool2d(kernel_size=2, stride=2), nn.Flatten(),
+                                 nn.Dense(64 * 8 * 8, 10))
     if name == "simplecnn":
         return nn.SequentialCell(nn.Conv2d(3, 16, 3, pad_mode="pad", padding=1), nn.ReLU(),
                                  nn.MaxPool2d(kernel_size=2, stride=2), nn.Flatten(), nn.Dense(16 * 16 * 16, 10))
@@ -67,6 +74,10 @@ def _torch_net(name: str) -> Any:
     if name == "gemm":
         return tnn.Sequential(tnn.Linear(1024, 4096), tnn.ReLU(), tnn.Linear(4096, 4096), tnn.ReLU(),
                               tnn.Linear(4096, 10))
+    if name == "convnet":
+        return tnn.Sequential(tnn.Conv2d(3, 32, 3, padding=1), tnn.ReLU(), tnn.MaxPool2d(2),
+                              tnn.Conv2d(32, 64, 3, padding=1), tnn.ReLU(), tnn.MaxPool2d(2), tnn.Flatten(),
+                              tnn.Linear(64 * 8 * 8, 10))
     return tnn.Sequential(tnn.Conv2d(3, 16, 3, padding=1), tnn.ReLU(), tnn.MaxPool2d(2), tnn.Flatten(),
                           tnn.Linear(16 * 16 * 16, 10))
 
@@ -311,7 +322,7 @@ def section_load(seconds: float, torch_ok: bool, env_extra: dict[str, str] | Non
             for net in NETS_LOAD:
                 for backend, mode in backends:
                     r = run_worker({"backend": backend, "load": True, "net": net, "mode": mode, "threads": 2,
-                                    "seconds": seconds * (2 if net == "gemm" else 1)}, env_extra)
+                                    "seconds": seconds * (2 if net in ("gemm", "convnet") else 1)}, env_extra)
                     if "steps_per_s" not in r:
                         rows.append([str(busy), net, f"{backend} {mode}", "n/a", "n/a", str(r.get("error"))])
                         continue

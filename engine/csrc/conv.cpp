@@ -37,6 +37,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <exception>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -889,6 +890,92 @@ static int64_t conv_macs(const Geom& gm) {
     return gm.n * gm.o * gm.oh * gm.ow * (gm.c / gm.g) * gm.kh * gm.kw;
 }
 
+// A pass above the grain runs as fixed chunks of the batch, each one single-threaded primitive (of
+// the chunk's geometry, built and tuned for one thread), taken by the team one at a time
+// (`schedule(dynamic, 1)`), as team_gemm.h does for the GEMMs. Why not oneDNN's own threading: it
+// splits a pass statically, one share per thread, and when another process holds one of the cores
+// the whole pass waits for the thread sharing it (measured: a 32->64 3x3 conv net trained at
+// 0.68-0.91x the 1-thread speed on 2 threads of a busy 2-core machine). The chunks depend on the
+// shape alone and the weight gradients of the chunks are added in chunk order, so 1, 2 or N threads
+// give the same bits. A batch of one, and the forced paths (conv_set_layout 0/1/3), keep one
+// primitive over the whole team.
+struct BatchSplit {
+    int64_t size, count;  // samples per chunk (the last may have fewer), chunks
+};
+
+constexpr int64_t kConvChunks = 8;  // enough for two or three threads to balance at chunk granularity
+
+BatchSplit batch_split(const Geom& gm) {
+    if (gm.n < 2 || conv_macs(gm) < kGemmGrain || g_layout.load() != kPolicyAuto) return {gm.n, 1};
+    const int64_t size = (gm.n + kConvChunks - 1) / kConvChunks;
+    return {size, (gm.n + size - 1) / size};
+}
+
+// run(chunk geometry, first sample, chunk index) for every chunk of `bs`, each on one thread. The
+// entries are per thread (thread_local caches); the calling thread first resolves the chunk
+// geometries' entries - tuning them if this is the first time - so the team's threads only build
+// theirs from the recorded decision.
+template <class Prepare, class Run>
+void over_chunks(const Geom& gm, const BatchSplit& bs, const Prepare& prepare, const Run& run) {
+    const auto sub = [&](int64_t k) {
+        Geom g = gm;
+        g.n = std::min(bs.size, gm.n - k * bs.size);
+        return g;
+    };
+    const int threads = omp_get_max_threads();
+    {
+        OneThread one;
+        prepare(sub(0));
+        if (bs.count > 1 && sub(bs.count - 1).n != bs.size) prepare(sub(bs.count - 1));
+        if (threads == 1) {
+            for (int64_t k = 0; k < bs.count; ++k) run(sub(k), k * bs.size, k);
+            return;
+        }
+    }
+    std::exception_ptr err;
+    std::mutex mu;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int64_t k = 0; k < bs.count; ++k) {
+        try {
+            OneThread one;  // this thread's entries are built for, and keyed by, one thread
+            run(sub(k), k * bs.size, k);
+        } catch (...) {
+            std::lock_guard<std::mutex> lock(mu);
+            if (!err) err = std::current_exception();
+        }
+    }
+    if (err) std::rethrow_exception(err);
+}
+
+// Per-chunk weight (and bias) gradients past the first chunk's, which goes to the output itself;
+// reused across calls on a thread (a training step asks for the same sizes every time).
+struct ChunkGrads {
+    float* dw;  // (count - 1) x nw
+    float* db;  // (count - 1) x o, or null
+};
+
+ChunkGrads chunk_grads(const Geom& gm, const BatchSplit& bs, bool bias) {
+    thread_local std::vector<float> buf;
+    const int64_t nw = gm.o * (gm.c / gm.g) * gm.kh * gm.kw, parts = bs.count - 1;
+    const size_t need = static_cast<size_t>(parts * (nw + (bias ? gm.o : 0)));
+    if (buf.size() < need) buf.resize(need);
+    return {buf.data(), bias ? buf.data() + parts * nw : nullptr};
+}
+
+// Chunk k's weight-gradient destination: the output for chunk 0, else its part of `cg`.
+inline float* chunk_dst(float* out, float* parts, int64_t k, int64_t size) {
+    return k == 0 ? out : parts + (k - 1) * size;
+}
+
+// out += parts[0] + parts[1] + ... in chunk order (so the bits do not depend on who ran which chunk).
+void add_chunk_grads(float* out, const float* parts, int64_t count, int64_t size) {
+    for (int64_t k = 1; k < count; ++k) {
+        const float* p = parts + (k - 1) * size;
+#pragma omp simd
+        for (int64_t i = 0; i < size; ++i) out[i] += p[i];
+    }
+}
+
 // y = conv(x, w) + b
 py::array_t<float> conv2d_forward(farr x, farr w, std::optional<farr> b, Pair stride, Quad pad, Pair dilation,
                                   int64_t groups) {
@@ -906,8 +993,17 @@ py::array_t<float> conv2d_forward(farr x, farr w, std::optional<farr> b, Pair st
     float* py_ = y.mutable_data();
     {
         py::gil_scoped_release nogil;
-        GemmTeam team(conv_macs(gm));
-        run_fwd(fwd_entry(gm, pb != nullptr), gm, px, pw, pb, py_);
+        const BatchSplit bs = batch_split(gm);
+        if (bs.count == 1) {
+            GemmTeam team(conv_macs(gm));
+            run_fwd(fwd_entry(gm, pb != nullptr), gm, px, pw, pb, py_);
+        } else {
+            over_chunks(gm, bs, [&](const Geom& g) { fwd_entry(g, pb != nullptr); },
+                        [&](const Geom& g, int64_t lo, int64_t) {
+                            run_fwd(fwd_entry(g, pb != nullptr), g, px + lo * gm.c * gm.h * gm.w, pw, pb,
+                                    py_ + lo * gm.o * gm.oh * gm.ow);
+                        });
+        }
     }
     return y;
 }
@@ -929,8 +1025,17 @@ py::array_t<float> conv2d_backward_data(farr dy, farr w, Quad input_shape, Pair 
     float* pdx = dx.mutable_data();
     {
         py::gil_scoped_release nogil;
-        GemmTeam team(conv_macs(gm));
-        run_bwd_data(bwd_data_entry(gm), pdy, pw, pdx, gm);
+        const BatchSplit bs = batch_split(gm);
+        if (bs.count == 1) {
+            GemmTeam team(conv_macs(gm));
+            run_bwd_data(bwd_data_entry(gm), pdy, pw, pdx, gm);
+        } else {
+            over_chunks(gm, bs, [&](const Geom& g) { bwd_data_entry(g); },
+                        [&](const Geom& g, int64_t lo, int64_t) {
+                            run_bwd_data(bwd_data_entry(g), pdy + lo * gm.o * gm.oh * gm.ow, pw,
+                                         pdx + lo * gm.c * gm.h * gm.w, g);
+                        });
+        }
     }
     return dx;
 }
@@ -953,10 +1058,40 @@ py::array_t<float> conv2d_backward_weights(farr dy, farr x, Quad filter_shape, P
     float* pdw = dw.mutable_data();
     {
         py::gil_scoped_release nogil;
-        GemmTeam team(conv_macs(gm));
-        run_bwd_wei(bwd_wei_entry(gm), pdy, px, pdw, nullptr, gm);
+        const BatchSplit bs = batch_split(gm);
+        if (bs.count == 1) {
+            GemmTeam team(conv_macs(gm));
+            run_bwd_wei(bwd_wei_entry(gm), pdy, px, pdw, nullptr, gm);
+        } else {
+            const int64_t nw = dw.size();
+            const ChunkGrads cg = chunk_grads(gm, bs, false);
+            over_chunks(gm, bs, [&](const Geom& g) { bwd_wei_entry(g); },
+                        [&](const Geom& g, int64_t lo, int64_t k) {
+                            run_bwd_wei(bwd_wei_entry(g), pdy + lo * gm.o * gm.oh * gm.ow,
+                                        px + lo * gm.c * gm.h * gm.w, chunk_dst(pdw, cg.dw, k, nw), nullptr, g);
+                        });
+            add_chunk_grads(pdw, cg.dw, bs.count, nw);
+        }
     }
     return dw;
+}
+
+// dx and dw (and db) of `gm` on the calling thread's entries, sharing dy's reorder when both
+// primitives run blocked in the same layout.
+void backward_both(const Geom& gm, bool with_bias, const float* pdy, const float* px, const float* pw, float* pdx,
+                   float* pdw, float* pdb) {
+    BwdDataEntry& ed = bwd_data_entry(gm);
+    BwdWeiEntry& ew = bwd_wei_entry(gm, with_bias);
+    const bool share = ed.path == kBlocked && ew.path == kBlocked && ed.diff_dst.needs_reorder &&
+                       ew.diff_dst.internal_desc() == ed.diff_dst.internal_desc();
+    if (share) {
+        const memory dy_blk = ed.diff_dst.bind(pdy, cpu_stream());
+        run_bwd_data(ed, pdy, pw, pdx, gm, &dy_blk);
+        run_bwd_wei(ew, pdy, px, pdw, pdb, gm, &dy_blk);
+    } else {
+        run_bwd_data(ed, pdy, pw, pdx, gm);
+        run_bwd_wei(ew, pdy, px, pdw, pdb, gm);
+    }
 }
 
 // Both gradients of one convolution in one call, for the common training step where the input and
@@ -984,18 +1119,26 @@ py::tuple conv2d_backward(farr dy, farr x, farr w, Pair stride, Quad pad, Pair d
     float *pdx = dx.mutable_data(), *pdw = dw.mutable_data(), *pdb = with_bias ? db.mutable_data() : nullptr;
     {
         py::gil_scoped_release nogil;
-        GemmTeam team(conv_macs(gm));
-        BwdDataEntry& ed = bwd_data_entry(gm);
-        BwdWeiEntry& ew = bwd_wei_entry(gm, with_bias);
-        const bool share = ed.path == kBlocked && ew.path == kBlocked && ed.diff_dst.needs_reorder &&
-                           ew.diff_dst.internal_desc() == ed.diff_dst.internal_desc();
-        if (share) {
-            const memory dy_blk = ed.diff_dst.bind(pdy, cpu_stream());
-            run_bwd_data(ed, pdy, pw, pdx, gm, &dy_blk);
-            run_bwd_wei(ew, pdy, px, pdw, pdb, gm, &dy_blk);
+        const BatchSplit bs = batch_split(gm);
+        if (bs.count == 1) {
+            GemmTeam team(conv_macs(gm));
+            backward_both(gm, with_bias, pdy, px, pw, pdx, pdw, pdb);
         } else {
-            run_bwd_data(ed, pdy, pw, pdx, gm);
-            run_bwd_wei(ew, pdy, px, pdw, pdb, gm);
+            const int64_t nw = dw.size();
+            const ChunkGrads cg = chunk_grads(gm, bs, with_bias);
+            over_chunks(gm, bs,
+                        [&](const Geom& g) {
+                            bwd_data_entry(g);
+                            bwd_wei_entry(g, with_bias);
+                        },
+                        [&](const Geom& g, int64_t lo, int64_t k) {
+                            backward_both(g, with_bias, pdy + lo * gm.o * gm.oh * gm.ow,
+                                          px + lo * gm.c * gm.h * gm.w, pw, pdx + lo * gm.c * gm.h * gm.w,
+                                          chunk_dst(pdw, cg.dw, k, nw),
+                                          with_bias ? chunk_dst(pdb, cg.db, k, gm.o) : nullptr);
+                        });
+            add_chunk_grads(pdw, cg.dw, bs.count, nw);
+            if (with_bias) add_chunk_grads(pdb, cg.db, bs.count, gm.o);
         }
     }
     return py::make_tuple(dx, dw, with_bias ? py::object(db) : py::object(py::none()));

@@ -44,6 +44,17 @@ wc = rng.standard_normal((16, 3, 3, 3)).astype(np.float32)
 out["conv"] = _kernels.conv2d_forward(xc, wc, None, (1, 1), (1, 1, 1, 1), (1, 1), 1)
 out["conv_dx"], out["conv_dw"], _ = _kernels.conv2d_backward(out["conv"], xc, wc, (1, 1), (1, 1, 1, 1), (1, 1), 1,
                                                              False)
+for n in (32, 33):  # above the grain (151M MACs at 32): batch chunks; 33 leaves a short last chunk
+    xl = rng.standard_normal((n, 32, 16, 16)).astype(np.float32)
+    wl = rng.standard_normal((64, 32, 3, 3)).astype(np.float32)
+    bl = rng.standard_normal(64).astype(np.float32)
+    yl = _kernels.conv2d_forward(xl, wl, bl, (1, 1), (1, 1, 1, 1), (1, 1), 1)
+    gl = rng.standard_normal(yl.shape).astype(np.float32)
+    out[f"convL{n}"] = yl
+    out[f"convL{n}_dx"], out[f"convL{n}_dw"], out[f"convL{n}_db"] = _kernels.conv2d_backward(
+        gl, xl, wl, (1, 1), (1, 1, 1, 1), (1, 1), 1, True)
+    out[f"convL{n}_dx1"] = _kernels.conv2d_backward_data(gl, wl, xl.shape, (1, 1), (1, 1, 1, 1), (1, 1), 1)
+    out[f"convL{n}_dw1"] = _kernels.conv2d_backward_weights(gl, xl, wl.shape, (1, 1), (1, 1, 1, 1), (1, 1), 1)
 ms.set_seed(0)
 net = nn.SequentialCell([nn.Dense(784, 256), nn.ReLU(), nn.Dense(256, 10)])
 loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
@@ -100,6 +111,53 @@ def test_above_the_grain_float32_gemms_agree_bit_for_bit(tmp_path: Path) -> None
     ref = a.astype(np.float64) @ b.astype(np.float64).T
     for key in (f"sgemm{m}x{k}x{n}", f"sgemmTN{m}x{k}x{n}"):
         np.testing.assert_allclose(two[key], ref, rtol=0, atol=2e-3, err_msg=key)
+
+
+def _conv_oracle() -> dict:
+    """float64 convolution and its three gradients, for the large-conv keys of _CHILD run with no GEMM
+    shapes (the draws replayed in _CHILD's order)."""
+    rng = np.random.default_rng(0)
+    rng.standard_normal((32, 3, 32, 32)), rng.standard_normal((16, 3, 3, 3))
+    out = {}
+    for b in (32, 33):
+        x = rng.standard_normal((b, 32, 16, 16))
+        w = rng.standard_normal((64, 32, 3, 3))
+        bias = rng.standard_normal(64)
+        x32, w32, b32 = (v.astype(np.float32).astype(np.float64) for v in (x, w, bias))
+        xp = np.pad(x32, ((0, 0), (0, 0), (1, 1), (1, 1)))
+        cols = np.lib.stride_tricks.sliding_window_view(xp, (3, 3), axis=(2, 3))  # b, c, 16, 16, 3, 3
+        y = np.einsum("bchwij,ocij->bohw", cols, w32) + b32[None, :, None, None]
+        g = rng.standard_normal(y.shape).astype(np.float32).astype(np.float64)
+        dw = np.einsum("bchwij,bohw->ocij", cols, g)
+        dxp = np.zeros_like(xp)
+        for i in range(3):
+            for j in range(3):
+                dxp[:, :, i:i + 16, j:j + 16] += np.einsum("bohw,oc->bchw", g, w32[:, :, i, j])
+        out[b] = {"y": y, "dx": dxp[:, :, 1:-1, 1:-1], "dw": dw, "db": g.sum(axis=(0, 2, 3))}
+    return out
+
+
+def test_above_the_grain_convolutions_agree_bit_for_bit(tmp_path: Path) -> None:
+    # Above the grain a conv pass runs as fixed batch chunks, one single-threaded oneDNN primitive each,
+    # and the chunks' weight gradients are added in chunk order (engine/csrc/conv.cpp, batch_split), so
+    # 1 and 2 threads give the same bits, for the fused and the separate backward calls alike.
+    one = _child(tmp_path, "t1", [], OMP_NUM_THREADS="1")
+    two = _child(tmp_path, "t2", [], OMP_NUM_THREADS="2")
+    oracle = _conv_oracle()
+    for n in (32, 33):
+        keys = [k for k in one if k.startswith(f"convL{n}")]
+        assert len(keys) == 6
+        for k in keys:
+            np.testing.assert_array_equal(one[k], two[k], err_msg=k)
+        np.testing.assert_array_equal(two[f"convL{n}_dx"], two[f"convL{n}_dx1"])
+        np.testing.assert_array_equal(two[f"convL{n}_dw"], two[f"convL{n}_dw1"])
+        # Against float64: each output sums 288 products of standard normals (|sum| ~ 17, rounding
+        # ~ 1e-5); dw sums n*256 products (~ 90 in size), dx 576, db n*256 values.
+        ref = oracle[n]
+        np.testing.assert_allclose(two[f"convL{n}"], ref["y"], rtol=0, atol=2e-3)
+        np.testing.assert_allclose(two[f"convL{n}_dx"], ref["dx"], rtol=0, atol=3e-3)
+        np.testing.assert_allclose(two[f"convL{n}_dw"], ref["dw"], rtol=0, atol=2e-2)
+        np.testing.assert_allclose(two[f"convL{n}_db"], ref["db"], rtol=0, atol=1e-2)
 
 
 def test_wait_policy_never_changes_results(tmp_path: Path) -> None:
