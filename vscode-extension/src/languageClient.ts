@@ -6,7 +6,7 @@
 import * as vscode from "vscode";
 import {
   CloseAction, CloseHandlerResult, ErrorAction, ErrorHandlerResult, LanguageClient, LanguageClientOptions,
-  ServerOptions, TransportKind,
+  ServerOptions, State, TransportKind,
 } from "vscode-languageclient/node";
 import { languageServerCommand } from "./commands";
 import { CrashBudget, onServerClosed } from "./crashBudget";
@@ -23,8 +23,14 @@ export class SporeLanguageServer implements vscode.Disposable {
   private queue: Promise<void> = Promise.resolve();
 
   private readonly started = new vscode.EventEmitter<LanguageClient>();
-  /** Fires each time a server has started and initialized (features that send it requests re-ask then). */
+  /**
+   * Fires each time a server has started and initialized (features that send it requests re-ask then):
+   * after a start or restart of ours, and after vscode-languageclient's own restart of a crashed server.
+   */
   readonly onDidStart: vscode.Event<LanguageClient> = this.started.event;
+  private readonly stopped = new vscode.EventEmitter<void>();
+  /** Fires when the running server stops or crashes (features drop what they showed from it). */
+  readonly onDidStop: vscode.Event<void> = this.stopped.event;
 
   constructor(private readonly output: vscode.LogOutputChannel) {}
 
@@ -78,6 +84,16 @@ export class SporeLanguageServer implements vscode.Disposable {
     const client = new LanguageClient("spore", "Spore Language Server", serverOptions, clientOptions);
     this.client = client;
     this.startedOnce = false;
+    // A crashed server is restarted by the client itself (CloseAction.Restart below): the same client
+    // object goes Running -> Stopped -> Starting -> Running, and only its state says when it is back.
+    client.onDidChangeState((e) => {
+      if (this.client !== client) return;
+      if (e.newState === State.Stopped && e.oldState === State.Running) this.stopped.fire();
+      else if (e.newState === State.Running && this.startedOnce) {
+        this.output.appendLine("[spore] after the crash: the language server is ready");
+        this.started.fire(client);
+      }
+    });
     try {
       await client.start();
       this.startedOnce = true;

@@ -49,5 +49,10 @@ export async function lspRestartAndCrash({ page, h, log }) {
   await toast.waitFor({ timeout: UI_TIMEOUT });
   log(`crash: toast says: ${await toast.locator(".notification-list-item-message").first().innerText()}`);
   await until("a new spore_lsp process after the crash", () => servers().length === 1 && servers()[0] !== pid, 60_000);
+  // The client restarts the crashed server itself; the extension says when it answered initialize
+  // (and tells its features, which re-ask it: the mode item of the next step).
+  await until("'after the crash: the language server is ready' in the Spore Language Server channel",
+    () => /after the crash: the language server is ready/.test(channel()), 60_000);
+  log("crash: the output channel shows the restarted server ready");
   await dismiss(page);
 }
