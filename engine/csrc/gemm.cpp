@@ -16,6 +16,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <exception>
+#include <mutex>
 #include <dnnl.hpp>
 #include <map>
 #include <memory>
@@ -71,17 +73,22 @@ dnnl::engine& bf16_engine() {
     return eng;
 }
 
-// One primitive per (M, K, N, transposes, threads): building one costs far more than running it on
-// Spore's shapes. thread_local, like the conv cache, so two Python threads never share an entry.
-Bf16Entry& bf16_entry(int64_t M, int64_t K, int64_t N, bool ta, bool tb, bool dst_bf16 = false) {
+// One primitive per (M, K, N, transposes, leading dimensions, threads): building one costs far more
+// than running it on Spore's shapes. thread_local, like the conv cache, so two Python threads never
+// share an entry. The leading dimensions are those of the whole operands a tile is cut from (0 = the
+// tile's own: a dense matrix); C is always dense (a tile's C writes into strided rows of the whole
+// output ran 15% slower, so column tiles go through scratch).
+Bf16Entry& bf16_entry(int64_t M, int64_t K, int64_t N, bool ta, bool tb, bool dst_bf16 = false, int64_t lda = 0,
+                      int64_t ldb = 0) {
     thread_local std::map<std::vector<int64_t>, Bf16Entry> cache;
-    std::vector<int64_t> key{M, K, N, ta, tb, dst_bf16, omp_get_max_threads()};
+    lda = lda ? lda : (ta ? M : K), ldb = ldb ? ldb : (tb ? K : N);
+    std::vector<int64_t> key{M, K, N, ta, tb, dst_bf16, lda, ldb, omp_get_max_threads()};
     auto it = cache.find(key);
     if (it != cache.end()) return it->second;
     if (cache.size() >= 64) cache.clear();
     using dt = dnnl::memory::data_type;
-    const dnnl::memory::desc a({M, K}, dt::bf16, ta ? dnnl::memory::dims{1, M} : dnnl::memory::dims{K, 1});
-    const dnnl::memory::desc b({K, N}, dt::bf16, tb ? dnnl::memory::dims{1, K} : dnnl::memory::dims{N, 1});
+    const dnnl::memory::desc a({M, K}, dt::bf16, ta ? dnnl::memory::dims{1, lda} : dnnl::memory::dims{lda, 1});
+    const dnnl::memory::desc b({K, N}, dt::bf16, tb ? dnnl::memory::dims{1, ldb} : dnnl::memory::dims{ldb, 1});
     const dnnl::memory::desc c({M, N}, dst_bf16 ? dt::bf16 : dt::f32, dnnl::memory::dims{N, 1});
     dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, c), bf16_engine());
     return cache.emplace(key, Bf16Entry{dnnl::matmul(pd), pd.impl_info_str()}).first->second;
@@ -89,6 +96,11 @@ Bf16Entry& bf16_entry(int64_t M, int64_t K, int64_t N, bool ta, bool tb, bool ds
 
 // C = op(A) @ op(B), float32 accumulation; C in float32 (dst_bf16 false) or rounded once to bfloat16
 // by oneDNN (round to nearest even, as ml_dtypes' astype) - the latter saves a conversion pass.
+//
+// Above the GEMM grain the output is cut into the tiles team_sgemm uses (gemm_tile, along the longer
+// of M and N), each one single-threaded oneDNN matmul on a view of the operands, handed to the team
+// one at a time - for the same reasons: oneDNN's own split waits for a thread whose core another
+// process holds, and fixed tiles give the same bits at any team size.
 template <typename Out>
 py::array_t<Out> bf16_matmul_t(u16arr a, u16arr b, bool trans_a, bool trans_b) {
     constexpr bool dst_bf16 = std::is_same<Out, uint16_t>::value;
@@ -97,8 +109,8 @@ py::array_t<Out> bf16_matmul_t(u16arr a, u16arr b, bool trans_a, bool trans_b) {
     const int64_t Kb = trans_b ? b.shape(1) : b.shape(0), N = trans_b ? b.shape(0) : b.shape(1);
     if (K != Kb) throw std::invalid_argument("bf16_matmul: inner dimensions differ");
     py::array_t<Out> c({M, N});
-    void* pa = const_cast<uint16_t*>(a.data());
-    void* pb = const_cast<uint16_t*>(b.data());
+    const uint16_t* pa = a.data();
+    const uint16_t* pb = b.data();
     Out* pc = c.mutable_data();
     {
         py::gil_scoped_release nogil;
@@ -107,17 +119,65 @@ py::array_t<Out> bf16_matmul_t(u16arr a, u16arr b, bool trans_a, bool trans_b) {
             std::fill(pc, pc + M * N, Out(0));  // +0.0 in both encodings
             return c;
         }
-        GemmTeam team(M * N * K);
-        Bf16Entry& e = bf16_entry(M, K, N, trans_a, trans_b, dst_bf16);
-        dnnl::stream s(bf16_engine());
         using dt = dnnl::memory::data_type;
-        dnnl::memory ma({{M, K}, dt::bf16, trans_a ? dnnl::memory::dims{1, M} : dnnl::memory::dims{K, 1}},
-                        bf16_engine(), pa);
-        dnnl::memory mb({{K, N}, dt::bf16, trans_b ? dnnl::memory::dims{1, K} : dnnl::memory::dims{N, 1}},
-                        bf16_engine(), pb);
-        dnnl::memory mc({{M, N}, dst_bf16 ? dt::bf16 : dt::f32, dnnl::memory::dims{N, 1}}, bf16_engine(), pc);
-        e.prim.execute(s, {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}});
-        s.wait();
+        const int64_t lda = a.shape(1), ldb = b.shape(1);
+        // rows [r0, r0 + m) and columns [c0, c0 + n) of C, on this thread's primitive for that block
+        const auto block = [&](int64_t r0, int64_t m, int64_t c0, int64_t n) {
+            const bool whole = n == N;  // a row block writes C in place; a column block goes through scratch
+            Bf16Entry& e = bf16_entry(m, K, n, trans_a, trans_b, dst_bf16, lda, ldb);
+            thread_local std::vector<Out> scratch;
+            if (!whole && scratch.size() < static_cast<size_t>(m * n)) scratch.resize(static_cast<size_t>(m * n));
+            Out* dst = whole ? pc + r0 * N : scratch.data();
+            dnnl::stream s(bf16_engine());
+            const void* ta = trans_a ? pa + r0 : pa + r0 * lda;
+            const void* tb = trans_b ? pb + c0 * ldb : pb + c0;
+            dnnl::memory ma({{m, K}, dt::bf16, trans_a ? dnnl::memory::dims{1, lda} : dnnl::memory::dims{lda, 1}},
+                            bf16_engine(), const_cast<void*>(ta));
+            dnnl::memory mb({{K, n}, dt::bf16, trans_b ? dnnl::memory::dims{1, ldb} : dnnl::memory::dims{ldb, 1}},
+                            bf16_engine(), const_cast<void*>(tb));
+            dnnl::memory mc({{m, n}, dst_bf16 ? dt::bf16 : dt::f32, dnnl::memory::dims{n, 1}}, bf16_engine(), dst);
+            e.prim.execute(s, {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}});
+            s.wait();
+            if (!whole)
+                for (int64_t i = 0; i < m; ++i) std::memcpy(pc + (r0 + i) * N + c0, dst + i * n, n * sizeof(Out));
+        };
+        if (M * N * K < kGemmGrain) {
+            GemmTeam team(M * N * K);
+            block(0, M, 0, N);
+            return c;
+        }
+        const bool split_n = N > M;
+        const int64_t dim = split_n ? N : M, tile = gemm_tile(dim), tiles = (dim + tile - 1) / tile;
+        const auto run = [&](int64_t t) {
+            const int64_t lo = t * tile, w = std::min(tile, dim - lo);
+            if (split_n)
+                block(0, M, lo, w);
+            else
+                block(lo, w, 0, N);
+        };
+        const int saved = omp_get_max_threads();
+        omp_set_num_threads(1);  // each tile's primitive is built for, and keyed by, one thread
+        std::exception_ptr err;
+        if (saved == 1 || tiles == 1) {
+            try {
+                for (int64_t t = 0; t < tiles; ++t) run(t);
+            } catch (...) {
+                err = std::current_exception();
+            }
+        } else {
+            std::mutex mu;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(saved)
+            for (int64_t t = 0; t < tiles; ++t) {
+                try {
+                    run(t);
+                } catch (...) {
+                    std::lock_guard<std::mutex> lock(mu);
+                    if (!err) err = std::current_exception();
+                }
+            }
+        }
+        omp_set_num_threads(saved);
+        if (err) std::rethrow_exception(err);
     }
     return c;
 }

@@ -33,6 +33,8 @@ for m, k, n in %r:
     out[f"sgemm{m}x{k}x{n}"] = _kernels.sgemm(a, b, False, True)
     ab, bb = a.astype(ml_dtypes.bfloat16).view(np.uint16), b.astype(ml_dtypes.bfloat16).view(np.uint16)
     out[f"bf16{m}x{k}x{n}"] = _kernels.bf16_matmul(ab, bb, False, True)
+    out[f"bf16TN{m}x{k}x{n}"] = _kernels.bf16_matmul(ab.T.copy(), bb.T.copy(), True, False)
+    out[f"bf16M{m}x{k}x{n}"] = _kernels.bf16_matmul_bf16(bb, ab, False, True)  # M > N: row tiles, bf16 out
     out[f"sgemmTN{m}x{k}x{n}"] = _kernels.sgemm(np.ascontiguousarray(a.T), b.T.copy(), True, False)
     bias = rng.standard_normal(n).astype(np.float32)
     y = _kernels.dense_forward(a, b, bias, False, True, True)
@@ -87,23 +89,20 @@ def test_below_the_grain_one_and_two_threads_agree_bit_for_bit(tmp_path: Path) -
         np.testing.assert_array_equal(one[k], two[k], err_msg=k)
 
 
-def test_above_the_grain_float32_gemms_agree_bit_for_bit(tmp_path: Path) -> None:
+def test_above_the_grain_gemms_agree_bit_for_bit(tmp_path: Path) -> None:
     # Above the grain Spore's float32 GEMMs (MatMul, Dense forward and both gradients) run in output
-    # tiles fixed by the shape, one single-threaded sgemm each (engine/csrc/team_gemm.h), so the team
-    # size changes no bit. bf16 GEMMs are oneDNN's matmul primitive, split over the team by oneDNN:
-    # float32 partial sums may be added in another order. Bound: K * 2**-24 * sum|a||b| per entry
-    # ~ 1024 * 6e-8 * 32 (|a||b| summed over K=1024 standard normals ~ 0.64 K) ~ 2e-3.
+    # tiles fixed by the shape, one single-threaded sgemm each (engine/csrc/team_gemm.h), and the bf16
+    # matmul in the same tiles, one single-threaded oneDNN matmul each (engine/csrc/gemm.cpp): the
+    # team size changes no bit.
     one = _child(tmp_path, "t1", _LARGE, OMP_NUM_THREADS="1")
     two = _child(tmp_path, "t2", _LARGE, OMP_NUM_THREADS="2")
     m, k, n = _LARGE[0]
     checked = 0
     for key in one:
-        if key.startswith("bf16"):
-            np.testing.assert_allclose(one[key], two[key], rtol=0, atol=2e-3, err_msg=key)
-        elif key.startswith(("sgemm", "dense")) and key.endswith(f"{m}x{k}x{n}"):
+        if key.startswith(("sgemm", "dense", "bf16")) and key.endswith(f"{m}x{k}x{n}"):
             np.testing.assert_array_equal(one[key], two[key], err_msg=key)
             checked += 1
-    assert checked == 5
+    assert checked == 8
     # and against float64 (the tiles cover the whole output, each entry once)
     rng = np.random.default_rng(0)
     a = rng.standard_normal((m, k)).astype(np.float32)
@@ -111,6 +110,16 @@ def test_above_the_grain_float32_gemms_agree_bit_for_bit(tmp_path: Path) -> None
     ref = a.astype(np.float64) @ b.astype(np.float64).T
     for key in (f"sgemm{m}x{k}x{n}", f"sgemmTN{m}x{k}x{n}"):
         np.testing.assert_allclose(two[key], ref, rtol=0, atol=2e-3, err_msg=key)
+    # bf16: the products of the rounded operands, summed in float32 (K * 2**-24 * sum|a||b| ~ 2e-3)
+    import ml_dtypes
+
+    ab = a.astype(ml_dtypes.bfloat16).astype(np.float64)
+    bb = b.astype(ml_dtypes.bfloat16).astype(np.float64)
+    for key in (f"bf16{m}x{k}x{n}", f"bf16TN{m}x{k}x{n}"):
+        np.testing.assert_allclose(two[key], ab @ bb.T, rtol=0, atol=2e-3, err_msg=key)
+    # rounded once to bf16 (half an ulp: 2**-9 relative) on top of the float32 sum's error
+    out16 = two[f"bf16M{m}x{k}x{n}"].view(ml_dtypes.bfloat16).astype(np.float64)
+    np.testing.assert_allclose(out16, (ab @ bb.T).T, rtol=2.0**-8, atol=2e-3)
 
 
 def _conv_oracle() -> dict:
