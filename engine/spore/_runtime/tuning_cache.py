@@ -292,7 +292,7 @@ def prefault_heap(kernels: Any, environ: Any = None) -> int:
         mb = int(env.get("SPORE_PREFAULT_MB", _PREFAULT_MB))
     except ValueError:
         mb = _PREFAULT_MB
-    mb = max(0, min(mb, 256))  # below the 512 MiB trim threshold, and below the 32 MiB mmap threshold
+    mb = max(0, min(mb, 256))  # below the 512 MiB trim threshold, and below the 128 MiB mmap threshold
     if mb == 0:               # per block: so the blocks come from the heap, not from mmap
         return 0
     import numpy as np
