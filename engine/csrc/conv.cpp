@@ -37,7 +37,6 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
-#include <exception>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -53,6 +52,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "batch_chunks.h"
 #include "grain.h"
 #include "kernels.h"
 
@@ -731,16 +731,6 @@ std::vector<float> tune_buffer(int64_t size) {
     return v;
 }
 
-// Runs a scope with OpenMP (and so oneDNN, which sizes its primitives by omp_get_max_threads() when
-// they are created) on the calling thread alone.
-struct OneThread {
-    int saved = omp_get_max_threads();
-    OneThread() { omp_set_num_threads(1); }
-    ~OneThread() { omp_set_num_threads(saved); }
-    OneThread(const OneThread&) = delete;
-    OneThread& operator=(const OneThread&) = delete;
-};
-
 // The entry for the primitive `kind` of `gm` under the current policy: the forced path, or under
 // auto the recorded decision, or - the first time - the fastest candidate, timed with `make_timer()`
 // (a callable running an entry on scratch operands).
@@ -890,90 +880,22 @@ static int64_t conv_macs(const Geom& gm) {
     return gm.n * gm.o * gm.oh * gm.ow * (gm.c / gm.g) * gm.kh * gm.kw;
 }
 
-// A pass above the grain runs as fixed chunks of the batch, each one single-threaded primitive (of
-// the chunk's geometry, built and tuned for one thread), taken by the team one at a time
-// (`schedule(dynamic, 1)`), as team_gemm.h does for the GEMMs. Why not oneDNN's own threading: it
-// splits a pass statically, one share per thread, and when another process holds one of the cores
-// the whole pass waits for the thread sharing it (measured: a 32->64 3x3 conv net trained at
-// 0.68-0.91x the 1-thread speed on 2 threads of a busy 2-core machine). The chunks depend on the
-// shape alone and the weight gradients of the chunks are added in chunk order, so 1, 2 or N threads
-// give the same bits. A batch of one, and the forced paths (conv_set_layout 0/1/3), keep one
-// primitive over the whole team.
-struct BatchSplit {
-    int64_t size, count;  // samples per chunk (the last may have fewer), chunks
-};
-
-constexpr int64_t kConvChunks = 8;  // enough for two or three threads to balance at chunk granularity
-
+// A pass above the grain runs as fixed chunks of the batch (batch_chunks.h). A batch of one, and the
+// forced paths (conv_set_layout 0/1/3), keep one primitive over the whole team.
 BatchSplit batch_split(const Geom& gm) {
-    if (gm.n < 2 || conv_macs(gm) < kGemmGrain || g_layout.load() != kPolicyAuto) return {gm.n, 1};
-    const int64_t size = (gm.n + kConvChunks - 1) / kConvChunks;
-    return {size, (gm.n + size - 1) / size};
+    return split_batch(gm.n, conv_macs(gm), g_layout.load() == kPolicyAuto);
 }
 
-// run(chunk geometry, first sample, chunk index) for every chunk of `bs`, each on one thread. The
-// entries are per thread (thread_local caches); the calling thread first resolves the chunk
-// geometries' entries - tuning them if this is the first time - so the team's threads only build
-// theirs from the recorded decision.
-template <class Prepare, class Run>
-void over_chunks(const Geom& gm, const BatchSplit& bs, const Prepare& prepare, const Run& run) {
-    const auto sub = [&](int64_t k) {
-        Geom g = gm;
-        g.n = std::min(bs.size, gm.n - k * bs.size);
-        return g;
-    };
-    const int threads = omp_get_max_threads();
-    {
-        OneThread one;
-        prepare(sub(0));
-        if (bs.count > 1 && sub(bs.count - 1).n != bs.size) prepare(sub(bs.count - 1));
-        if (threads == 1) {
-            for (int64_t k = 0; k < bs.count; ++k) run(sub(k), k * bs.size, k);
-            return;
-        }
-    }
-    std::exception_ptr err;
-    std::mutex mu;
-#pragma omp parallel for schedule(dynamic, 1)
-    for (int64_t k = 0; k < bs.count; ++k) {
-        try {
-            OneThread one;  // this thread's entries are built for, and keyed by, one thread
-            run(sub(k), k * bs.size, k);
-        } catch (...) {
-            std::lock_guard<std::mutex> lock(mu);
-            if (!err) err = std::current_exception();
-        }
-    }
-    if (err) std::rethrow_exception(err);
-}
-
-// Per-chunk weight (and bias) gradients past the first chunk's, which goes to the output itself;
-// reused across calls on a thread (a training step asks for the same sizes every time).
+// Per-chunk weight (and bias) gradients past the first chunk's, which goes to the output itself.
 struct ChunkGrads {
     float* dw;  // (count - 1) x nw
     float* db;  // (count - 1) x o, or null
 };
 
 ChunkGrads chunk_grads(const Geom& gm, const BatchSplit& bs, bool bias) {
-    thread_local std::vector<float> buf;
     const int64_t nw = gm.o * (gm.c / gm.g) * gm.kh * gm.kw, parts = bs.count - 1;
-    const size_t need = static_cast<size_t>(parts * (nw + (bias ? gm.o : 0)));
-    if (buf.size() < need) buf.resize(need);
-    return {buf.data(), bias ? buf.data() + parts * nw : nullptr};
-}
-
-// Chunk k's weight-gradient destination: the output for chunk 0, else its part of `cg`.
-inline float* chunk_dst(float* out, float* parts, int64_t k, int64_t size) {
-    return k == 0 ? out : parts + (k - 1) * size;
-}
-
-// out += parts[0] + parts[1] + ... in chunk order (so the bits do not depend on who ran which chunk).
-void add_chunk_grads(float* out, const float* parts, int64_t count, int64_t size) {
-    for (int64_t k = 1; k < count; ++k) {
-        const float* p = parts + (k - 1) * size;
-#pragma omp simd
-        for (int64_t i = 0; i < size; ++i) out[i] += p[i];
-    }
+    float* buf = chunk_scratch(bs.count, nw + (bias ? gm.o : 0));
+    return {buf, bias ? buf + parts * nw : nullptr};
 }
 
 // y = conv(x, w) + b

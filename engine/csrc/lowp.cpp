@@ -29,9 +29,11 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
+#include "batch_chunks.h"
 #include "grain.h"
 #include "kernels.h"
 #include "lowp16.h"
@@ -103,7 +105,8 @@ struct Geom {
     memory::dims wdims() const {
         return g == 1 ? memory::dims{o, c, kh, kw} : memory::dims{g, o / g, c / g, kh, kw};
     }
-    static memory::desc any(const memory::desc& d) { return memory::desc(d.dims(), dt::bf16, tag::any); }
+    memory::desc wei32() const { return {wdims(), dt::f32, g == 1 ? tag::oihw : tag::goihw}; }
+    static memory::desc any(const memory::desc& d, dt type = dt::bf16) { return memory::desc(d.dims(), type, tag::any); }
     memory::dims strides() const { return {stride[0], stride[1]}; }
     memory::dims dilates() const { return {dil[0] - 1, dil[1] - 1}; }  // oneDNN counts dilation from 0
     memory::dims pad_l() const { return {pad[0], pad[2]}; }
@@ -191,19 +194,22 @@ BwdData& bwd_data_entry(const Geom& gm) {
     });
 }
 
-BwdWei& bwd_wei_entry(const Geom& gm, bool bias) {
+// `wide`: float32 weight and bias gradients (a batch chunk's, summed with the other chunks' before the
+// one rounding to bf16), else bf16 ones.
+BwdWei& bwd_wei_entry(const Geom& gm, bool bias, bool wide = false) {
     thread_local Cache<BwdWei> cache;
-    return cached(cache, gm.key(2, bias), [&] {
+    return cached(cache, gm.key(wide ? 3 : 2, bias), [&] {
         auto e = std::make_unique<BwdWei>();
-        const memory::desc b = bias ? memory::desc({gm.o}, dt::bf16, tag::x) : memory::desc();
+        const dt gt = wide ? dt::f32 : dt::bf16;
+        const memory::desc b = bias ? memory::desc({gm.o}, gt, tag::x) : memory::desc();
         dnnl::convolution_backward_weights::desc d(dnnl::algorithm::convolution_direct, Geom::any(gm.src()),
-                                                   Geom::any(gm.wei()), b, Geom::any(gm.dst()), gm.strides(),
+                                                   Geom::any(gm.wei(), gt), b, Geom::any(gm.dst()), gm.strides(),
                                                    gm.dilates(), gm.pad_l(), gm.pad_r());
         dnnl::convolution_backward_weights::primitive_desc pd(d, eng(), gm.fwd_pd(bias));
         e->prim = dnnl::convolution_backward_weights(pd);
         e->src.init(gm.src(), pd.src_desc(), true);
         e->dy.init(gm.dst(), pd.diff_dst_desc(), true);
-        e->dw.init(gm.wei(), pd.diff_weights_desc(), false);
+        e->dw.init(wide ? gm.wei32() : gm.wei(), pd.diff_weights_desc(), false);
         e->impl = pd.impl_info_str();
         return e;
     });
@@ -243,14 +249,17 @@ void run_bwd_data(const Geom& gm, const uint16_t* dy, const uint16_t* w, uint16_
     s.wait();
 }
 
-void run_bwd_wei(const Geom& gm, const uint16_t* dy, const uint16_t* x, uint16_t* dw, uint16_t* db) {
+// dw, db: uint16_t (bf16) or, for a batch chunk's partial gradients, float.
+template <typename G>
+void run_bwd_wei(const Geom& gm, const uint16_t* dy, const uint16_t* x, G* dw, G* db) {
+    constexpr bool wide = std::is_same<G, float>::value;
     GemmTeam team(gm.macs());
-    BwdWei& e = bwd_wei_entry(gm, db != nullptr);
+    BwdWei& e = bwd_wei_entry(gm, db != nullptr, wide);
     dnnl::stream s(eng());
     std::unordered_map<int, memory> args{{DNNL_ARG_SRC, e.src.bind(x, s)},
                                          {DNNL_ARG_DIFF_DST, e.dy.bind(dy, s)},
                                          {DNNL_ARG_DIFF_WEIGHTS, e.dw.bind(dw, s)}};
-    if (db) args[DNNL_ARG_DIFF_BIAS] = memory({{gm.o}, dt::bf16, tag::x}, eng(), db);
+    if (db) args[DNNL_ARG_DIFF_BIAS] = memory({{gm.o}, wide ? dt::f32 : dt::bf16, tag::x}, eng(), db);
     e.prim.execute(s, args);
     e.dw.finish(dw, s);
     s.wait();
@@ -270,7 +279,15 @@ py::array_t<uint16_t> conv2d_bf16_forward(u16arr x, u16arr w, std::optional<u16a
     uint16_t* py_ = y.mutable_data();
     {
         py::gil_scoped_release nogil;
-        run_fwd(gm, px, pw, pb, py_);
+        const BatchSplit bs = split_batch(gm.n, gm.macs(), true);
+        if (bs.count == 1) {
+            run_fwd(gm, px, pw, pb, py_);
+        } else {
+            over_chunks(gm, bs, [&](const Geom& g) { fwd_entry(g, pb != nullptr); },
+                        [&](const Geom& g, int64_t lo, int64_t) {
+                            run_fwd(g, px + lo * gm.c * gm.h * gm.w, pw, pb, py_ + lo * gm.o * gm.oh * gm.ow);
+                        });
+        }
     }
     return y;
 }
@@ -290,7 +307,15 @@ py::array_t<uint16_t> conv2d_bf16_backward_data(u16arr dy, u16arr w, Quad input_
     uint16_t* pdx = dx.mutable_data();
     {
         py::gil_scoped_release nogil;
-        run_bwd_data(gm, pdy, pw, pdx);
+        const BatchSplit bs = split_batch(gm.n, gm.macs(), true);
+        if (bs.count == 1) {
+            run_bwd_data(gm, pdy, pw, pdx);
+        } else {
+            over_chunks(gm, bs, [&](const Geom& g) { bwd_data_entry(g); },
+                        [&](const Geom& g, int64_t lo, int64_t) {
+                            run_bwd_data(g, pdy + lo * gm.o * gm.oh * gm.ow, pw, pdx + lo * gm.c * gm.h * gm.w);
+                        });
+        }
     }
     return dx;
 }
@@ -317,7 +342,26 @@ py::tuple conv2d_bf16_backward_weights(u16arr dy, u16arr x, Quad filter_shape, P
     uint16_t *pdw = dw.mutable_data(), *pdb = with_bias ? db.mutable_data() : nullptr;
     {
         py::gil_scoped_release nogil;
-        run_bwd_wei(gm, pdy, px, pdw, pdb);
+        const BatchSplit bs = split_batch(gm.n, gm.macs(), true);
+        if (bs.count == 1) {
+            run_bwd_wei(gm, pdy, px, pdw, pdb);
+        } else {
+            // every chunk's float32 gradients, summed in chunk order, rounded once to bf16
+            const int64_t nw = dw.size(), nb = with_bias ? gm.o : 0;
+            float* dw32 = chunk_scratch(bs.count + 1, nw + nb);
+            float* db32 = dw32 + bs.count * nw;
+            over_chunks(gm, bs, [&](const Geom& g) { bwd_wei_entry(g, with_bias, true); },
+                        [&](const Geom& g, int64_t lo, int64_t k) {
+                            run_bwd_wei(g, pdy + lo * gm.o * gm.oh * gm.ow, px + lo * gm.c * gm.h * gm.w,
+                                        dw32 + k * nw, with_bias ? db32 + k * nb : static_cast<float*>(nullptr));
+                        });
+            add_chunk_grads(dw32, dw32 + nw, bs.count, nw);
+            narrow16(dw32, pdw, nw, true);
+            if (with_bias) {
+                add_chunk_grads(db32, db32 + nb, bs.count, nb);
+                narrow16(db32, pdb, nb, true);
+            }
+        }
     }
     return py::make_tuple(dw, with_bias ? py::object(db) : py::object(py::none()));
 }

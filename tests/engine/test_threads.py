@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -57,6 +58,12 @@ for n in (32, 33):  # above the grain (151M MACs at 32): batch chunks; 33 leaves
         gl, xl, wl, (1, 1), (1, 1, 1, 1), (1, 1), 1, True)
     out[f"convL{n}_dx1"] = _kernels.conv2d_backward_data(gl, wl, xl.shape, (1, 1), (1, 1, 1, 1), (1, 1), 1)
     out[f"convL{n}_dw1"] = _kernels.conv2d_backward_weights(gl, xl, wl.shape, (1, 1), (1, 1, 1, 1), (1, 1), 1)
+    if _kernels.cpu_isa() in ("avx512_core_bf16", "avx512_core_amx"):  # oneDNN's bf16 convolutions
+        xb, wb, bb, gb = (v.astype(ml_dtypes.bfloat16).view(np.uint16) for v in (xl, wl, bl, gl))
+        out[f"bconvL{n}"] = _kernels.conv2d_bf16_forward(xb, wb, bb, (1, 1), (1, 1, 1, 1), (1, 1), 1)
+        out[f"bconvL{n}_dx"] = _kernels.conv2d_bf16_backward_data(gb, wb, xl.shape, (1, 1), (1, 1, 1, 1), (1, 1), 1)
+        out[f"bconvL{n}_dw"], out[f"bconvL{n}_db"] = _kernels.conv2d_bf16_backward_weights(
+            gb, xb, wl.shape, (1, 1), (1, 1, 1, 1), (1, 1), 1, True)
 ms.set_seed(0)
 net = nn.SequentialCell([nn.Dense(784, 256), nn.ReLU(), nn.Dense(256, 10)])
 loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
@@ -111,8 +118,6 @@ def test_above_the_grain_gemms_agree_bit_for_bit(tmp_path: Path) -> None:
     for key in (f"sgemm{m}x{k}x{n}", f"sgemmTN{m}x{k}x{n}"):
         np.testing.assert_allclose(two[key], ref, rtol=0, atol=2e-3, err_msg=key)
     # bf16: the products of the rounded operands, summed in float32 (K * 2**-24 * sum|a||b| ~ 2e-3)
-    import ml_dtypes
-
     ab = a.astype(ml_dtypes.bfloat16).astype(np.float64)
     bb = b.astype(ml_dtypes.bfloat16).astype(np.float64)
     for key in (f"bf16{m}x{k}x{n}", f"bf16TN{m}x{k}x{n}"):
@@ -122,9 +127,10 @@ def test_above_the_grain_gemms_agree_bit_for_bit(tmp_path: Path) -> None:
     np.testing.assert_allclose(out16, (ab @ bb.T).T, rtol=2.0**-8, atol=2e-3)
 
 
-def _conv_oracle() -> dict:
+def _conv_oracle(bf16: bool = False) -> dict:
     """float64 convolution and its three gradients, for the large-conv keys of _CHILD run with no GEMM
-    shapes (the draws replayed in _CHILD's order)."""
+    shapes (the draws replayed in _CHILD's order); with `bf16`, of the operands rounded to bfloat16."""
+    fmt = ml_dtypes.bfloat16 if bf16 else np.float32
     rng = np.random.default_rng(0)
     rng.standard_normal((32, 3, 32, 32)), rng.standard_normal((16, 3, 3, 3))
     out = {}
@@ -132,11 +138,11 @@ def _conv_oracle() -> dict:
         x = rng.standard_normal((b, 32, 16, 16))
         w = rng.standard_normal((64, 32, 3, 3))
         bias = rng.standard_normal(64)
-        x32, w32, b32 = (v.astype(np.float32).astype(np.float64) for v in (x, w, bias))
+        x32, w32, b32 = (v.astype(np.float32).astype(fmt).astype(np.float64) for v in (x, w, bias))
         xp = np.pad(x32, ((0, 0), (0, 0), (1, 1), (1, 1)))
         cols = np.lib.stride_tricks.sliding_window_view(xp, (3, 3), axis=(2, 3))  # b, c, 16, 16, 3, 3
         y = np.einsum("bchwij,ocij->bohw", cols, w32) + b32[None, :, None, None]
-        g = rng.standard_normal(y.shape).astype(np.float32).astype(np.float64)
+        g = rng.standard_normal(y.shape).astype(np.float32).astype(fmt).astype(np.float64)
         dw = np.einsum("bchwij,bohw->ocij", cols, g)
         dxp = np.zeros_like(xp)
         for i in range(3):
@@ -167,6 +173,17 @@ def test_above_the_grain_convolutions_agree_bit_for_bit(tmp_path: Path) -> None:
         np.testing.assert_allclose(two[f"convL{n}_dx"], ref["dx"], rtol=0, atol=3e-3)
         np.testing.assert_allclose(two[f"convL{n}_dw"], ref["dw"], rtol=0, atol=2e-2)
         np.testing.assert_allclose(two[f"convL{n}_db"], ref["db"], rtol=0, atol=1e-2)
+        if f"bconvL{n}" not in one:  # no bf16 convolutions on this CPU
+            continue
+        # bf16: fixed batch chunks too (the weight and bias gradients summed in float32 in chunk order,
+        # rounded once), so the same bits at 1 and 2 threads; against the float64 products of the
+        # rounded operands within half a bf16 ulp (2**-9 relative) plus the float32 summation error.
+        for k in ("", "_dx", "_dw", "_db"):
+            np.testing.assert_array_equal(one[f"bconvL{n}{k}"], two[f"bconvL{n}{k}"], err_msg=f"bconvL{n}{k}")
+        bref = _conv_oracle(bf16=True)[n]
+        for k, key, atol in (("", "y", 2e-3), ("_dx", "dx", 3e-3), ("_dw", "dw", 2e-2), ("_db", "db", 1e-2)):
+            got = two[f"bconvL{n}{k}"].view(ml_dtypes.bfloat16).astype(np.float64)
+            np.testing.assert_allclose(got, bref[key], rtol=2.0**-8, atol=atol, err_msg=f"bconvL{n}{k}")
 
 
 def test_wait_policy_never_changes_results(tmp_path: Path) -> None:
@@ -330,8 +347,6 @@ def _loops(tmp_path: Path, threads_: str) -> dict:
 
 
 def test_own_loops_agree_bit_for_bit_across_team_sizes_and_with_numpy(tmp_path: Path) -> None:
-    import ml_dtypes
-
     one, two = _loops(tmp_path, "1"), _loops(tmp_path, "2")
     assert one.keys() == two.keys()
     for k in one:
