@@ -4,8 +4,9 @@
     .venv/bin/python bench/bench_speed_load.py --quick    # shorter timings
 
 (a) training steps/s at 1 and 2 threads with 0, 1 and 2 competing busy processes (started here,
-bounded by a deadline and killed at the end), PyNative and Graph, MLP, SimpleCNN and the GEMM-heavy
-net, beside PyTorch eager when importable (1- and 2-thread rounds alternate in one process);
+bounded by a deadline and killed at the end), PyNative and Graph, MLP, SimpleCNN, the GEMM-heavy
+net and a conv net above the grain (3->32->64 3x3, batch 32), beside PyTorch eager when importable
+(1- and 2-thread rounds alternate in one process);
 (b) LeNet-5 compile + first step with a cold and a warm conv tuning cache; (c) O0 vs O2-bf16 vs
 O2-fp16 step time for the MLP, SimpleCNN and a GEMM-heavy Dense net, beside PyTorch's bf16
 autocast. Every measurement runs in its own subprocess (thread pools are sized when
