@@ -101,10 +101,28 @@ Bf16Entry& bf16_entry(int64_t M, int64_t K, int64_t N, bool ta, bool tb, bool ds
 // of M and N), each one single-threaded oneDNN matmul on a view of the operands, handed to the team
 // one at a time - for the same reasons: oneDNN's own split waits for a thread whose core another
 // process holds, and fixed tiles give the same bits at any team size.
+// Whether oneDNN builds bf16 matmuls on this CPU: it has none without AVX512 (it refuses the
+// primitive), and there the kernels below compute as sgemm16 does instead.
+bool bf16_matmul_available() {
+    static const bool ok = [] {
+        try {
+            bf16_entry(16, 16, 16, false, false);
+            return true;
+        } catch (const dnnl::error&) {
+            return false;
+        }
+    }();
+    return ok;
+}
+
+py::array sgemm16(u16arr a, u16arr b, bool trans_a, bool trans_b, bool bf16, bool narrow_out);
+
 template <typename Out>
 py::array_t<Out> bf16_matmul_t(u16arr a, u16arr b, bool trans_a, bool trans_b) {
     constexpr bool dst_bf16 = std::is_same<Out, uint16_t>::value;
     if (a.ndim() != 2 || b.ndim() != 2) throw std::invalid_argument("bf16_matmul: 2-D inputs expected");
+    if (!bf16_matmul_available())  // float32 accumulation of the widened operands, rounded once (or not)
+        return sgemm16(a, b, trans_a, trans_b, true, dst_bf16).template cast<py::array_t<Out>>();
     const int64_t M = trans_a ? a.shape(1) : a.shape(0), K = trans_a ? a.shape(0) : a.shape(1);
     const int64_t Kb = trans_b ? b.shape(1) : b.shape(0), N = trans_b ? b.shape(0) : b.shape(1);
     if (K != Kb) throw std::invalid_argument("bf16_matmul: inner dimensions differ");
@@ -354,7 +372,7 @@ void register_gemm(py::module_& m) {
           py::arg("trans_b") = false,
           "C (float32) = op(A) @ op(B) for bfloat16 matrices given as their uint16 bit patterns, via oneDNN matmul");
     m.def("bf16_matmul_impl", [](int64_t M, int64_t K, int64_t N, bool ta, bool tb) {
-        return bf16_entry(M, K, N, ta, tb).impl;
+        return bf16_matmul_available() ? bf16_entry(M, K, N, ta, tb).impl : std::string("spore:sgemm16");
     }, py::arg("m"), py::arg("k"), py::arg("n"), py::arg("trans_a") = false, py::arg("trans_b") = false,
           "oneDNN's implementation name for a bf16 matmul of that shape (e.g. brg:avx512_core_bf16)");
     m.def("sgemm16", &sgemm16, py::arg("a"), py::arg("b"), py::arg("trans_a"), py::arg("trans_b"), py::arg("bf16"),

@@ -15,6 +15,11 @@
 // conv:   oneDNN convolution primitive, u8/s8 src (NHWC) x s8 weights (blocked, reordered once per
 //         shape) -> s32 NHWC, with a runtime source zero point (oneDNN compensates the padded border
 //         as real zeros, i.e. quantized value == zero point, which is ONNX's DQ-then-pad semantics).
+//
+// CPUs without VNNI (AVX2, AVX512 without VNNI): oneDNN's integer kernels there multiply with
+// vpmaddubsw, which saturates each pair of u8 x s8 products to int16, and its convolutions halve the
+// weights to avoid that; both give wrong sums (measured here: 72% of a conv's accumulators off, by
+// up to 20%). There the products run exactly through float32 instead (exact_int_gemm below).
 #include <dnnl.h>
 #include <immintrin.h>
 
@@ -36,6 +41,7 @@
 
 #include "grain.h"
 #include "kernels.h"
+#include "team_gemm.h"
 
 // No fused multiply-add contraction in this file: acc * scale + bias must round twice, as the unfused
 // DequantizeLinear -> op -> QuantizeLinear chain (and its NumPy oracle) does; -march=native would
@@ -237,6 +243,70 @@ void check_out(const py::array& out, const Epilogue& e, int64_t size, const char
                                     std::to_string(size) + " elements of the epilogue's dtype");
 }
 
+// --- exact products without VNNI ----------------------------------------------------------------------
+
+// Whether oneDNN's integer kernels accumulate exactly here: VNNI (vpdpbusd) adds u8 x s8 products
+// straight into int32. ONEDNN_MAX_CPU_ISA=AVX2 selects the float32 path on any CPU (the tests use it).
+bool int8_exact_in_onednn() {
+    static const bool vnni = [] {
+        using isa = dnnl::cpu_isa;
+        switch (dnnl::get_effective_cpu_isa()) {
+            case isa::sse41:
+            case isa::avx:
+            case isa::avx2:
+            case isa::avx512_core: return false;
+            default: return true;
+        }
+    }();
+    return vnni;
+}
+
+// A float32 sum of at most kExactK products of |a| <= 255 (an activation minus its zero point) and
+// |b| <= 128 (an int8 weight) stays below 512 * 255 * 128 = 16,711,680 < 2^24 at every partial
+// sum, so float32 holds each one exactly and the GEMM's order of additions cannot matter.
+constexpr int64_t kExactK = 512;
+
+// acc[M][ldc] = A (M x K, lda) @ B (K x N, ldb) for float32 operands holding such integers: a float32
+// GEMM per block of kExactK along K, each block's exact sum added into the int32 accumulators.
+dnnl_status_t exact_int_gemm(const float* A, int64_t lda, const float* B, int64_t ldb, int32_t* acc, int64_t ldc,
+                             int64_t M, int64_t N, int64_t K) {
+    for (int64_t m = 0; m < M && K == 0; ++m) std::fill(acc + m * ldc, acc + m * ldc + N, 0);
+    std::vector<float> c(static_cast<size_t>(M * N));
+    for (int64_t k0 = 0; k0 < K; k0 += kExactK) {
+        const int64_t kb = std::min(kExactK, K - k0);
+        const dnnl_status_t st = team_sgemm('N', 'N', M, N, kb, 1.0f, A + k0, lda, B + k0 * ldb, ldb, 0.0f, c.data(), N);
+        if (st != dnnl_success) return st;
+        for (int64_t m = 0; m < M; ++m) {
+            int32_t* a = acc + m * ldc;
+            const float* cm = c.data() + m * N;
+            if (k0 == 0)
+                for (int64_t n = 0; n < N; ++n) a[n] = static_cast<int32_t>(cm[n]);
+            else
+                for (int64_t n = 0; n < N; ++n) a[n] += static_cast<int32_t>(cm[n]);
+        }
+    }
+    return dnnl_success;
+}
+
+// (a - zero_point) @ b exactly, a (M, K) uint8/int8 row-major, b (K, N) int8 (bf: its float32
+// copy when the caller keeps one, else converted here).
+dnnl_status_t exact_int8_matmul(const void* a, bool u8, int32_t zp, const int8_t* b, const float* bf, int32_t* acc,
+                                int64_t M, int64_t N, int64_t K) {
+    std::vector<float> af(static_cast<size_t>(M * K)), own;
+    if (u8) {
+        const uint8_t* p = static_cast<const uint8_t*>(a);
+        for (int64_t i = 0; i < M * K; ++i) af[i] = static_cast<float>(static_cast<int32_t>(p[i]) - zp);
+    } else {
+        const int8_t* p = static_cast<const int8_t*>(a);
+        for (int64_t i = 0; i < M * K; ++i) af[i] = static_cast<float>(static_cast<int32_t>(p[i]) - zp);
+    }
+    if (!bf) {
+        own.assign(b, b + K * N);
+        bf = own.data();
+    }
+    return exact_int_gemm(af.data(), K, bf, N, acc, N, M, N, K);
+}
+
 // --- matmul -----------------------------------------------------------------------------------------
 
 py::array int8_matmul(py::array a, py::array b, int a_zero_point, std::optional<farr> scale,
@@ -267,6 +337,8 @@ py::array int8_matmul(py::array a, py::array b, int a_zero_point, std::optional<
         if (K == 0) {
             std::fill(acc, acc + M * N, 0);
             st = dnnl_success;
+        } else if (!int8_exact_in_onednn()) {
+            st = exact_int8_matmul(pa, u8, a_zero_point, pb, nullptr, acc, M, N, K);
         } else if (u8) {
             st = dnnl_gemm_u8s8s32('N', 'N', 'F', M, N, K, 1.0f, static_cast<const uint8_t*>(pa), K,
                                    static_cast<uint8_t>(a_zero_point), pb, N, 0, 0.0f, acc, N, &co);
@@ -294,6 +366,10 @@ public:
         if (b.ndim() != 2) throw std::invalid_argument("Int8MatMul: b must be (K, N)");
         check_zp(zp_, u8_, "Int8MatMul", "a_zero_point");
         ep_ = make_epilogue(scale, bias, relu, y_scale, y_zero_point, y_dtype, b.shape(1), "Int8MatMul");
+        if (!int8_exact_in_onednn()) {  // the exact path's float32 copy of b, made once
+            const int8_t* p = static_cast<const int8_t*>(b.data());
+            bf_.assign(p, p + b.size());
+        }
     }
 
     void run(py::array a, py::array out) {
@@ -322,6 +398,7 @@ public:
         {
             GemmTeam team(M * N * K);
             if (K == 0) std::fill(acc, acc + M * N, 0);
+            else if (!int8_exact_in_onednn()) st = exact_int8_matmul(pa, u8_, zp_, pb, weights_f32(), acc, M, N, K);
             else if (u8_) st = dnnl_gemm_u8s8s32('N', 'N', 'F', M, N, K, 1.0f, static_cast<const uint8_t*>(pa), K,
                                                  static_cast<uint8_t>(zp_), pb, N, 0, 0.0f, acc, N, &co);
             else st = dnnl_gemm_s8s8s32('N', 'N', 'F', M, N, K, 1.0f, static_cast<const int8_t*>(pa), K,
@@ -335,10 +412,13 @@ public:
     }
 
 private:
+    const float* weights_f32() const { return bf_.data(); }
+
     py::array b_;
     int zp_;
     bool u8_;
     Epilogue ep_;
+    std::vector<float> bf_;  // b in float32 where the products run exactly through float32
 };
 
 // --- convolution -------------------------------------------------------------------------------------
@@ -396,6 +476,12 @@ public:
             py::gil_scoped_release nogil;
             // one caller at a time per conv: the shape cache (and its entries) is not shared-safe
             std::lock_guard<std::mutex> lock(mu_);
+            if (!int8_exact_in_onednn()) {
+                std::vector<int32_t> acc(static_cast<size_t>(N * OH * OW * O));
+                exact_conv(px, N, C, H, W, OH, OW, acc.data());
+                run_epilogue(acc.data(), out, N * OH * OW, O, OH * OW, e);
+                return;
+            }
             Entry& en = entry(N, C, H, W, OH, OW);
             dnnl::engine& eng = i8_engine();
             dnnl::stream s(eng);
@@ -437,6 +523,7 @@ public:
     }
 
     std::string impl(int64_t N, int64_t C, int64_t H, int64_t W) {
+        if (!int8_exact_in_onednn()) return "spore:exact_f32_im2col";
         std::lock_guard<std::mutex> lock(mu_);
         const int64_t kh = wshape_[2], kw = wshape_[3];
         const int64_t OH = (H + pads_[0] + pads_[2] - dil_[0] * (kh - 1) - 1) / strides_[0] + 1;
@@ -445,6 +532,52 @@ public:
     }
 
 private:
+    // The exact path (no VNNI): per image and group, im2col rows of (x - zero point) in float32, 0 in
+    // the padding (a padded pixel is the zero point, as oneDNN's compensation and ONNX define it),
+    // times the float32 weights, through exact_int_gemm; acc is NHWC as oneDNN's s32 output.
+    void exact_conv(const void* px, int64_t N, int64_t C, int64_t H, int64_t W, int64_t OH, int64_t OW,
+                    int32_t* acc) {
+        const int64_t O = wshape_[0], G = groups_, Cg = wshape_[1], kh = wshape_[2], kw = wshape_[3];
+        const int64_t Og = O / G, K = Cg * kh * kw, P = OH * OW;
+        if (wf_.empty()) {  // per group, (K, Og): column o of group g is output channel g * Og + o
+            wf_.resize(static_cast<size_t>(G * K * Og));
+            for (int64_t g = 0; g < G; ++g)
+                for (int64_t o = 0; o < Og; ++o)
+                    for (int64_t k = 0; k < K; ++k) wf_[(g * K + k) * Og + o] = w_[(g * Og + o) * K + k];
+        }
+        constexpr int64_t kRows = 1024;  // output pixels per im2col block
+        std::vector<float> col(static_cast<size_t>(std::min(P, kRows) * K));
+        const uint8_t* xu = static_cast<const uint8_t*>(px);
+        const int8_t* xs = static_cast<const int8_t*>(px);
+        for (int64_t n = 0; n < N; ++n)
+            for (int64_t g = 0; g < G; ++g)
+                for (int64_t p0 = 0; p0 < P; p0 += kRows) {
+                    const int64_t rows = std::min(kRows, P - p0);
+                    for (int64_t r = 0; r < rows; ++r) {
+                        const int64_t oh = (p0 + r) / OW, ow = (p0 + r) % OW;
+                        float* row = col.data() + r * K;
+                        for (int64_t c = 0; c < Cg; ++c) {
+                            const int64_t plane = (n * C + g * Cg + c) * H * W;
+                            for (int64_t i = 0; i < kh; ++i) {
+                                const int64_t ih = oh * strides_[0] - pads_[0] + i * dil_[0];
+                                for (int64_t j = 0; j < kw; ++j) {
+                                    const int64_t iw = ow * strides_[1] - pads_[1] + j * dil_[1];
+                                    float v = 0.0f;
+                                    if (ih >= 0 && ih < H && iw >= 0 && iw < W) {
+                                        const int64_t at = plane + ih * W + iw;
+                                        v = static_cast<float>((x_u8_ ? int32_t(xu[at]) : int32_t(xs[at])) - zp_);
+                                    }
+                                    row[(c * kh + i) * kw + j] = v;
+                                }
+                            }
+                        }
+                    }
+                    if (exact_int_gemm(col.data(), K, wf_.data() + g * K * Og, Og, acc + (n * P + p0) * O + g * Og,
+                                       O, rows, Og, K) != dnnl_success)
+                        throw std::runtime_error("Int8Conv2d: oneDNN's sgemm failed");
+                }
+    }
+
     struct Entry {
         dnnl::convolution_forward::primitive_desc pd;
         dnnl::convolution_forward prim;
@@ -488,6 +621,7 @@ private:
     int64_t groups_;
     int64_t wshape_[4]{};
     std::vector<int8_t> w_;
+    std::vector<float> wf_;  // the exact path's float32 weights, per group (K, O / groups)
     Epilogue ep_;
     std::mutex mu_;
     std::map<std::vector<int64_t>, std::unique_ptr<Entry>> cache_;
@@ -637,6 +771,9 @@ void register_int8(py::module_& m) {
              "b"_a, "a_zero_point"_a = 0, "a_uint8"_a = true, "scale"_a = py::none(), "bias"_a = py::none(),
              "relu"_a = false, "y_scale"_a = py::none(), "y_zero_point"_a = 0, "y_dtype"_a = "uint8")
         .def("run", &Int8MatMul::run, "a"_a, "out"_a);
+    m.def("int8_on_vnni", &int8_exact_in_onednn,
+          "whether the int8 kernels run on oneDNN's VNNI kernels here (exact int32 accumulation); without "
+          "VNNI oneDNN's int8 products saturate, and the kernels compute them exactly through float32 instead");
     m.def("quantize_linear", &quantize_linear, "x"_a, "scale"_a, "zero_point"_a = 0, "dtype"_a = "uint8",
           "out"_a = py::none(),
           "ONNX QuantizeLinear, per tensor: saturate(rint(x / scale) + zero_point), round half to even");

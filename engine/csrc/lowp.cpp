@@ -160,7 +160,11 @@ E& cached(Cache<E>& cache, const std::vector<int64_t>& key, Make make) {
     auto it = cache.find(key);
     if (it != cache.end()) return *it->second;
     if (cache.size() >= 64) cache.clear();
-    return *cache.emplace(key, make()).first->second;
+    try {
+        return *cache.emplace(key, make()).first->second;
+    } catch (const dnnl::error& e) {  // no AVX512: oneDNN has no bf16 convolution (spore.amp.lowp computes in float32)
+        throw std::runtime_error(std::string("conv2d_bf16: oneDNN has no bf16 convolution on this CPU (") + e.what() + ")");
+    }
 }
 
 Fwd& fwd_entry(const Geom& gm, bool bias) {

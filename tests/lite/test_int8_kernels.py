@@ -4,6 +4,8 @@ dequantize / ReLU / requantize epilogue, quantize (ties to even, saturation) and
 lite QDQ graphs that now run on them (fused requantization equals the unfused chain bit for bit)."""
 
 import os
+import subprocess
+import sys
 
 import numpy as np
 import onnx
@@ -117,11 +119,61 @@ def test_int8_conv_equals_int64_oracle(dtype, zx, groups, strides, pads, dilatio
     np.testing.assert_array_equal(got, _requant_oracle(acc, scale, bias, True, 0.05, 4, np.uint8, 1))
 
 
-def test_int8_conv_runs_on_the_vnni_kernels():
+def test_int8_conv_runs_on_the_vnni_kernels_where_the_cpu_has_them():
+    flags = open("/proc/cpuinfo").read().split()
+    assert K.int8_on_vnni() == ("avx512_vnni" in flags or "avx_vnni" in flags)
     w = np.ones((16, 16, 3, 3), np.int8)
     impl = K.Int8Conv2d(w, True, 128, [1, 1], [1, 1, 1, 1], [1, 1], 1).impl(1, 16, 8, 8)
+    if not K.int8_on_vnni():  # oneDNN's int8 kernels would saturate: exact float32 products instead
+        assert impl == "spore:exact_f32_im2col", impl
+        return
     assert "int8" in impl or "s8" in impl or "brg" in impl, impl  # not oneDNN's reference kernel
     assert "ref" not in impl, impl
+
+
+_EXACT_CHILD = r"""
+import numpy as np
+from spore import _kernels as K
+assert not K.int8_on_vnni()
+r = np.random.default_rng(11)
+def check(got, want):
+    assert got.dtype == np.int32 and np.array_equal(got, want), np.abs(got.astype(np.int64) - want).max()
+for m, k, n, zp, u8 in ((7, 5, 3, 0, True), (64, 784, 256, 131, True), (33, 1500, 17, -7, False)):
+    lo, hi = (0, 256) if u8 else (-128, 128)
+    a = r.integers(lo, hi, (m, k)).astype(np.uint8 if u8 else np.int8)
+    b = r.integers(-128, 128, (k, n)).astype(np.int8)
+    want = (a.astype(np.int64) - zp) @ b.astype(np.int64)
+    check(K.int8_matmul(a, b, zp), want)
+    out = np.empty((m, n), np.int32)
+    K.Int8MatMul(b, zp, u8).run(a, out)
+    check(out, want)
+# the extremes: every partial sum past float32's 2^24, held exactly across the blocks of 512
+a, b = np.full((4, 1500), 255, np.uint8), np.full((1500, 6), -128, np.int8)
+check(K.int8_matmul(a, b, 0), np.full((4, 6), 1500 * 255 * -128))
+# conv: groups, stride, dilation, asymmetric padding (a padded pixel is the zero point), 2 images
+x = r.integers(0, 256, (2, 6, 11, 9)).astype(np.uint8)
+w = r.integers(-128, 128, (4, 3, 3, 2)).astype(np.int8)
+conv = K.Int8Conv2d(w, True, 200, [2, 1], [1, 0, 2, 1], [1, 2], 2)
+xp = np.pad(x.astype(np.int64) - 200, ((0, 0), (0, 0), (1, 2), (0, 1)))
+oh, ow = (xp.shape[2] - 3) // 2 + 1, xp.shape[3] - 2  # kernel 3 x (2 dilated by 2)
+want = np.zeros((2, 4, oh, ow), np.int64)
+for o in range(4):
+    g = o // 2
+    for i in range(3):
+        for j in range(2):
+            patch = xp[:, 3 * g:3 * g + 3, i:i + 2 * oh:2, 2 * j:2 * j + ow]
+            want[:, o] += np.einsum("nchw,c->nhw", patch, w[o, :, i, j].astype(np.int64))
+check(conv(x), want)
+print("exact")
+"""
+
+
+def test_int8_kernels_without_vnni_are_exact():
+    # ONEDNN_MAX_CPU_ISA=AVX2 makes any CPU take the no-VNNI path (float32 products in blocks of 512)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ONEDNN_", "DNNL_"))}
+    env["ONEDNN_MAX_CPU_ISA"] = "AVX2"
+    res = subprocess.run([sys.executable, "-c", _EXACT_CHILD], env=env, capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0 and res.stdout.strip() == "exact", res.stderr
 
 
 def test_quantize_ties_to_even_and_saturates():

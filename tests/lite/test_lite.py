@@ -18,6 +18,7 @@ from spore import lite
 from spore.lite import _ops
 from spore.onnx import export
 
+from .. import ort_oracle
 from ..onnx.test_export_zoo import _net
 from ..onnx.zoo import ZOO
 
@@ -28,7 +29,7 @@ def _ort(path, x):
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = 1
     opts.log_severity_level = 3
-    return ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    return ort_oracle.session(path, opts).run(None, {"x": x})[0]
 
 
 def _export(name, folder):

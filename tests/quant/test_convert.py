@@ -13,6 +13,8 @@ import pytest
 import spore as ms
 from spore.quant import load_quantized
 
+from .. import ort_oracle
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
@@ -105,9 +107,7 @@ def _trained_lenet():
 
 
 def _ort(path: str, x: np.ndarray) -> np.ndarray:
-    import onnxruntime as ort
-
-    s = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    s = ort_oracle.session(path)
     return s.run(None, {s.get_inputs()[0].name: x})[0]
 
 

@@ -25,6 +25,7 @@ from spore.quant.qat import (
     create_quant_config,
 )
 
+from .. import ort_oracle
 from ..nets import SimpleCNN
 from .training import accuracy, blobs, train
 
@@ -98,7 +99,6 @@ def test_qat_lenet_digits_converts_to_int8_within_one_point(traced):
 
 
 def test_qat_bn_cnn_folds_converts_and_exports_qdq_onnx(tmp_path):
-    import onnxruntime as ort
     ms.set_seed(1)
 
     def bn_cnn() -> nn.SequentialCell:
@@ -124,7 +124,7 @@ def test_qat_bn_cnn_folds_converts_and_exports_qdq_onnx(tmp_path):
 
     ops_used = {n.op_type for n in onnx.load(path).graph.node}
     assert {"QuantizeLinear", "DequantizeLinear", "Conv", "Gemm"} <= ops_used, ops_used
-    sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    sess = ort_oracle.session(path)
     got = sess.run(None, {sess.get_inputs()[0].name: x_te[:200]})[0]
     ref = qnet(ms.Tensor(x_te[:200])).asnumpy()
     step = layer_io[max(layer_io)][2]

@@ -7,13 +7,14 @@ import sys
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 
 import spore as ms
 from spore import lite, nn
 from spore.errors import SporeError
 from spore.quant import export_qdq, quantize_onnx, quantize_static
+
+from .. import ort_oracle
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 if ROOT not in sys.path:
@@ -33,7 +34,7 @@ def lenet():
 
 
 def _ort(path: str, x: np.ndarray) -> np.ndarray:
-    s = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    s = ort_oracle.session(path)
     return s.run(None, {s.get_inputs()[0].name: x})[0]
 
 
