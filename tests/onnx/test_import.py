@@ -137,7 +137,8 @@ def _shipped():
 
 SHIPPED = _shipped()
 # the shipped models whose ops Spore imports (sequences, strings and training ops are not imported)
-SHIPPED_RUN = ["bvlc_alexnet", "densenet121", "inception_v1", "inception_v2", "resnet50", "shufflenet", "squeezenet",
+# (squeezenet below: its stored output is a tie no summation order but the generator's reproduces)
+SHIPPED_RUN = ["bvlc_alexnet", "densenet121", "inception_v1", "inception_v2", "resnet50", "shufflenet",
                "vgg19", "zfnet512", "test_expand_shape_model1", "test_expand_shape_model2", "test_expand_shape_model3",
                "test_expand_shape_model4", "test_sign_model", "test_single_relu_model"]
 
@@ -150,13 +151,38 @@ def test_real_and_simple_models_shipped_with_onnx_reproduce_their_outputs(name):
     assert run_case(lambda m, i: SporeBackend.run_model(m, i), case)
 
 
+def test_shipped_squeezenet_reproduces_onnxruntimes_logits():
+    """The light SqueezeNet's weights are generated constants, so its 1000 classes are alike: the
+    stored output is a softmax over 1000 logits that all equal 9.475685e9, where float32's spacing
+    is 1024. A one-ulp difference between two logits - any float32 summation order other than the
+    generator's, e.g. oneDNN's im2col GEMM on plain NCHW, whose column tails add in another order -
+    moves that softmax by up to 0.25, so the stored output only says whether every logit tied
+    exactly. The logits themselves are well conditioned: they are compared with onnxruntime's."""
+    import onnxruntime as ort
+
+    from spore.onnx.backend import SporeBackend
+
+    case = SHIPPED["squeezenet"]
+    model = onnx.ModelProto()
+    model.CopyFrom(case.model)
+    pool = next(n for n in model.graph.node if n.op_type == "GlobalAveragePool")
+    del model.graph.output[:]
+    model.graph.output.append(helper.make_empty_tensor_value_info(pool.output[0]))
+    feeds, _ = case.data_sets[0]
+    got = np.asarray(SporeBackend.run_model(model, feeds)[0])
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    want = sess.run(None, {sess.get_inputs()[0].name: feeds[0]})[0]
+    assert got.shape == want.shape == (1, 1000, 1, 1) and np.abs(want).min() > 1e9
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
 def test_shipped_models_not_run_are_refused_as_unsupported():
     from spore.onnx.backend import model_ops
     from spore.onnx.importer import import_table
 
     table = set(import_table())
     for name, case in SHIPPED.items():
-        if name not in SHIPPED_RUN:
+        if name not in SHIPPED_RUN and name != "squeezenet":  # (run above, its logits compared)
             assert not model_ops(case.model) <= table, name
 
 
