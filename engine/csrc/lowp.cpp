@@ -571,9 +571,10 @@ void round16_inplace(py::array_t<float> c, bool bf16) {
 }
 
 // round16(float32(round16(c)) + float32(b)) for a float32 (rows, n) GEMM result c and a 16-bit bias
-// row b: the GEMM's rounding and add16's bias add in one pass, without the intermediate array.
+// row b: the GEMM's rounding and add16's bias add in one pass, without the intermediate array; with
+// `relu`, relu16's max(., 0) of that too (a fused Dense + ReLU).
 py::array_t<uint16_t> round_add16(py::array_t<float, py::array::c_style | py::array::forcecast> c, u16arr b,
-                                  bool bf16) {
+                                  bool bf16, bool relu) {
     const int64_t n = c.size(), row = c.ndim() ? c.shape(c.ndim() - 1) : 1;
     if (b.ndim() != 1 || b.size() != row || row == 0)
         throw std::invalid_argument("round_add16: b must be one row of c's last dimension");
@@ -583,6 +584,7 @@ py::array_t<uint16_t> round_add16(py::array_t<float, py::array::c_style | py::ar
     std::vector<float> bias(static_cast<size_t>(row));
     widen16(b.data(), bias.data(), row, bf16);
     const float* pbias = bias.data();
+    const uint16_t inf = bf16 ? 0x7f80 : 0x7c00;
     py::gil_scoped_release nogil;
     parallel_for(n / row, 3 * n, [=](int64_t r0, int64_t r1) {
         alignas(64) float x[kRun];
@@ -595,6 +597,8 @@ py::array_t<uint16_t> round_add16(py::array_t<float, py::array::c_style | py::ar
 #pragma omp simd
                 for (int64_t j = 0; j < m; ++j) x[j] = add_first_nan(x[j], pbias[col + j]);
                 narrow16(x, po + at, m, bf16);
+                if (relu)
+                    for (int64_t j = 0; j < m; ++j) po[at + j] = relu_bits(po[at + j], inf);
             }
     });
     return out;
@@ -627,8 +631,9 @@ void register_lowp(py::module_& m) {
           "the float32 values of the rounded sums)");
     m.def("round16_inplace", &round16_inplace, py::arg("c"), py::arg("bf16"),
           "c = float32(round to float16/bfloat16 (c)) in place (a 16-bit GEMM result cast back to float32)");
-    m.def("round_add16", &round_add16, py::arg("c"), py::arg("b"), py::arg("bf16"),
-          "round16(round16(c) + b): a float32 GEMM result rounded to 16 bits plus a 16-bit bias row, one pass");
+    m.def("round_add16", &round_add16, py::arg("c"), py::arg("b"), py::arg("bf16"), py::arg("relu") = false,
+          "round16(round16(c) + b): a float32 GEMM result rounded to 16 bits plus a 16-bit bias row, one pass "
+          "(relu: and max(., 0) as relu16)");
     m.def("relu16", &relu16, py::arg("x"), py::arg("bf16"),
           "max(x, 0) on float16 (bf16=False) or bfloat16 bit patterns, NaN kept");
     m.def("relu_grad16", &relu_grad16, py::arg("g"), py::arg("y"), py::arg("bf16"),

@@ -141,6 +141,15 @@ def test_o2_mlp_training_equals_the_numpy_oracle_bit_for_bit(dtype: str, mode: i
     for p, w, v, m in zip(net.trainable_params(), weights, opt.moments, moments):
         assert _bits(p.asnumpy()) == _bits(w), p.name
         assert _bits(v.asnumpy()) == _bits(m), p.name
+    if mode == ms.GRAPH_MODE:  # what ran: each layer's forward and backward as one call each
+        graph = next(iter(cell.compiled_construct.cache.values())).graph
+        names = [e.prim.name for e in graph.eqns]
+        assert names.count("FusedDense") == 3 and not {"MatMul", "SumTo", "ReluGrad"} & set(names), names
+        backward = [e for e in graph.eqns if e.prim.name == "DenseBackward"]
+        # the weight and bias gradients' casts back to float32 ran inside them
+        assert [(e.attrs["has_w"], e.attrs["relu"], e.attrs["wide"]) for e in backward] == [
+            (True, False, (True, True)), (True, True, (True, True)), (False, True, (True, True))]
+        assert all(e.outputs[-1].aval.dtype == ms.float32 for e in backward)
 
 
 # ---------------------------------------------------------------------------------------------

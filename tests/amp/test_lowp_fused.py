@@ -109,6 +109,8 @@ def test_gemm_epilogues_round_like_the_plain_casts(dt: np.dtype, bf: bool) -> No
     b = rng.integers(0, 65536, 1700).astype(np.uint16)
     with np.errstate(all="ignore"):
         np.testing.assert_array_equal(_kernels.round_add16(c, b, bf), _kernels.add16(h.view(np.uint16), b, bf))
+        np.testing.assert_array_equal(_kernels.round_add16(c, b, bf, True),  # the fused Dense + ReLU
+                                      _kernels.relu16(_kernels.add16(h.view(np.uint16), b, bf), bf))
     with pytest.raises(ValueError, match="one row"):
         _kernels.round_add16(c, b[:5], bf)
 

@@ -301,6 +301,28 @@ def f32_product(a: np.ndarray, b: np.ndarray, transpose_a: bool = False,
     return _k().sgemm(cast(a, np.float32), cast(b, np.float32), transpose_a, transpose_b)
 
 
+def dense16(x: np.ndarray, w: np.ndarray, b: np.ndarray, transpose_a: bool = False, transpose_b: bool = True,
+            relu: bool = False) -> np.ndarray | None:
+    """op(x) @ op(w) + b, then ReLU if `relu`, for 2-D 16-bit x and w and a bias row b of one dtype:
+    the float32 product, then its rounding, the bias add and the ReLU in one pass (`round_add16`),
+    with the bits of `matmul`, Add's and ReLU's kernels run one after another. None where those
+    would compute otherwise (a product NumPy or oneDNN's bf16 kernel makes, a bias add below Add's
+    C++ size): the caller runs the ops one by one. Shared by PyNative's AmpDense and Graph mode's
+    FusedDense, so both modes take the same path."""
+    dt = x.dtype
+    if (not _FAST[0] or x.ndim != 2 or w.ndim != 2 or w.dtype != dt or b.dtype != dt or b.ndim != 1
+            or not is_lowp(dt)):
+        return None
+    m = x.shape[1] if transpose_a else x.shape[0]
+    n = w.shape[0] if transpose_b else w.shape[1]
+    if b.shape[0] != n or m * n + n < 2048:  # (Add takes add16 from 2048 elements)
+        return None
+    c = f32_product(x, w, transpose_a, transpose_b)
+    if c is None:
+        return None
+    return _mark(_k().round_add16(c, _bits(b), is_bf16(dt), relu).view(dt))
+
+
 def batch_matmul(a: np.ndarray, b: np.ndarray, transpose_a: bool = False, transpose_b: bool = False) -> np.ndarray:
     """Batched op(a) @ op(b) (NumPy broadcasting over the leading axes) in float16/bfloat16.
 

@@ -271,11 +271,11 @@ class AmpDense:
         from ..amp import lowp
         from .elementwise import Add
 
-        c = lowp.f32_product(x, w16, False, True)  # float32 compute: round and add the bias in one pass
-        if c is not None and has_bias and c.size + bias[1].size >= 2048:  # (where Add takes add16)
-            b16 = bias[1]
-            return lowp._mark(lowp._k().round_add16(c, lowp._bits(b16), lowp.is_bf16(b16.dtype)).view(b16.dtype))
-        out = MatMul.impl(x, w16, transpose_b=True) if c is None else lowp.narrow(c, x.dtype)
+        if has_bias:  # float32 compute: round and add the bias in one pass
+            out = lowp.dense16(x, w16, bias[1])
+            if out is not None:
+                return out
+        out = MatMul.impl(x, w16, transpose_b=True)
         return Add.impl(out, bias[1]) if has_bias else out
 
     def vjp(g, out, x, w32, w16, *bias, has_bias=False, direct=(True, True)):
@@ -323,9 +323,9 @@ class AmpDenseGrad:
                 dw = MatMul.impl(g, x, transpose_a=True, transpose_b=False) if c is None else lowp.narrow(c, g.dtype)
                 out.append(Cast.impl(dw, mstype.float32))
         if want[2] and not wide[1]:
-            out.append(SumTo.impl(g, (w16.shape[0],)))
+            out.append(SumTo.impl(g, (g.shape[1],)))
         elif want[2]:
-            n = w16.shape[0]
+            n = g.shape[1]
             if g.ndim == 2 and g.size >= 1024 and n >= 256:  # SumTo's C++ bias gradient, cast back in the same call
                 out.append(lowp._k().bias_grad16(lowp._bits(g), lowp.is_bf16(g.dtype), True))
             else:

@@ -34,6 +34,10 @@ def f32(*shape: int) -> np.ndarray:
     return f(*shape).astype(np.float32)
 
 
+def f16(*shape: int) -> np.ndarray:
+    return f(*shape).astype(np.float16)
+
+
 def _graph(name: str, fn, *avals: Aval) -> Graph:
     """`fn` traced over inputs of the given avals into a Graph."""
     b = GraphBuilder(name)
@@ -117,7 +121,11 @@ SAMPLES = {
     "DenseBackward": [
         Sample([f32(4, 3), f32(4, 5), f32(3, 5), f32(4, 3)], {"has_w": True, "relu": True}, grad=False, why=_FUSED),
         Sample([f32(4, 3), f32(4, 5)], {"has_w": False, "relu": False}, grad=False, why=_FUSED),
+        # O2: float16 gradients, the weight and bias gradients cast back to float32 inside
+        Sample([f16(32, 64), f16(32, 96), f16(64, 96), f16(32, 64)], {"has_w": True, "relu": True,
+                                                                      "wide": (True, True)}, grad=False, why=_FUSED),
     ],
+    "CastGroup": [Sample([f32(4, 3), f32(300)], {"dtypes": (ms.float16, ms.bfloat16)}, grad=False, why=_FUSED)],
     "FusedMaxPoolReLU": [Sample([f32(1, 2, 4, 5)], {"kernel_size": (2, 2), "strides": (2, 2)}, grad=False,
                                 why=_FUSED)],
     "FusedElementwise": [Sample([f32(3, 4), f32(3, 4)], _fused_elementwise_attrs(np.float32), grad=False, why=_FUSED),

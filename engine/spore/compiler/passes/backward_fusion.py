@@ -10,7 +10,9 @@ because it cannot see what comes next.
   `FusedReluGradBias`: the mask and the column sums in one pass, both outputs kept.
 - a Dense layer's backward — the bias gradient (that fused mask, or a `SumTo`), the weight gradient
   `r^T @ x` and the input gradient `r @ W` of the same `r` — -> one `DenseBackward` call (C++
-  `dense_backward`), float32 only; the first layer's has no input gradient.
+  `dense_backward` in float32); the first layer's has no input gradient. In float16/bfloat16 (O2)
+  the casts of the weight and bias gradients back to the float32 master weights join it too, and
+  it runs PyNative's AmpDense backward (`AmpDenseGrad`: the same kernels, so the same bits).
 
 The fused kernels do the unfused ops' arithmetic: masks and bias sums are bit-identical; a product
 the unfused MatMul would have left to NumPy (under ~1e5 multiply-adds) goes through oneDNN's sgemm
@@ -22,9 +24,9 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _kernels  # (the fused kernels below call it at every run: imported once here)
-from ...ops.array import SumTo
+from ...ops.array import Cast, SumTo
 from ...ops.elementwise import ReluGrad
-from ...ops.linalg import MatMul
+from ...ops.linalg import AmpDenseGrad, MatMul
 from ...ops.loss_ops import (
     SparseSoftmaxCrossEntropyWithLogits,
     SparseSoftmaxCrossEntropyWithLogitsGrad,
@@ -77,18 +79,25 @@ class DenseBackward:
 
     Inputs: the output gradient g (N, O), the layer input x (N, I), the weight (O, I) when the input
     gradient is wanted (`has_w`), the ReLU output (N, O) when g is masked by it (`relu`). Outputs:
-    (dx,) dw, db. float32 only (C++ `dense_backward`).
+    (dx,) dw, db: float32 through C++ `dense_backward`; float16/bfloat16 through `AmpDenseGrad`,
+    dw and db cast to float32 where `wide` says so (the casts it absorbed).
     """
 
     multi_output = True
 
-    def infer(g, x, *rest, has_w=True, relu=False):
-        dw = Aval((g.shape[1], x.shape[1]), g.dtype)
-        db = Aval((g.shape[1],), g.dtype)
+    def infer(g, x, *rest, has_w=True, relu=False, wide=(False, False)):
+        from ...common import dtype as mstype
+
+        dwt, dbt = (mstype.float32 if w else g.dtype for w in wide)
+        dw = Aval((g.shape[1], x.shape[1]), dwt)
+        db = Aval((g.shape[1],), dbt)
         return (Aval(tuple(x.shape), g.dtype), dw, db) if has_w else (dw, db)
 
-    def impl(g, x, *rest, has_w=True, relu=False):
+    def impl(g, x, *rest, has_w=True, relu=False, wide=(False, False)):
         w = rest[0] if has_w else None
+        if g.dtype.itemsize == 2:  # mixed precision: the unfused kernels' bits (PyNative's AmpDense backward)
+            r = ReluGrad.impl(g, rest[-1]) if relu else g
+            return AmpDenseGrad.impl(r, x, w, want=(has_w, True, True), wide=wide)
         dx, dw, db = _kernels.dense_backward(g, x, w, rest[-1] if relu else None)
         return (dx, dw, db) if has_w else (dw, db)
 
@@ -170,6 +179,24 @@ def _is_matmul(e: Eqn, r: Var, transpose_a: bool) -> bool:
             and bool(e.attrs.get("transpose_a", False)) is transpose_a and not e.attrs.get("transpose_b", False))
 
 
+def _dense_dtype(dt: np.dtype) -> bool:
+    """float32, float16 or bfloat16: the dtypes DenseBackward runs in."""
+    return dt == np.float32 or (dt.itemsize == 2 and (dt == np.float16 or dt.name == "bfloat16"))
+
+
+def _cast_back(graph: Graph, eqns: list[Eqn | None], readers: dict[int, list[int]], uses: dict[int, int],
+               v: Var) -> int | None:
+    """The index of the Cast to float32 that is the only reader of the 16-bit gradient `v` (a master
+    weight's gradient on its way to the optimizer), or None."""
+    at = readers.get(v.id, [])
+    if len(at) != 1 or uses.get(v.id, 0) != 1 or eqns[at[0]] is None:
+        return None
+    e = graph.eqns[at[0]]
+    if e.prim is not Cast or e.outputs[0].aval.dtype.np != np.float32:
+        return None
+    return at[0]
+
+
 def _fuse_dense_backward(graph: Graph) -> Graph:
     if not any(e.prim is FusedReluGradBias or e.prim is SumTo for e in graph.eqns):
         return graph
@@ -208,19 +235,26 @@ def _fuse_dense_backward(graph: Graph) -> Graph:
         x = dw_eqn.inputs[1]
         w = [graph.eqns[dx_at[0]].inputs[1]] if dx_at else []
         atoms = [g, x] + w + inputs_tail
-        if any(a.aval.dtype.np != np.float32 or len(a.aval.shape) != 2 for a in atoms):
+        dt = g.aval.dtype
+        if any(a.aval.dtype is not dt or len(a.aval.shape) != 2 for a in atoms) or not _dense_dtype(dt.np):
             continue
         if w and tuple(w[0].aval.shape) != (r.aval.shape[1], x.aval.shape[1]):
             continue  # r @ M with an M that is not (O, I): not this layer's input gradient
         at = min([bias_at] + dw_at + dx_at)
         if any(isinstance(a, Var) and defined_at.get(a.id, -1) >= at for a in [x] + w):
             continue
-        outs = ([graph.eqns[dx_at[0]].outputs[0]] if dx_at else []) + [dw_eqn.outputs[0], db]
+        grads = [dw_eqn.outputs[0], db]
+        casts = [_cast_back(graph, eqns, readers, uses, v) if dt.np.itemsize == 2 else None for v in grads]
+        outs = (([graph.eqns[dx_at[0]].outputs[0]] if dx_at else [])
+                + [v if c is None else graph.eqns[c].outputs[0] for v, c in zip(grads, casts)])
         fused_from = eqns[bias_at]
-        eqns[at] = Eqn(DenseBackward, atoms, {"has_w": bool(dx_at), "relu": bool(inputs_tail)}, outs, dw_eqn.loc,
-                       dw_eqn.scope,
-                       list(fused_from.fused or [fused_from.prim.name]) + ["MatMul"] * (1 + len(dx_at)))
-        for j in {bias_at, *dw_at, *dx_at} - {at}:
+        attrs = {"has_w": bool(dx_at), "relu": bool(inputs_tail)}
+        if dt.np.itemsize == 2:
+            attrs["wide"] = tuple(c is not None for c in casts)
+        eqns[at] = Eqn(DenseBackward, atoms, attrs, outs, dw_eqn.loc, dw_eqn.scope,
+                       list(fused_from.fused or [fused_from.prim.name]) + ["MatMul"] * (1 + len(dx_at))
+                       + ["Cast"] * sum(c is not None for c in casts))
+        for j in {bias_at, *dw_at, *dx_at, *(c for c in casts if c is not None)} - {at}:
             eqns[j] = None
         changed = True
     if not changed:
