@@ -247,7 +247,7 @@ void check_out(const py::array& out, const Epilogue& e, int64_t size, const char
 
 // Whether oneDNN's integer kernels accumulate exactly here: VNNI (vpdpbusd) adds u8 x s8 products
 // straight into int32. ONEDNN_MAX_CPU_ISA=AVX2 selects the float32 path on any CPU (the tests use it).
-bool int8_exact_in_onednn() {
+bool int8_on_vnni() {
     static const bool vnni = [] {
         using isa = dnnl::cpu_isa;
         switch (dnnl::get_effective_cpu_isa()) {
@@ -267,10 +267,10 @@ bool int8_exact_in_onednn() {
 constexpr int64_t kExactK = 512;
 
 // acc[M][ldc] = A (M x K, lda) @ B (K x N, ldb) for float32 operands holding such integers: a float32
-// GEMM per block of kExactK along K, each block's exact sum added into the int32 accumulators.
+// GEMM per block of kExactK along K, each block's exact sum added into the int32 accumulators (K >= 1:
+// the callers fill K == 0 products themselves).
 dnnl_status_t exact_int_gemm(const float* A, int64_t lda, const float* B, int64_t ldb, int32_t* acc, int64_t ldc,
                              int64_t M, int64_t N, int64_t K) {
-    for (int64_t m = 0; m < M && K == 0; ++m) std::fill(acc + m * ldc, acc + m * ldc + N, 0);
     std::vector<float> c(static_cast<size_t>(M * N));
     for (int64_t k0 = 0; k0 < K; k0 += kExactK) {
         const int64_t kb = std::min(kExactK, K - k0);
@@ -337,7 +337,7 @@ py::array int8_matmul(py::array a, py::array b, int a_zero_point, std::optional<
         if (K == 0) {
             std::fill(acc, acc + M * N, 0);
             st = dnnl_success;
-        } else if (!int8_exact_in_onednn()) {
+        } else if (!int8_on_vnni()) {
             st = exact_int8_matmul(pa, u8, a_zero_point, pb, nullptr, acc, M, N, K);
         } else if (u8) {
             st = dnnl_gemm_u8s8s32('N', 'N', 'F', M, N, K, 1.0f, static_cast<const uint8_t*>(pa), K,
@@ -366,7 +366,7 @@ public:
         if (b.ndim() != 2) throw std::invalid_argument("Int8MatMul: b must be (K, N)");
         check_zp(zp_, u8_, "Int8MatMul", "a_zero_point");
         ep_ = make_epilogue(scale, bias, relu, y_scale, y_zero_point, y_dtype, b.shape(1), "Int8MatMul");
-        if (!int8_exact_in_onednn()) {  // the exact path's float32 copy of b, made once
+        if (!int8_on_vnni()) {  // the exact path's float32 copy of b, made once
             const int8_t* p = static_cast<const int8_t*>(b.data());
             bf_.assign(p, p + b.size());
         }
@@ -398,7 +398,7 @@ public:
         {
             GemmTeam team(M * N * K);
             if (K == 0) std::fill(acc, acc + M * N, 0);
-            else if (!int8_exact_in_onednn()) st = exact_int8_matmul(pa, u8_, zp_, pb, weights_f32(), acc, M, N, K);
+            else if (!int8_on_vnni()) st = exact_int8_matmul(pa, u8_, zp_, pb, weights_f32(), acc, M, N, K);
             else if (u8_) st = dnnl_gemm_u8s8s32('N', 'N', 'F', M, N, K, 1.0f, static_cast<const uint8_t*>(pa), K,
                                                  static_cast<uint8_t>(zp_), pb, N, 0, 0.0f, acc, N, &co);
             else st = dnnl_gemm_s8s8s32('N', 'N', 'F', M, N, K, 1.0f, static_cast<const int8_t*>(pa), K,
@@ -476,7 +476,7 @@ public:
             py::gil_scoped_release nogil;
             // one caller at a time per conv: the shape cache (and its entries) is not shared-safe
             std::lock_guard<std::mutex> lock(mu_);
-            if (!int8_exact_in_onednn()) {
+            if (!int8_on_vnni()) {
                 std::vector<int32_t> acc(static_cast<size_t>(N * OH * OW * O));
                 exact_conv(px, N, C, H, W, OH, OW, acc.data());
                 run_epilogue(acc.data(), out, N * OH * OW, O, OH * OW, e);
@@ -523,7 +523,7 @@ public:
     }
 
     std::string impl(int64_t N, int64_t C, int64_t H, int64_t W) {
-        if (!int8_exact_in_onednn()) return "spore:exact_f32_im2col";
+        if (!int8_on_vnni()) return "spore:exact_f32_im2col";
         std::lock_guard<std::mutex> lock(mu_);
         const int64_t kh = wshape_[2], kw = wshape_[3];
         const int64_t OH = (H + pads_[0] + pads_[2] - dil_[0] * (kh - 1) - 1) / strides_[0] + 1;
@@ -771,7 +771,7 @@ void register_int8(py::module_& m) {
              "b"_a, "a_zero_point"_a = 0, "a_uint8"_a = true, "scale"_a = py::none(), "bias"_a = py::none(),
              "relu"_a = false, "y_scale"_a = py::none(), "y_zero_point"_a = 0, "y_dtype"_a = "uint8")
         .def("run", &Int8MatMul::run, "a"_a, "out"_a);
-    m.def("int8_on_vnni", &int8_exact_in_onednn,
+    m.def("int8_on_vnni", &int8_on_vnni,
           "whether the int8 kernels run on oneDNN's VNNI kernels here (exact int32 accumulation); without "
           "VNNI oneDNN's int8 products saturate, and the kernels compute them exactly through float32 instead");
     m.def("quantize_linear", &quantize_linear, "x"_a, "scale"_a, "zero_point"_a = 0, "dtype"_a = "uint8",

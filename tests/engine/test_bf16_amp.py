@@ -61,6 +61,42 @@ def test_bf16_matmul_against_float64_oracle(shape: tuple[int, int, int], ta: boo
     np.testing.assert_allclose(out.asnumpy().astype(np.float64), ref, rtol=_BF16_RTOL, atol=1e-3 * np.sqrt(k))
 
 
+_NO_BF16_CHILD = r"""
+import numpy as np, ml_dtypes
+from spore import _kernels as K
+assert K.bf16_matmul_impl(64, 256, 128) == "spore:sgemm16"
+r = np.random.default_rng(2)
+for ta, tb in ((False, True), (True, False)):
+    a = r.standard_normal((200, 130) if ta else (130, 200)).astype(ml_dtypes.bfloat16)
+    b = r.standard_normal((70, 200) if tb else (200, 70)).astype(ml_dtypes.bfloat16)
+    want = K.sgemm(a.astype(np.float32), b.astype(np.float32), ta, tb)  # float32 sums of the bf16 values
+    got = K.bf16_matmul(a.view(np.uint16), b.view(np.uint16), ta, tb)
+    assert got.dtype == np.float32 and np.array_equal(got, want)
+    got16 = K.bf16_matmul_bf16(a.view(np.uint16), b.view(np.uint16), ta, tb)
+    assert np.array_equal(got16, want.astype(ml_dtypes.bfloat16).view(np.uint16))
+x = np.zeros((2, 16, 8, 8), np.uint16)
+w = np.zeros((16, 16, 3, 3), np.uint16)
+try:
+    K.conv2d_bf16_forward(x, w, None, (1, 1), (1, 1, 1, 1), (1, 1), 1)
+    raise SystemExit("no error")
+except RuntimeError as e:
+    assert "no bf16 convolution on this CPU" in str(e), e
+print("ok")
+"""
+
+
+def test_bf16_kernels_without_avx512_compute_in_float32_or_say_why_not() -> None:
+    # ONEDNN_MAX_CPU_ISA=AVX2 makes any CPU one where oneDNN refuses bf16 primitives
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ONEDNN_", "DNNL_"))}
+    env["ONEDNN_MAX_CPU_ISA"] = "AVX2"
+    res = subprocess.run([sys.executable, "-c", _NO_BF16_CHILD], env=env, capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0 and res.stdout.strip() == "ok", res.stderr
+
+
 def test_bf16_matmul_runs_on_bf16_hardware_when_present() -> None:
     flags = open("/proc/cpuinfo").read()
     has = " avx512_bf16" in flags or " amx_bf16" in flags

@@ -125,7 +125,6 @@ SAMPLES = {
         Sample([f16(32, 64), f16(32, 96), f16(64, 96), f16(32, 64)], {"has_w": True, "relu": True,
                                                                       "wide": (True, True)}, grad=False, why=_FUSED),
     ],
-    "CastGroup": [Sample([f32(4, 3), f32(300)], {"dtypes": (ms.float16, ms.bfloat16)}, grad=False, why=_FUSED)],
     "FusedMaxPoolReLU": [Sample([f32(1, 2, 4, 5)], {"kernel_size": (2, 2), "strides": (2, 2)}, grad=False,
                                 why=_FUSED)],
     "FusedElementwise": [Sample([f32(3, 4), f32(3, 4)], _fused_elementwise_attrs(np.float32), grad=False, why=_FUSED),

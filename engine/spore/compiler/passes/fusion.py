@@ -18,7 +18,6 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _kernels  # (the fused kernels below call it at every run: imported once here)
-from ...ops.array import Cast
 from ...ops.conv_pool import Conv2D
 from ...ops.elementwise import Add, ReLU
 from ...ops.linalg import MatMul
@@ -67,45 +66,8 @@ def fuse(graph: Graph) -> Graph:
     graph = _fuse_conv_bn(graph)
     graph = _fuse_dense(graph)
     graph = fuse_backward(graph)
-    graph = _group_input_casts(graph)
     return fuse_elementwise(graph)
 
-
-@primitive(internal=True)
-class CastGroup:
-    """Casts of the graph's inputs to float16/bfloat16 as one equation (made by the fusion pass): under
-    O2 a step casts every master weight and the batch, each cast a dispatch of its own (~5 us, as much
-    as converting a small bias). Each runs Cast's kernel, so the bits are the same."""
-
-    multi_output = True
-
-    def infer(*xs, dtypes=()):
-        return tuple(Aval(x.shape, d) for x, d in zip(xs, dtypes))
-
-    def impl(*xs, dtypes=()):
-        return tuple(cast_kernel(x, d) for x, d in zip(xs, dtypes))
-
-
-cast_kernel = Cast.impl
-
-
-def _group_input_casts(graph: Graph) -> Graph:
-    """Every Cast of a graph input (or Parameter) from float32 to a 16-bit float -> one CastGroup at the
-    first one's place (the inputs exist from the start, so no reader moves before its value)."""
-    produced = {o.id for e in graph.eqns for o in e.outputs}
-    picked = [i for i, e in enumerate(graph.eqns)
-              if e.prim is Cast and isinstance(e.inputs[0], Var) and e.inputs[0].id not in produced
-              and e.inputs[0].aval.dtype.np == np.float32 and e.attrs["dtype"].np.itemsize == 2
-              and e.attrs["dtype"].np.kind in "fV"]
-    if len(picked) < 2:
-        return graph
-    first = graph.eqns[picked[0]]
-    group = Eqn(CastGroup, [graph.eqns[i].inputs[0] for i in picked],
-                {"dtypes": tuple(graph.eqns[i].attrs["dtype"] for i in picked)},
-                [graph.eqns[i].outputs[0] for i in picked], first.loc, first.scope, ["Cast"] * len(picked))
-    drop = set(picked[1:])
-    kept = [group if i == picked[0] else e for i, e in enumerate(graph.eqns) if i not in drop]
-    return apply_subst(graph, kept, {})
 
 
 @primitive(internal=True)
