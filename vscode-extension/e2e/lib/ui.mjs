@@ -90,7 +90,20 @@ export async function gotoLine(page, line) {
   await page.keyboard.type(`:${line}`);
   await page.locator(QUICK_ROWS).first().waitFor({ timeout: UI_TIMEOUT }).catch(() => undefined);
   await page.keyboard.press("Enter");
+  // Quick Open must be gone and the editor focused before the caller types a key (F9, a letter): a
+  // key pressed while the box is still closing goes to it, not to the editor (the CI failure of
+  // debug-breakpoint on a slow machine: no breakpoint glyph after F9)
+  await page.locator(`${QUICK_INPUT}:visible`).waitFor({ state: "hidden", timeout: UI_TIMEOUT });
+  await page.locator(".editor-group-container.active .monaco-editor.focused").first().waitFor({ timeout: UI_TIMEOUT });
   await until(`the cursor on line ${line}`, async () => (await cursorPosition(page))?.line === line, UI_TIMEOUT);
+}
+
+/** What has the keyboard focus (for failure messages): the focused element's tag and classes. */
+export async function focusedElement(page) {
+  return page.evaluate(() => {
+    const el = document.activeElement;
+    return el ? `${el.tagName.toLowerCase()}.${[...el.classList].join(".")}` : "nothing";
+  });
 }
 
 /** The status bar's "Ln X, Col Y" of the focused editor (text editor or notebook cell), or undefined. */

@@ -1,7 +1,7 @@
 // The debugger through "Spore: Debug Current File": a STRICT compile error stops with the exception
 // widget and hint on the user's line; a breakpoint in a GRAPH_MODE construct stops on that line with
 // the construct's `x` in the Variables view.
-import { decoratedLines, expect, gotoLine, openFile, runCommand } from "../lib/ui.mjs";
+import { cursorPosition, decoratedLines, expect, focusedElement, gotoLine, openFile, runCommand } from "../lib/ui.mjs";
 import { UI_TIMEOUT, until } from "../lib/wait.mjs";
 import { BREAK_PY, STRICT_PY, lineOf } from "../lib/workspace.mjs";
 
@@ -54,7 +54,12 @@ export async function debugBreakpoint({ page, h, log, shot }) {
   const line = lineOf(BREAK_PY, "# BREAK");
   await gotoLine(page, line);
   await page.keyboard.press("F9");
-  await until(`a breakpoint glyph on line ${line}`, async () => (await decoratedLines(page, '[class*="codicon-debug-breakpoint"]')).includes(line), UI_TIMEOUT);
+  await until(`a breakpoint glyph on line ${line}`, async () => (await decoratedLines(page, '[class*="codicon-debug-breakpoint"]')).includes(line), UI_TIMEOUT)
+    .catch(async (err) => {
+      const glyphs = await decoratedLines(page, '[class*="codicon-debug-breakpoint"]');
+      throw new Error(`${err.message}; glyphs on lines [${glyphs}], cursor ${(await cursorPosition(page))?.text ?? "unknown"}, `
+        + `focus on ${await focusedElement(page)}`);
+    });
   await runCommand(page, "Spore: Debug Current File");
   await waitStopped(page, h, `breakpoint on line ${line}`);
   const stopped = await decoratedLines(page, TOP_FRAME);
