@@ -115,3 +115,18 @@ def test_values_staged_before_a_record_opens_are_not_written_by_it(tmp_path):
     acc = EventAccumulator(str(tmp_path), size_guidance={"scalars": 0})
     acc.Reload()
     assert [(e.step, e.value) for e in acc.Scalars("loss")] == [(1, 0.5)]
+
+
+def test_values_staged_before_training_are_not_written_by_a_summary_collector(tmp_path):
+    """The same for SummaryCollector: CI once saw another test's leftover ScalarSummary("loss") written
+    at step 1 beside the collector's own loss."""
+    ops.ScalarSummary()("loss", ms.Tensor(np.float32(123.0)))
+    ms.set_seed(0)
+    rng = np.random.default_rng(0)
+    data = ds.NumpySlicesDataset({"x": rng.standard_normal((12, 4)).astype(np.float32),
+                                  "y": rng.integers(0, 3, 12).astype(np.int32)}, shuffle=False).batch(2)
+    net = LossNet()
+    Model(net, optimizer=nn.SGD(net.trainable_params(), 0.1)).train(
+        1, data, callbacks=SummaryCollector(tmp_path, collect_freq=3))
+    loss = _load(tmp_path).Scalars("loss")
+    assert [e.step for e in loss] == [1, 3, 6] and 123.0 not in [e.value for e in loss]

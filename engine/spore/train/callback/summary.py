@@ -176,6 +176,11 @@ class SummaryCollector(Callback):
     def on_train_begin(self, run_context: RunContext) -> None:
         cb = run_context.original_args()
         self._first_step = True
+        from ...ops.summary_ops import take_pending
+
+        # summary-operator values staged before this run (an earlier experiment, another test in the
+        # process) belong to no record: without this, the first collected step wrote them too
+        take_pending()
         writer = self._get_writer()
         step = cb.get("cur_step_num", 0)
         if self._specified["collect_graph"] and cb.get("network") is not None:
