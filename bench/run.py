@@ -21,7 +21,8 @@ bench/bench_inference.py (ONNX node-suite pass counts beside onnxruntime, batch-
 in Graph mode, spore.lite float/int8, onnxruntime float/int8 and PyTorch eager when installed, lite import
 time and RSS); (m)
 bench/bench_quant.py (static int8 PTQ: Spore's int8 Cell, spore.lite and onnxruntime at batch 1/32 beside
-float32, with accuracy). `--skip
+float32, with accuracy); (n) bench/bench_gemm_rows.py (team_sgemm's row padding of power-of-two B
+operands off vs on: single products beside torch.mm, the GEMM net's steps). `--skip
 parallel,speed_load` leaves side benches out.
 
 Each (backend, mode, thread count) is measured in its own subprocess with OMP_NUM_THREADS,
@@ -214,6 +215,8 @@ SIDE_BENCHES = (
               "bench_inference.py", ("--quick",), timeout=900),
     SideBench("quant", "(m) int8 static PTQ: Spore fp32/int8, spore.lite and onnxruntime fp32/int8, accuracy",
               "bench_quant.py", ("--quick",), timeout=900),
+    SideBench("gemm_rows", "(n) power-of-two GEMM operands: team_sgemm's row padding off vs on",
+              "bench_gemm_rows.py", ("--quick",), timeout=900, torch_flag=True),
 )
 
 

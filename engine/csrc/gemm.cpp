@@ -384,6 +384,9 @@ void register_gemm(py::module_& m) {
         const dnnl_version_t* v = dnnl_version();
         return std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch);
     }, "oneDNN's runtime version");
+    m.def("set_gemm_row_padding", [](bool on) { return gemm_row_padding().exchange(on); }, py::arg("on"),
+          "Turn team_sgemm's row padding of power-of-two B operands on or off (returns the previous "
+          "setting); for benchmarks and tests, which compare the two");
     m.def("sgemm", &sgemm, py::arg("a"), py::arg("b"), py::arg("trans_a") = false, py::arg("trans_b") = false,
           "C = op(A) @ op(B) for float32 matrices, via oneDNN sgemm");
 }

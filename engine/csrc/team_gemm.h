@@ -17,7 +17,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 
+#include "grain.h"
 #include "kernels.h"
 
 namespace spore {
@@ -29,12 +32,46 @@ inline dnnl_dim_t gemm_tile(dnnl_dim_t dim) {
     return std::min(dim, std::clamp<dnnl_dim_t>(t, 64, 512));
 }
 
+// Row padding of B. oneDNN's AVX2 sgemm runs an untransposed B whose rows lie a multiple of 2 KiB
+// apart (N = 512, 1024, 4096 floats: every power-of-two layer width) up to 2x slower when B's address
+// is 32-byte aligned (measured at every 4-byte offset: only 0 and 32 mod 64 are slow), and malloc
+// hands out either alignment: a 256x4096 @ 4096x4096 input gradient took 130 or 240 ms depending on
+// where the weight (or its float32 twin) landed, per process and from step to step. Such a B is
+// copied into rows 64 bytes longer: one pass over it (~10 ms for 64 MiB) against the ~100 ms lost.
+// The layout changes no bit: oneDNN sums in the same order whatever B's address and leading dimension
+// (tested). For products with at least 64 rows of A, where the GEMM is >= 64x the copy;
+// `set_gemm_row_padding` turns it off to compare (bench/bench_gemm_rows.py).
+inline std::atomic<bool>& gemm_row_padding() {
+    static std::atomic<bool> on{true};
+    return on;
+}
+
+inline bool pads_b(char tb, dnnl_dim_t M, dnnl_dim_t N, dnnl_dim_t K, const float* B, dnnl_dim_t ldb) {
+    return tb == 'N' && ldb % 512 == 0 && reinterpret_cast<uintptr_t>(B) % 32 == 0 && M >= 64 && N >= 256 &&
+           M * N * K >= (int64_t{4} << 20) && gemm_row_padding().load(std::memory_order_relaxed);
+}
+
+// B's K rows of N floats copied into `own` with rows of N + 16 floats; returns the new leading dimension.
+inline dnnl_dim_t pad_b(const float*& B, dnnl_dim_t N, dnnl_dim_t K, dnnl_dim_t ldb, std::unique_ptr<float[]>& own) {
+    const dnnl_dim_t ld = N + 16;
+    own.reset(new float[static_cast<size_t>(K * ld)]);
+    const float* src = B;
+    float* dst = own.get();
+    parallel_for(K, 2 * K * N, [&](int64_t lo, int64_t hi) {
+        for (int64_t k = lo; k < hi; ++k) std::memcpy(dst + k * ld, src + k * ldb, static_cast<size_t>(N) * sizeof(float));
+    });
+    B = dst;
+    return ld;
+}
+
 // C[M,N] = alpha * op(A) @ op(B) + beta * C, row-major, op given by ta/tb ('N' or 'T'); oneDNN's
 // dnnl_sgemm arguments. Returns oneDNN's status (the first failure of any tile).
 inline dnnl_status_t team_sgemm(char ta, char tb, dnnl_dim_t M, dnnl_dim_t N, dnnl_dim_t K, float alpha,
                                 const float* A, dnnl_dim_t lda, const float* B, dnnl_dim_t ldb, float beta,
                                 float* C, dnnl_dim_t ldc) {
     const int saved = omp_get_max_threads();
+    std::unique_ptr<float[]> padded;
+    if (pads_b(tb, M, N, K, B, ldb)) ldb = pad_b(B, N, K, ldb, padded);
     if (M * N * K < kGemmGrain) {  // small: this thread alone (a team would cost more than it saves)
         GemmTeam one(M * N * K);
         return dnnl_sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);

@@ -385,3 +385,32 @@ def test_own_loops_agree_bit_for_bit_across_team_sizes_and_with_numpy(tmp_path: 
         np.testing.assert_allclose(r[f"mom_m{tag}"], m2, rtol=1e-6, atol=1e-7)
         np.testing.assert_allclose(r[f"mom_p{tag}"], xf - np.float32(0.1) * m1 - np.float32(0.1) * m2, rtol=1e-5,
                                    atol=1e-6)
+
+
+def test_row_padding_of_power_of_two_operands_changes_no_bit() -> None:
+    # team_sgemm copies an untransposed B whose rows lie a multiple of 2 KiB apart into longer rows
+    # (oneDNN's AVX2 sgemm runs such a B up to 2x slower at a 32-byte-aligned address): the same bits
+    # with and without the copy, wherever B lies, for MatMul's sgemm and Dense's two GEMM gradients
+    from spore import _kernels
+
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((128, 1024)).astype(np.float32)
+    src = rng.standard_normal((1024, 2048)).astype(np.float32)
+    g = rng.standard_normal((128, 1024)).astype(np.float32)  # a Dense layer 2048 -> 1024: g (N, O), x (N, I), w (O, I)
+    x = rng.standard_normal((128, 2048)).astype(np.float32)
+    buf = np.empty(src.size + 64, np.float32)
+    start = (-buf.ctypes.data % 64) // 4  # float offset of the first 64-byte-aligned element
+    assert _kernels.set_gemm_row_padding(True) is True  # on by default
+    try:
+        for off in range(8):  # B at 0, 4, ..., 28 bytes past a 32-byte boundary
+            b = buf[start + off:start + off + src.size].reshape(src.shape)
+            b[...] = src
+            got = {}
+            for pad in (False, True):
+                _kernels.set_gemm_row_padding(pad)
+                got[pad] = (_kernels.sgemm(a, b, False, False), *_kernels.dense_backward(g, x, b, None)[:2])  # dx, dw
+            for plain, padded in zip(got[False], got[True]):
+                np.testing.assert_array_equal(plain, padded, err_msg=f"B at +{4 * off} bytes")
+    finally:
+        _kernels.set_gemm_row_padding(True)
+    np.testing.assert_allclose(got[True][0], a.astype(np.float64) @ src.astype(np.float64), rtol=0, atol=2e-3)
