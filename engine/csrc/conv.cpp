@@ -748,10 +748,25 @@ std::unique_ptr<E> choose(const Geom& gm, int kind, int flag, int mode, Make mak
     if (mode == kPolicyBlocked) return make(kBlocked);
     if (mode == kPolicyDirect) return make(gm.direct_ok(kind) ? kDirect : kPlain);
     const auto key = gm.key(kind, flag);
+    // The weight gradient with and without the bias gradient (conv2d_backward's fused call and
+    // conv2d_backward_weights) follow one decision per geometry, whichever was made first, so the two
+    // give the same bits; tuned separately, CI once saw them take different paths on a loaded machine.
+    // Both keys are recorded (the persistent cache's prewarm builds the variant each one names).
+    const auto twin_key = kind == 2 ? gm.key(kind, !flag) : std::vector<int64_t>{};
+    const auto decided = [&]() -> const Tuned* {  // under g_tuned_mu
+        auto it = g_tuned.find(key);
+        if (it != g_tuned.end()) return &it->second;
+        if (kind == 2 && (it = g_tuned.find(twin_key)) != g_tuned.end()) {
+            const Tuned t = it->second;
+            if (g_tuned.size() >= kMaxTuned) g_tuned.clear();
+            ++g_tuned_new;
+            return &g_tuned.emplace(key, t).first->second;
+        }
+        return nullptr;
+    };
     {
         std::lock_guard<std::mutex> lock(g_tuned_mu);
-        const auto it = g_tuned.find(key);
-        if (it != g_tuned.end()) return make(it->second.path);
+        if (const Tuned* t = decided()) return make(t->path);
     }
     const int threads = omp_get_max_threads();
     std::vector<std::unique_ptr<E>> cands;
@@ -778,10 +793,13 @@ std::unique_ptr<E> choose(const Geom& gm, int kind, int flag, int mode, Make mak
     int path;
     {
         std::lock_guard<std::mutex> lock(g_tuned_mu);
-        if (g_tuned.size() >= kMaxTuned) g_tuned.clear();
-        const auto ins = g_tuned.emplace(key, t);  // another thread may have decided meanwhile
-        path = ins.first->second.path;
-        if (ins.second) ++g_tuned_new;
+        if (const Tuned* other = decided()) {  // another thread decided meanwhile
+            path = other->path;
+        } else {
+            if (g_tuned.size() >= kMaxTuned) g_tuned.clear();
+            path = g_tuned.emplace(key, t).first->second.path;
+            ++g_tuned_new;
+        }
     }
     if (threads == 1)
         for (auto& c : cands)
