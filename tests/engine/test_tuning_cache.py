@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from spore import _kernels
@@ -256,3 +257,23 @@ def test_weight_gradient_with_and_without_bias_follows_one_decision(tmp_path: Pa
         assert sorted(k[1] for k, _, _ in rows) == [0, 1]  # both variants recorded (the prewarm builds each)
         (_, p0, s0), (_, p1, s1) = rows
         assert p0 == p1 and s0 == s1  # one timing, copied: not two tunings that happened to agree
+
+
+def test_a_save_keeps_the_decisions_another_process_wrote_meanwhile(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # two processes that loaded the same file (a notebook kernel and a script) each wrote only their
+    # own decisions, so the later one dropped the earlier one's: now a save merges under a lock
+    monkeypatch.setenv("SPORE_CACHE_DIR", str(tmp_path))
+    fp = tuning_cache.fingerprint(_kernels)
+    path = tuning_cache.cache_path(fp)
+    theirs = [[2, 0, 1, 7, 3, 29, 31, 5, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1], 1, [1e-3, 5e-4, 0.0]]  # another geometry
+    path.write_text(json.dumps({"format": tuning_cache.FORMAT, "fingerprint": fp, "conv": [theirs]}))
+    x = np.ones((2, 3, 9, 9), np.float32)
+    _kernels.conv2d_forward(x, np.ones((4, 3, 3, 3), np.float32), None, (1, 1), (0, 0, 0, 0), (1, 1), 1)
+    mine = {tuple(k) for k, _, _ in _kernels.conv_tuning_export()}
+    assert mine and tuple(theirs[0]) not in mine
+    tuning_cache.save(_kernels, force=True)
+    rows = json.loads(path.read_text())["conv"]
+    assert {tuple(r[0]) for r in rows} == mine | {tuple(theirs[0])}
+    assert theirs in rows  # kept as written
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]  # no lock or temporary file left

@@ -18,12 +18,16 @@ build (size and mtime of the extension): a file whose fingerprint differs - anot
 home directory moved, a rebuilt library - is ignored and replaced at exit, as is one that does not
 parse or holds malformed rows (a warning says so; nothing crashes). Writes go to a temporary file in
 the same directory and are renamed over the old one (`os.replace`, atomic on POSIX): a reader sees
-the old file or the new one, never a torn write, even with several processes saving at once.
+the old file or the new one, never a torn write, even with several processes saving at once. A save
+merges this process's decisions into the file's others under an flock on the directory, so two
+processes that loaded the same file (a notebook kernel beside a script) keep each other's.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -143,29 +147,62 @@ def load(kernels: Any) -> int:
     return n
 
 
+@contextlib.contextmanager
+def _locked(directory: Path) -> Any:
+    """An exclusive flock on the cache directory itself (no lock file left beside the cache)."""
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _merged(path: Path, fp: dict[str, Any], own: list[list[Any]]) -> list[list[Any]]:
+    """This process's decisions added to the valid ones on disk (its own win on the same key).
+
+    Why: two processes that loaded the same file (a notebook kernel and a script, or parallel test
+    workers) each used to write only their own decisions, so the later writer dropped the earlier
+    one's, and the next process timed those geometries again and could pick other kernels.
+    """
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return own
+    rows = _valid_rows(doc.get("conv")) if isinstance(doc, dict) else None
+    if rows is None or doc.get("format") != FORMAT or doc.get("fingerprint") != fp:
+        return own  # corrupt or foreign: replaced
+    by_key = {tuple(k): [k, p, s] for k, p, s in rows}
+    by_key.update((tuple(r[0]), r) for r in own)
+    return list(by_key.values())
+
+
 def save(kernels: Any, force: bool = False) -> Path | None:
-    """Write every decision of this process atomically; skipped when nothing was timed here (unless
-    `force` or the file on disk was stale). Returns the file written, or None."""
+    """Write every decision of this process atomically, merged with the file's others (except in
+    retune mode, which overwrites it); skipped when nothing was timed here (unless `force` or the
+    file on disk was stale). Returns the file written, or None."""
     if not (force or _STATE.get("stale") or kernels.conv_tuning_timed() > 0):
         return None
     fp = fingerprint(kernels)
     path = cache_path(fp)
-    rows = [[list(k), int(p), list(s)] for k, p, s in kernels.conv_tuning_export()]
-    doc = {"format": FORMAT, "fingerprint": fp, "conv": rows}
+    own = [[list(k), int(p), list(s)] for k, p, s in kernels.conv_tuning_export()]
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".conv-tuning-", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(doc, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
+    with _locked(path.parent):  # read, merge and replace as one step among Spore processes
+        rows = own if _STATE.get("mode") == "retune" else _merged(path, fp, own)
+        doc = {"format": FORMAT, "fingerprint": fp, "conv": rows}
+        fd, tmp = tempfile.mkstemp(prefix=".conv-tuning-", suffix=".tmp", dir=path.parent)
         try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(doc, f)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
     _STATE["stale"] = False
     return path
 
