@@ -110,6 +110,27 @@ def _valid_rows(rows: Any) -> list[tuple[list[int], int, list[float]]] | None:
     return out
 
 
+def _read(path: Path, fp: dict[str, Any]) -> tuple[list[tuple[list[int], int, list[float]]] | None, str]:
+    """The file's decisions if it is a valid cache for fingerprint `fp`, else (None, what is wrong:
+    "missing", "unreadable: ...", "corrupt" or "foreign"). Read by `load`, and by `save` to merge."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None, "missing"
+    except OSError as e:
+        return None, f"unreadable: {e}"
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        doc = None
+    rows = _valid_rows(doc.get("conv")) if isinstance(doc, dict) else None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT or rows is None:
+        return None, "corrupt"
+    if doc.get("fingerprint") != fp:
+        return None, "foreign"
+    return rows, ""
+
+
 def load(kernels: Any) -> int:
     """Import the decisions of the cache file matching this machine; returns how many were loaded.
 
@@ -119,27 +140,18 @@ def load(kernels: Any) -> int:
     fp = fingerprint(kernels)
     path = cache_path(fp)
     _STATE["file"] = str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return 0
-    except OSError as e:
-        _STATE["note"] = f"unreadable: {e}"
-        return 0
-    try:
-        doc = json.loads(text)
-    except ValueError:
-        doc = None
-    rows = _valid_rows(doc.get("conv")) if isinstance(doc, dict) else None
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT or rows is None:
-        _STATE["note"] = "corrupt file ignored (rebuilt at exit)"
-        warnings.warn(f"spore tuning cache {path} is corrupt; ignoring it (it is rebuilt)", RuntimeWarning,
-                      stacklevel=2)
-        _STATE["stale"] = True
-        return 0
-    if doc.get("fingerprint") != fp:
-        _STATE["note"] = "written for another CPU or library build; ignored (rebuilt at exit)"
-        _STATE["stale"] = True
+    rows, problem = _read(path, fp)
+    if rows is None:
+        if problem == "corrupt":
+            _STATE["note"] = "corrupt file ignored (rebuilt at exit)"
+            warnings.warn(f"spore tuning cache {path} is corrupt; ignoring it (it is rebuilt)", RuntimeWarning,
+                          stacklevel=2)
+            _STATE["stale"] = True
+        elif problem == "foreign":
+            _STATE["note"] = "written for another CPU or library build; ignored (rebuilt at exit)"
+            _STATE["stale"] = True
+        elif problem != "missing":
+            _STATE["note"] = problem
         return 0
     n = int(kernels.conv_tuning_import(rows))
     _STATE["loaded"] += n
@@ -165,13 +177,9 @@ def _merged(path: Path, fp: dict[str, Any], own: list[list[Any]]) -> list[list[A
     workers) each used to write only their own decisions, so the later writer dropped the earlier
     one's, and the next process timed those geometries again and could pick other kernels.
     """
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return own
-    rows = _valid_rows(doc.get("conv")) if isinstance(doc, dict) else None
-    if rows is None or doc.get("format") != FORMAT or doc.get("fingerprint") != fp:
-        return own  # corrupt or foreign: replaced
+    rows, _ = _read(path, fp)
+    if rows is None:
+        return own  # missing, corrupt or foreign: replaced
     by_key = {tuple(k): [k, p, s] for k, p, s in rows}
     by_key.update((tuple(r[0]), r) for r in own)
     return list(by_key.values())
