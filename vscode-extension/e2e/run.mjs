@@ -105,7 +105,11 @@ async function main() {
   }
   const failed = results.filter((r) => !r.ok);
   console.log(`e2e: ${results.length - failed.length} of ${results.length} steps passed in ${secs()} s; screenshots in ${shots}`);
-  if (failed.length) console.error(`e2e: failed: ${failed.map((r) => r.name).join(", ")}; logs in ${path.join(shots, "logs")}; temp folder kept: ${h.tmp}`);
+  if (failed.length) {
+    // the reasons again at the very end: a CI report often keeps only the output's last lines
+    for (const r of failed) console.error(`e2e: ${r.name} failed: ${String(r.error?.message ?? r.error).split("\n")[0]}`);
+    console.error(`e2e: failed: ${failed.map((r) => r.name).join(", ")}; logs in ${path.join(shots, "logs")}; temp folder kept: ${h.tmp}`);
+  }
   else if (!opts.keep) h.removeTemp();
   else console.log(`e2e: temp folder kept: ${h.tmp}`);
   return failed.length;

@@ -32,6 +32,14 @@ export class SporeLanguageServer implements vscode.Disposable {
   /** Fires when the running server stops or crashes (features drop what they showed from it). */
   readonly onDidStop: vscode.Event<void> = this.stopped.event;
 
+  private readonly opened = new vscode.EventEmitter<vscode.Uri>();
+  /**
+   * Fires once the server has been sent a document's didOpen (a notebook's: each of its cells), so a
+   * feature that asked about that document too early (right after a start or a crash restart, before
+   * the client re-sent the open documents, the server answers "not open") asks again.
+   */
+  readonly onDidOpenInServer: vscode.Event<vscode.Uri> = this.opened.event;
+
   constructor(private readonly output: vscode.LogOutputChannel) {}
 
   /** The running client, for features that send the server their own requests; undefined while it is down. */
@@ -75,6 +83,18 @@ export class SporeLanguageServer implements vscode.Disposable {
         { scheme: "vscode-notebook-cell", language: "python" },
       ],
       outputChannel: this.output,
+      middleware: {
+        didOpen: async (document, next) => {
+          await next(document);
+          this.opened.fire(document.uri);
+        },
+        notebooks: {
+          didOpen: async (notebook, cells, next) => {
+            await next(notebook, cells);
+            for (const cell of cells) this.opened.fire(cell.document.uri);
+          },
+        },
+      },
       errorHandler: {
         error: (_error, _message, count): ErrorHandlerResult =>
           ({ action: (count ?? 0) <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown }),
@@ -149,6 +169,10 @@ export class SporeLanguageServer implements vscode.Disposable {
   }
 
   dispose(): void {
-    void this.stop();
+    void this.stop().finally(() => {
+      this.started.dispose();
+      this.stopped.dispose();
+      this.opened.dispose();
+    });
   }
 }

@@ -55,7 +55,17 @@ export async function runCommand(page, title, { timeout = UI_TIMEOUT, opensPicke
   }
   await row.click();
   if (opensPicker) return;
-  await page.locator(`${QUICK_INPUT}:visible`).waitFor({ state: "hidden", timeout }).catch(() => undefined);
+  // A click that lands while the list is still re-filtering the typed title hits a row being re-drawn
+  // and runs nothing (the palette stays open). A command that ran closes the palette, so a palette
+  // still open with the row in it means the click was lost: click again (it cannot run twice).
+  const closed = page.locator(`${QUICK_INPUT}:visible`);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (await closed.waitFor({ state: "hidden", timeout: 5_000 }).then(() => true, () => false)) return;
+    if (!(await row.isVisible().catch(() => false))) break;
+    if (process.env.SPORE_E2E_DEBUG) console.log(`    (palette: the click on "${title}" was lost; clicking again)`);
+    await row.click().catch(() => undefined);
+  }
+  await closed.waitFor({ state: "hidden", timeout }).catch(() => undefined);
 }
 
 /** The palette rows shown for `query` (the palette is left open; call dismiss()). */

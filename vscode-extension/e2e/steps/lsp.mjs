@@ -1,6 +1,6 @@
 // The language client: spore-lsp's diagnostic on a `try` in a GRAPH_MODE construct (squiggle on that
 // line, hover text), the Spore commands in the palette, restart on request and after a crash.
-import { decoratedLines, dismiss, expect, openFile, paletteRows } from "../lib/ui.mjs";
+import { decoratedLines, dismiss, expect, openFile, paletteRows, runCommand, statusItem } from "../lib/ui.mjs";
 import { UI_TIMEOUT, until } from "../lib/wait.mjs";
 import { LSP_PY, lineOf } from "../lib/workspace.mjs";
 
@@ -29,8 +29,7 @@ export async function lspRestartAndCrash({ page, h, log }) {
   // the palette's list is virtual (only visible rows exist), so ask for two commands that sort first
   const rows = await paletteRows(page, "Spore: ", ["Restart Language Server", "Debug Current File"]);
   log(`palette: ${rows.join(" | ")}`);
-  await page.keyboard.type("Restart Language Server");
-  await page.locator(".quick-input-list .monaco-list-row").filter({ hasText: "Restart Language Server" }).first().click();
+  await runCommand(page, "Spore: Restart Language Server");
   const channel = () => h.channelLog("Spore Language Server");
   await until("'restart requested: starting' in the Spore Language Server channel", () => /restart requested: starting /.test(channel()), 60_000);
   log("restart: the output channel shows a new server start");
@@ -54,5 +53,13 @@ export async function lspRestartAndCrash({ page, h, log }) {
   await until("'after the crash: the language server is ready' in the Spore Language Server channel",
     () => /after the crash: the language server is ready/.test(channel()), 60_000);
   log("crash: the output channel shows the restarted server ready");
+  // With no cursor move, the mode item must come back by itself: its first question to the new server
+  // can come before the client re-sent model.py's didOpen ("not open"), so it asks again after it.
+  const item = statusItem(page, "spore.mode");
+  await item.filter({ hasText: "GRAPH_MODE" }).waitFor({ timeout: UI_TIMEOUT }).catch(async (err) => {
+    const tip = await item.locator("a").first().getAttribute("aria-label").catch(() => null);
+    throw new Error(`after the crash the mode item shows "${(await item.innerText().catch(() => "")).trim()}" (${tip}), not GRAPH_MODE: ${err.message.split("\n")[0]}`);
+  });
+  log(`crash: the mode item is back: "${(await item.innerText()).trim()}"`);
   await dismiss(page);
 }

@@ -166,6 +166,8 @@ export function register(env: FeatureEnv): void {
       if (e.document === vscode.window.activeTextEditor?.document && e.contentChanges.length) later();
     }),
     env.server.onDidStart(() => status.schedule(0)),
+    // after a (re)start the first answer can be "not open": ask again once the server has the document
+    env.server.onDidOpenInServer((uri) => { if (currentTarget()?.document?.uri.toString() === uri.toString()) status.schedule(0); }),
     env.server.onDidStop(() => status.schedule(0)),
     onDidChangeKernelSession((nb) => { status.forgetKernel(nb); status.schedule(0); }),
     vscode.commands.registerCommand("spore.switchMode", () => switchMode(env, status)),
