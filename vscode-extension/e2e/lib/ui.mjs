@@ -26,6 +26,25 @@ async function openQuickInput(page, key) {
 }
 
 /**
+ * Accept a quick input row (`accept`: a click on `row`, or Enter) and wait until the box has closed.
+ * A click or key that lands while the list is still re-filtering what was typed hits a row being
+ * re-drawn and does nothing (CI: the restart command never ran; a go-to-line box stayed open). An
+ * accepted row closes the box at once, so a box still open with `row` in it 5 s later lost the
+ * accept: accept again (it cannot act twice), up to 3 times, then wait up to `timeout`.
+ */
+async function acceptUntilClosed(page, row, accept, what, timeout = UI_TIMEOUT) {
+  await accept();
+  const open = page.locator(`${QUICK_INPUT}:visible`);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (await open.waitFor({ state: "hidden", timeout: 5_000 }).then(() => true, () => false)) return;
+    if (!(await row.isVisible().catch(() => false))) break;
+    if (process.env.SPORE_E2E_DEBUG) console.log(`    (quick input: ${what} was lost; again)`);
+    await accept();
+  }
+  await open.waitFor({ state: "hidden", timeout });
+}
+
+/**
  * Run a command by its palette title ("Spore: Show Graph"): F1, type the title, click the row whose
  * label is exactly it (not merely the first row: fuzzy matching may rank another command first).
  * The palette lists what applies when it opens (a command whose `when` context turns true later is
@@ -53,19 +72,11 @@ export async function runCommand(page, title, { timeout = UI_TIMEOUT, opensPicke
       throw new Error(`the command palette has no "${title}" (rows: ${rows.map((r) => r.replace(/\n/g, " ")).join(" | ") || "none"})`);
     }
   }
-  await row.click();
-  if (opensPicker) return;
-  // A click that lands while the list is still re-filtering the typed title hits a row being re-drawn
-  // and runs nothing (the palette stays open). A command that ran closes the palette, so a palette
-  // still open with the row in it means the click was lost: click again (it cannot run twice).
-  const closed = page.locator(`${QUICK_INPUT}:visible`);
-  for (let attempt = 0; attempt < 3; attempt++) {
-    if (await closed.waitFor({ state: "hidden", timeout: 5_000 }).then(() => true, () => false)) return;
-    if (!(await row.isVisible().catch(() => false))) break;
-    if (process.env.SPORE_E2E_DEBUG) console.log(`    (palette: the click on "${title}" was lost; clicking again)`);
-    await row.click().catch(() => undefined);
+  if (opensPicker) {
+    await row.click();
+    return;
   }
-  await closed.waitFor({ state: "hidden", timeout }).catch(() => undefined);
+  await acceptUntilClosed(page, row, () => row.click(), `the click on "${title}"`, timeout).catch(() => undefined);
 }
 
 /** The palette rows shown for `query` (the palette is left open; call dismiss()). */
@@ -84,7 +95,7 @@ export async function openFile(page, name) {
   await page.keyboard.type(name);
   const row = page.locator(QUICK_ROWS).filter({ hasText: name }).first();
   await row.waitFor({ timeout: UI_TIMEOUT });
-  await row.click();
+  await acceptUntilClosed(page, row, () => row.click(), `the click on ${name}`);
   await activeTab(page, name);
 }
 
@@ -98,12 +109,14 @@ export async function gotoLine(page, line) {
   await dismiss(page);
   await openQuickInput(page, "Control+P");
   await page.keyboard.type(`:${line}`);
-  await page.locator(QUICK_ROWS).first().waitFor({ timeout: UI_TIMEOUT }).catch(() => undefined);
-  await page.keyboard.press("Enter");
+  // Enter only once the box has switched from file search to "go to line N": an earlier Enter (a
+  // stale file row still shown) was lost, and the box stayed open (CI: mode-status-bar)
+  const row = page.locator(QUICK_ROWS).filter({ hasText: `go to line ${line}` }).first();
+  await row.waitFor({ timeout: UI_TIMEOUT }).catch(() => undefined);
   // Quick Open must be gone and the editor focused before the caller types a key (F9, a letter): a
   // key pressed while the box is still closing goes to it, not to the editor (the CI failure of
   // debug-breakpoint on a slow machine: no breakpoint glyph after F9)
-  await page.locator(`${QUICK_INPUT}:visible`).waitFor({ state: "hidden", timeout: UI_TIMEOUT });
+  await acceptUntilClosed(page, row, () => page.keyboard.press("Enter"), `the Enter for line ${line}`);
   await page.locator(".editor-group-container.active .monaco-editor.focused").first().waitFor({ timeout: UI_TIMEOUT });
   await until(`the cursor on line ${line}`, async () => (await cursorPosition(page))?.line === line, UI_TIMEOUT);
 }
