@@ -4,6 +4,8 @@
 #include <malloc.h>
 #include <omp.h>
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -32,6 +34,35 @@ bool keep_freed_memory() {
 #endif
 }
 
+// A block of the creating thread's malloc arena whose pages are faulted in later, from any thread,
+// before it goes back to that arena (spore/_runtime/tuning_cache.py's prefault_heap). Why: glibc
+// gives each thread its own arena, so only the thread that trains can allocate the block its first
+// step will reuse, but touching the pages (the slow part in a VM: ~1 us a page) can happen on
+// another core while the user builds the network. malloc alone touches no page of the block; after
+// `fault_in_and_free` (idempotent) the block is free memory of the creator's arena, kept by
+// keep_freed_memory's trim threshold. The destructor frees a block that was never faulted in.
+class HeapBlock {
+  public:
+    explicit HeapBlock(size_t bytes) : p_(static_cast<char*>(std::malloc(bytes))), n_(p_ ? bytes : 0) {}
+    HeapBlock(const HeapBlock&) = delete;
+    HeapBlock& operator=(const HeapBlock&) = delete;
+    ~HeapBlock() { std::free(p_); }
+    size_t size() const { return n_; }
+    void fault_in_and_free() {
+        py::gil_scoped_release nogil;
+        const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+        volatile char* c = p_;
+        for (size_t i = 0; i < n_; i += page) c[i] = 0;
+        std::free(p_);
+        p_ = nullptr;
+        n_ = 0;
+    }
+
+  private:
+    char* p_;
+    size_t n_;
+};
+
 }  // namespace
 
 PYBIND11_MODULE(_kernels, m) {
@@ -40,6 +71,11 @@ PYBIND11_MODULE(_kernels, m) {
     m.def("num_threads", []() { return omp_get_max_threads(); },
           "OpenMP threads the kernels use (OMP_NUM_THREADS)");
     m.def("set_num_threads", [](int n) { omp_set_num_threads(n); }, py::arg("n"));
+    py::class_<HeapBlock>(m, "HeapBlock", "heap reserved in the creating thread's arena, faulted in from any thread")
+        .def(py::init<size_t>(), py::arg("nbytes"))
+        .def_property_readonly("nbytes", &HeapBlock::size, "bytes still reserved (0 once faulted in and freed)")
+        .def("fault_in_and_free", &HeapBlock::fault_in_and_free,
+             "touch every page of the block (without the GIL), then free it to the creator's arena");
     spore::register_gemm(m);
     spore::register_dense(m);
     spore::register_conv(m);

@@ -223,6 +223,80 @@ def test_prefault_heap_follows_the_allocator_policy_and_its_variable() -> None:
         assert tuning_cache.prefault_heap(_kernels, {"SPORE_PREFAULT_MB": "100000"}) == 256  # capped
 
 
+_HEAP_CHILD = r"""
+import json, threading
+import numpy as np
+from spore import _kernels
+def rss():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096
+out = {"tuned": bool(_kernels.malloc_tuned)}
+blocks = [_kernels.HeapBlock(8 << 20) for _ in range(3)]  # this (main) thread's arena; no page touched
+out["reserved"] = sum(b.nbytes for b in blocks)
+r0 = rss()
+t = threading.Thread(target=lambda: [b.fault_in_and_free() for b in blocks])
+t.start()
+t.join()
+r1 = rss()
+out["faulted_in"] = r1 - r0
+out["left"] = sum(b.nbytes for b in blocks)
+blocks[0].fault_in_and_free()  # a second call does nothing
+a = np.ones((20 << 20) // 4, np.float32)  # 20 MiB in this thread: the faulted-in pages, no new ones
+out["main_thread_growth"] = rss() - r1
+out["sum"] = float(a.sum())
+print(json.dumps(out))
+"""
+
+
+def test_a_heap_block_faulted_in_on_another_thread_is_reused_by_the_creating_thread(tmp_path: Path) -> None:
+    # the prewarm thread faults the importing thread's heap in (prefault_heap): that only helps if
+    # the pages go back to the *creating* thread's arena and stay there, so its next arrays take them
+    res = _child(tmp_path, _HEAP_CHILD, SPORE_PREWARM="0", SPORE_PREFAULT_MB="0")
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    assert out["reserved"] == 24 << 20 and out["left"] == 0 and out["sum"] == float(5 << 20)
+    assert out["faulted_in"] >= 23 << 20  # the other thread touched every page
+    if out["tuned"]:  # freed memory is kept (module.cpp): the main thread's 20 MiB array faults nothing new
+        assert out["main_thread_growth"] < 2 << 20, out
+
+
+_HANDOVER_CHILD = r"""
+import json
+from spore import _kernels
+from spore._runtime import tuning_cache
+def rss():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096
+jobs = []
+r0 = rss()
+mb = tuning_cache.prefault_heap(_kernels, {"SPORE_PREFAULT_MB": "32"}, jobs)
+r1 = rss()
+for job in jobs:
+    job()
+print(json.dumps({"tuned": bool(_kernels.malloc_tuned), "mb": mb, "jobs": len(jobs), "reserving": r1 - r0,
+                  "job": rss() - r1}))
+"""
+
+
+def test_the_prefault_is_handed_to_the_prewarm_thread_not_done_in_the_import(tmp_path: Path) -> None:
+    res = _child(tmp_path, _HANDOVER_CHILD, SPORE_PREWARM="0", SPORE_PREFAULT_MB="0")
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    if not out["tuned"]:
+        assert out["mb"] == 0 and out["jobs"] == 0
+        return
+    assert out["mb"] == 32 and out["jobs"] == 1
+    assert out["reserving"] < 2 << 20, out  # reserving touches no page: the import does not pay the faults
+    assert out["job"] >= 30 << 20, out      # the job (on the prewarm thread) does
+    # and in a normal import the prewarm thread ran it without a failure
+    code = ("import json\nfrom spore import _kernels\nfrom spore._runtime import tuning_cache as t\n"
+            "t._STATE['prewarm'].join()\nprint(json.dumps(t.status()))")
+    res = _child(tmp_path, code)
+    assert res.returncode == 0, res.stderr
+    status = json.loads(res.stdout.strip().splitlines()[-1])
+    assert status.get("prefault_mb") == tuning_cache._PREFAULT_MB and not status.get("note"), status
+
+
 _SHARED_CHILD = r"""
 import json
 import numpy as np

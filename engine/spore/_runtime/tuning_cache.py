@@ -35,7 +35,7 @@ import tempfile
 import threading
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 __all__ = ["cache_dir", "mode", "fingerprint", "cache_path", "load", "save", "attach", "status", "prewarm",
            "prefault_heap"]
@@ -280,21 +280,28 @@ def _prewarm_convs(kernels: Any, rows: list[tuple[list[int], int, list[float]]])
     return done
 
 
-def _prewarm(kernels: Any, rows: list[tuple[list[int], int, list[float]]]) -> None:
+def _prewarm(kernels: Any, rows: list[tuple[list[int], int, list[float]]], jobs: list[Callable[[], None]]) -> None:
     try:
         _prewarm_gemm(kernels)
         _STATE["prewarmed_convs"] = _prewarm_convs(kernels, rows)
     except Exception as e:  # noqa: BLE001  (a failed warm-up only means the first step pays it)
         _STATE["note"] = f"prewarm failed: {e}"
+    for job in jobs:  # then the importing thread's heap block (a conv built late costs more per ms)
+        try:
+            job()
+        except Exception as e:  # noqa: BLE001  (likewise)
+            _STATE["note"] = f"prefault failed: {e}"
 
 
-def prewarm(kernels: Any, rows: list[tuple[list[int], int, list[float]]] | None = None) -> threading.Thread | None:
+def prewarm(kernels: Any, rows: list[tuple[list[int], int, list[float]]] | None = None,
+            jobs: list[Callable[[], None]] | None = None) -> threading.Thread | None:
     """Generate oneDNN's sgemm code, and the conv primitives of the cached decisions `rows`, in a
     background thread while the user builds the network.
 
     Why: with the conv decisions cached, most of LeNet's remaining first step was oneDNN's one-time
     JIT setup on the first sgemm call (~37 ms here, whatever the shape; ~2 ms more per transpose
-    variant) and the creation of each conv primitive (`_prewarm_convs`). The kernels run without the
+    variant) and the creation of each conv primitive (`_prewarm_convs`); `jobs` run after them (the
+    importing thread's heap block, `prefault_heap`). The kernels run without the
     GIL, so this overlaps with Python work. A fork waits for it (`os.register_at_fork`), so a child
     never inherits oneDNN mid-initialisation, and so does the interpreter's exit: a script that ends
     while the thread is inside oneDNN used to abort ("terminate called without an active exception",
@@ -302,7 +309,8 @@ def prewarm(kernels: Any, rows: list[tuple[list[int], int, list[float]]] | None 
     """
     if os.environ.get("SPORE_PREWARM", "1").strip() == "0":
         return None
-    t = threading.Thread(target=_prewarm, args=(kernels, list(rows or [])), name="spore-prewarm", daemon=True)
+    t = threading.Thread(target=_prewarm, args=(kernels, list(rows or []), list(jobs or [])), name="spore-prewarm",
+                         daemon=True)
     t.start()
     _STATE["prewarm"] = t
     atexit.register(t.join)
@@ -312,23 +320,26 @@ def prewarm(kernels: Any, rows: list[tuple[list[int], int, list[float]]] | None 
 
 
 # Heap pre-faulted at import (MiB), when the kernels keep freed memory for reuse (module.cpp).
-_PREFAULT_MB = 16
+_PREFAULT_MB = 32
 
 
-def prefault_heap(kernels: Any, environ: Any = None) -> int:
-    """Touch and free `SPORE_PREFAULT_MB` (default 16) MiB of heap in the calling (importing) thread;
-    returns the MiB touched.
+def prefault_heap(kernels: Any, environ: Any = None, jobs: list[Callable[[], None]] | None = None) -> int:
+    """Reserve `SPORE_PREFAULT_MB` (default 32) MiB of heap in the calling (importing) thread's arena
+    and fault its pages in, then free it to that arena: on the prewarm thread when `jobs` (the list
+    of its jobs) is given, else here. Returns the MiB reserved.
 
     Why: with the conv decisions cached and the primitives prewarmed, LeNet's warm first step still
-    cost ~8.5 ms against ~3 ms steady here, and ~4 ms of the difference was page faults: the first
-    step's activations are the first arrays of their size, so the heap grows and every new page
-    faults (expensive in a VM). The kernels make glibc keep freed memory (no trim below 512 MiB), so
-    pages touched once here are reused by the step: first step 8.5 -> 4.4 ms (PyNative), 7.8 -> 5.7
-    ms (Graph). The cost moves to the import (~4 ms, 16 MiB resident). glibc gives each thread its
-    own arena, so this must run in the thread that imports Spore (normally the one that trains), not
-    in the prewarm thread. Skipped when the allocator is left at glibc's defaults
-    (``SPORE_MALLOC_DEFAULTS=1``: freed pages would go straight back); ``SPORE_PREFAULT_MB=0`` turns
-    it off.
+    paid page faults: the first step's activations are the first arrays of their size, so the heap
+    grows and every new page faults (expensive in a VM). The kernels make glibc keep freed memory
+    (no trim below 512 MiB), so pages touched once here are reused by the step. glibc gives each
+    thread its own arena, so the block must be allocated by the thread that imports Spore (normally
+    the one that trains); but malloc alone touches no page of it (`_kernels.HeapBlock`), so the
+    faulting itself runs on the prewarm thread, beside the user's own set-up. In the import it cost
+    80-130 ms for 16 MiB on a VM whose first touch of a page costs ~25 us (and ~4 ms on another).
+    Measured on LeNet, PyNative, warm cache, 8 interleaved runs each: first step / steady step 1.72x
+    with 16 MiB faulted in the import, 1.58x with 16 MiB here, 1.23x with 32 MiB, 1.21x with 64.
+    Skipped when the allocator is left at glibc's defaults (``SPORE_MALLOC_DEFAULTS=1``: freed pages
+    would go straight back); ``SPORE_PREFAULT_MB=0`` turns it off.
     """
     env = os.environ if environ is None else environ
     if not getattr(kernels, "malloc_tuned", False):
@@ -340,10 +351,16 @@ def prefault_heap(kernels: Any, environ: Any = None) -> int:
     mb = max(0, min(mb, 256))  # below the 512 MiB trim threshold, and below the 128 MiB mmap threshold
     if mb == 0:               # per block: so the blocks come from the heap, not from mmap
         return 0
-    import numpy as np
+    blocks = [kernels.HeapBlock(min(8, mb - i) << 20) for i in range(0, mb, 8)]  # 8 MiB blocks
 
-    blocks = [np.ones(min(8, mb - i) << 18, np.float32) for i in range(0, mb, 8)]  # 8 MiB blocks
-    del blocks
+    def fault_in() -> None:
+        for b in blocks:
+            b.fault_in_and_free()
+
+    if jobs is None:
+        fault_in()
+    else:
+        jobs.append(fault_in)
     _STATE["prefault_mb"] = mb
     return mb
 
@@ -368,11 +385,14 @@ def attach(kernels: Any) -> None:
         except Exception as e:  # noqa: BLE001  (any failure to read leaves autotuning as it was)
             _STATE["note"] = f"not loaded: {e}"
         atexit.register(_save_at_exit, kernels)
-    prewarm(kernels, rows)
+    jobs: list[Callable[[], None]] = []
     try:
-        prefault_heap(kernels)
+        prefault_heap(kernels, jobs=jobs)
     except Exception as e:  # noqa: BLE001  (only the first step's speed depends on it)
         _STATE["note"] = f"prefault failed: {e}"
+    if prewarm(kernels, rows, jobs) is None:
+        for job in jobs:  # no prewarm thread (SPORE_PREWARM=0): fault the heap in here
+            job()
 
 
 def status() -> dict[str, Any]:
