@@ -223,13 +223,20 @@ def test_prefault_heap_follows_the_allocator_policy_and_its_variable() -> None:
         assert tuning_cache.prefault_heap(_kernels, {"SPORE_PREFAULT_MB": "100000"}) == 256  # capped
 
 
-_HEAP_CHILD = r"""
-import json, threading
-import numpy as np
-from spore import _kernels
+# The children count resident pages, so they turn transparent huge pages off for themselves: with
+# THP "always", touching one byte (a chunk header) would make 2 MiB resident.
+_RSS = r"""
+import ctypes
+ctypes.CDLL(None).prctl(41, 1, 0, 0, 0)  # PR_SET_THP_DISABLE
 def rss():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * 4096
+"""
+
+_HEAP_CHILD = _RSS + r"""
+import json, threading
+import numpy as np
+from spore import _kernels
 out = {"tuned": bool(_kernels.malloc_tuned)}
 blocks = [_kernels.HeapBlock(8 << 20) for _ in range(3)]  # this (main) thread's arena; no page touched
 out["reserved"] = sum(b.nbytes for b in blocks)
@@ -260,13 +267,10 @@ def test_a_heap_block_faulted_in_on_another_thread_is_reused_by_the_creating_thr
         assert out["main_thread_growth"] < 2 << 20, out
 
 
-_HANDOVER_CHILD = r"""
+_HANDOVER_CHILD = _RSS + r"""
 import json
 from spore import _kernels
 from spore._runtime import tuning_cache
-def rss():
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * 4096
 jobs = []
 r0 = rss()
 mb = tuning_cache.prefault_heap(_kernels, {"SPORE_PREFAULT_MB": "32"}, jobs)
