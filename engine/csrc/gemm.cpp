@@ -292,23 +292,6 @@ py::array_t<float> f16_to_f32(u16arr x) {
 // arrays (same leading dimensions, so the same bits), the result float32 or rounded to 16 bits.
 // Mixed precision's float16 GEMMs (spore/amp/lowp.py), where three conversions through NumPy
 // arrays and their Python calls cost more than the conversions themselves on small layers.
-// Float32 scratch for n elements, not zeroed: this thread's reused buffer up to 4M elements (a fresh
-// one per call cost page faults and zeroing, ~25 us on an MLP layer), a one-off allocation above.
-float* widen_scratch(int64_t n, std::unique_ptr<float[]>& own) {
-    constexpr int64_t kKeep = int64_t{1} << 22;
-    if (n > kKeep) {
-        own.reset(new float[static_cast<size_t>(n)]);
-        return own.get();
-    }
-    thread_local std::unique_ptr<float[]> buf;
-    thread_local int64_t cap = 0;
-    if (n > cap) {
-        buf.reset(new float[static_cast<size_t>(n)]);
-        cap = n;
-    }
-    return buf.get();
-}
-
 py::array sgemm16(u16arr a, u16arr b, bool trans_a, bool trans_b, bool bf16, bool narrow_out) {
     if (a.ndim() != 2 || b.ndim() != 2) throw std::invalid_argument("sgemm16: 2-D inputs expected");
     const dnnl_dim_t M = trans_a ? a.shape(1) : a.shape(0), K = trans_a ? a.shape(0) : a.shape(1);
@@ -328,7 +311,7 @@ py::array sgemm16(u16arr a, u16arr b, bool trans_a, bool trans_b, bool bf16, boo
                 std::fill(pc, pc + M * N, 0.0f);
             } else {
                 std::unique_ptr<float[]> own;
-                float* a32 = widen_scratch(a.size() + b.size(), own);
+                float* a32 = lowp16::widen_scratch(a.size() + b.size(), own);
                 float* b32 = a32 + a.size();
                 lowp16::widen16(pa, a32, a.size(), bf16);
                 lowp16::widen16(pb, b32, b.size(), bf16);

@@ -37,14 +37,18 @@
 #include "grain.h"
 #include "kernels.h"
 #include "lowp16.h"
+#include "team_gemm.h"
 
 namespace spore {
 namespace {
 
 using lowp16::add_first_nan;
+using lowp16::relu_bits;
+using lowp16::relu_grad_bits;
 using lowp16::kRun;
 using lowp16::narrow16;
 using lowp16::widen16;
+using lowp16::widen_scratch;
 
 using u16arr = py::array_t<uint16_t, py::array::c_style | py::array::forcecast>;
 using memory = dnnl::memory;
@@ -382,25 +386,12 @@ py::dict conv2d_bf16_impl(Quad x_shape, Quad w_shape, Pair stride, Quad pad, Pai
 }
 
 // ---------------------------------------------------------------------------------------------
-// ReLU on 16-bit float bit patterns. `exp_all_ones` is the exponent mask: 0x7c00 (float16), 0x7f80
-// (bfloat16); magnitude bits above it are a NaN.
+// ReLU on 16-bit float bit patterns (lowp16.h's relu_bits / relu_grad_bits over the array).
 //
 // body(lo, hi) over [0, n) under the grain rule (grain.h): elementwise, so the split changes no bit.
 template <typename F>
 void split(int64_t n, const F& body) {
     parallel_for(n, 2 * n, body);
-}
-
-inline uint16_t relu_bits(uint16_t u, uint16_t inf) {
-    const bool neg = (u & 0x8000) && (u & 0x7fff) <= inf;  // negative, -0 or -inf: not a NaN
-    return neg ? uint16_t{0} : u;
-}
-
-inline uint16_t relu_grad_bits(uint16_t u, uint16_t v, uint16_t inf, uint16_t qnan) {
-    const bool pass = !(u & 0x8000) && u != 0 && u <= inf;  // y > 0 (a NaN is not)
-    const uint16_t mag = v & 0x7fff;
-    const uint16_t zero = mag == inf ? qnan : mag > inf ? v : static_cast<uint16_t>(v & 0x8000);
-    return pass ? v : zero;
 }
 
 py::array_t<uint16_t> relu16(u16arr x, bool bf16) {
@@ -604,6 +595,140 @@ py::array_t<uint16_t> round_add16(py::array_t<float, py::array::c_style | py::ar
     return out;
 }
 
+
+// ---------------------------------------------------------------------------------------------
+// A Dense layer's whole backward in float16 / bfloat16 computed in float32 (O2-fp16, and O2-bf16
+// without bf16 GEMMs): one call where mixed precision's backward (ops/linalg.py AmpDenseGrad, Graph
+// mode's DenseBackward) made four to six - the ReLU mask, the bias gradient, two 16-bit GEMMs that
+// each widened the masked gradient again, the roundings back to the float32 master gradients - with
+// their bits:
+//   r  = relu_grad16(g, y) (or g), widened once;
+//   db = column sums of r in float32, rows in order (bias_grad16), rounded to 16 bits;
+//   dw = r^T @ x as sgemm16 computes it (the same team_sgemm call on the same float32 values and
+//        leading dimensions), rounded to 16 bits;
+//   dx = r @ w likewise (only when w is given: the first layer needs no dx), rounded to 16 bits.
+// `wide_w` / `wide_b` return dw / db as the float32 values of their rounding (the cast back to a
+// float32 master gradient, as round16_inplace and bias_grad16's widen_out). x and w may be given as
+// their float32 values (lowp.py's twins: exact widenings) instead of 16-bit bits.
+// `a`'s float32 values: its own data (float32), or widened into `scratch` (16-bit bits).
+const float* wide_operand(const py::array& a, float* scratch, farr_& keep, bool bf16) {
+    if (py::isinstance<py::array_t<float>>(a)) {
+        keep = py::cast<farr_>(a);
+        return keep.data();
+    }
+    u16arr h = py::cast<u16arr>(a);
+    const uint16_t* src = h.data();
+    split(h.size(), [=](int64_t lo, int64_t hi) { widen16(src + lo, scratch + lo, hi - lo, bf16); });
+    return scratch;
+}
+
+bool is_f32(const py::array& a) { return py::isinstance<py::array_t<float>>(a); }
+
+py::tuple dense_backward16(u16arr g, const py::array& x, const py::object& w_obj, const py::object& y_obj,
+                           bool bf16, bool want_dw, bool want_db, bool wide_w, bool wide_b) {
+    if (g.ndim() != 2 || x.ndim() != 2 || g.shape(0) != x.shape(0))
+        throw std::invalid_argument("dense_backward16: expected g (N, O) and x (N, I)");
+    const dnnl_dim_t n = g.shape(0), o = g.shape(1), i = x.shape(1);
+    const bool relu = !y_obj.is_none(), want_dx = !w_obj.is_none();
+    u16arr y = relu ? py::cast<u16arr>(y_obj) : u16arr();
+    py::array w = want_dx ? py::cast<py::array>(w_obj) : py::array();
+    if (relu && (y.ndim() != 2 || y.shape(0) != n || y.shape(1) != o))
+        throw std::invalid_argument("dense_backward16: y must have the shape of g");
+    if (want_dx && (w.ndim() != 2 || w.shape(0) != o || w.shape(1) != i))
+        throw std::invalid_argument("dense_backward16: w must be (O, I) for g (N, O) and x (N, I)");
+    if (n == 0 || o == 0 || i == 0) throw std::invalid_argument("dense_backward16: empty operands");
+    py::object dx = py::none(), dw = py::none(), db = py::none();
+    uint16_t *pdx = nullptr, *pdw16 = nullptr, *pdb16 = nullptr;
+    float *pdw32 = nullptr, *pdb32 = nullptr;
+    if (want_dx) {
+        py::array_t<uint16_t> a({n, i});
+        pdx = a.mutable_data();
+        dx = a;
+    }
+    if (want_dw && wide_w) {
+        py::array_t<float> a({o, i});
+        pdw32 = a.mutable_data();
+        dw = a;
+    } else if (want_dw) {
+        py::array_t<uint16_t> a({o, i});
+        pdw16 = a.mutable_data();
+        dw = a;
+    }
+    if (want_db && wide_b) {
+        py::array_t<float> a(o);
+        pdb32 = a.mutable_data();
+        db = a;
+    } else if (want_db) {
+        py::array_t<uint16_t> a(o);
+        pdb16 = a.mutable_data();
+        db = a;
+    }
+    // scratch: r (n*o), x's and w's widenings, and the float32 products rounded into 16-bit outputs
+    const int64_t nr = n * o, nx = (want_dw && !is_f32(x)) ? n * i : 0, nw = (want_dx && !is_f32(w)) ? o * i : 0;
+    const int64_t ndw = pdw16 ? o * i : 0, ndx = want_dx ? n * i : 0;
+    std::unique_ptr<float[]> own;
+    float* r = widen_scratch(nr + nx + nw + ndw + ndx, own);
+    farr_ keep_x, keep_w;
+    const float* px = want_dw ? wide_operand(x, r + nr, keep_x, bf16) : nullptr;
+    const float* pw = want_dx ? wide_operand(w, r + nr + nx, keep_w, bf16) : nullptr;
+    float* dw32 = pdw32 ? pdw32 : r + nr + nx + nw;
+    float* dx32 = r + nr + nx + nw + ndw;
+    const uint16_t *pg = g.data(), *py_ = relu ? y.data() : nullptr;
+    dnnl_status_t st = dnnl_success;
+    {
+        py::gil_scoped_release nogil;
+        const uint16_t inf = bf16 ? 0x7f80 : 0x7c00, qnan = bf16 ? 0xffc0 : 0xfe00;
+        split(nr, [=](int64_t lo, int64_t hi) {
+            if (!py_) {
+                widen16(pg + lo, r + lo, hi - lo, bf16);
+                return;
+            }
+            alignas(64) uint16_t m[kRun];
+            for (int64_t k = lo; k < hi; k += kRun) {
+                const int64_t len = std::min(kRun, hi - k);
+                for (int64_t j = 0; j < len; ++j) m[j] = relu_grad_bits(py_[k + j], pg[k + j], inf, qnan);
+                widen16(m, r + k, len, bf16);
+            }
+        });
+        if (want_db) {
+            std::vector<float> acc(static_cast<size_t>(o), 0.0f);
+            float* a = acc.data();
+            for (dnnl_dim_t row = 0; row < n; ++row) {
+                const float* src = r + row * o;
+#pragma omp simd
+                for (dnnl_dim_t j = 0; j < o; ++j) a[j] += src[j];
+            }
+            alignas(64) uint16_t h[kRun];
+            for (dnnl_dim_t c = 0; c < o; c += kRun) {
+                const int64_t len = std::min<int64_t>(kRun, o - c);
+                uint16_t* dst = pdb16 ? pdb16 + c : h;
+                narrow16(a + c, dst, len, bf16);
+                if (pdb32) widen16(dst, pdb32 + c, len, bf16);
+            }
+        }
+        if (want_dw) {
+            st = team_sgemm('T', 'N', o, i, n, 1.0f, r, o, px, i, 0.0f, dw32, i);
+            split(o * i, [=](int64_t lo, int64_t hi) {
+                if (pdw16) {
+                    narrow16(dw32 + lo, pdw16 + lo, hi - lo, bf16);
+                    return;
+                }
+                alignas(64) uint16_t h[kRun];
+                for (int64_t k = lo; k < hi; k += kRun) {
+                    const int64_t len = std::min(kRun, hi - k);
+                    narrow16(dw32 + k, h, len, bf16);
+                    widen16(h, dw32 + k, len, bf16);
+                }
+            });
+        }
+        if (want_dx && st == dnnl_success) {
+            st = team_sgemm('N', 'N', n, i, o, 1.0f, r, o, pw, i, 0.0f, dx32, i);
+            split(n * i, [=](int64_t lo, int64_t hi) { narrow16(dx32 + lo, pdx + lo, hi - lo, bf16); });
+        }
+    }
+    if (st != dnnl_success) throw std::runtime_error("dense_backward16: oneDNN sgemm failed");
+    return py::make_tuple(dx, dw, db);
+}
 }  // namespace
 
 void register_lowp(py::module_& m) {
@@ -634,6 +759,11 @@ void register_lowp(py::module_& m) {
     m.def("round_add16", &round_add16, py::arg("c"), py::arg("b"), py::arg("bf16"), py::arg("relu") = false,
           "round16(round16(c) + b): a float32 GEMM result rounded to 16 bits plus a 16-bit bias row, one pass "
           "(relu: and max(., 0) as relu16)");
+    m.def("dense_backward16", &dense_backward16, py::arg("g"), py::arg("x"), py::arg("w"), py::arg("y"),
+          py::arg("bf16"), py::arg("want_dw") = true, py::arg("want_db") = true, py::arg("wide_w") = false,
+          py::arg("wide_b") = false,
+          "(dx or None, dw or None, db or None) of a 16-bit Dense layer [ReLU](x @ w.T + b) from dL/dy in float32:\n"
+          "w None: no dx; y None: no ReLU; x, w: 16-bit bits or their float32 values; wide_*: float32 results");
     m.def("relu16", &relu16, py::arg("x"), py::arg("bf16"),
           "max(x, 0) on float16 (bf16=False) or bfloat16 bit patterns, NaN kept");
     m.def("relu_grad16", &relu_grad16, py::arg("g"), py::arg("y"), py::arg("bf16"),

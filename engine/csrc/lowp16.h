@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 
 namespace spore {
 namespace lowp16 {
@@ -67,6 +68,38 @@ inline void narrow16(const float* src, uint16_t* dst, int64_t n, bool bf16) {
 inline float add_first_nan(float x, float y) {
     const float r = x + y;
     return x != x ? x + x : r;
+}
+
+// ReLU and its gradient on 16-bit bit patterns (`inf`: the format's exponent mask, 0x7c00 for float16,
+// 0x7f80 for bfloat16; magnitude bits above it are a NaN). Both are exact in any binary float format.
+inline uint16_t relu_bits(uint16_t u, uint16_t inf) {
+    const bool neg = (u & 0x8000) && (u & 0x7fff) <= inf;  // negative, -0 or -inf: not a NaN
+    return neg ? uint16_t{0} : u;
+}
+
+inline uint16_t relu_grad_bits(uint16_t u, uint16_t v, uint16_t inf, uint16_t qnan) {
+    const bool pass = !(u & 0x8000) && u != 0 && u <= inf;  // y > 0 (a NaN is not)
+    const uint16_t mag = v & 0x7fff;
+    const uint16_t zero = mag == inf ? qnan : mag > inf ? v : static_cast<uint16_t>(v & 0x8000);
+    return pass ? v : zero;
+}
+
+// Float32 scratch for n elements, not zeroed: this thread's reused buffer up to 4M elements (a fresh
+// one per call cost page faults and zeroing, ~25 us on an MLP layer), a one-off allocation above
+// (in `own`). One buffer per thread: a caller takes all it needs in one call.
+inline float* widen_scratch(int64_t n, std::unique_ptr<float[]>& own) {
+    constexpr int64_t kKeep = int64_t{1} << 22;
+    if (n > kKeep) {
+        own.reset(new float[static_cast<size_t>(n)]);
+        return own.get();
+    }
+    thread_local std::unique_ptr<float[]> buf;
+    thread_local int64_t cap = 0;
+    if (n > cap) {
+        buf.reset(new float[static_cast<size_t>(n)]);
+        cap = n;
+    }
+    return buf.get();
 }
 
 constexpr int64_t kRun = 1024;  // elements per float32 scratch run (4 KB: stays in L1)

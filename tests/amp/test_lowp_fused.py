@@ -199,3 +199,82 @@ def test_sgemm16_is_sgemm_of_the_widened_operands(dt: np.dtype, bf: bool, ta: bo
         np.testing.assert_array_equal(h, ref.astype(dt).view(np.uint16))
     with pytest.raises(ValueError, match="inner dimensions"):
         _kernels.sgemm16(np.zeros((2, 3), np.uint16), np.zeros((4, 2), np.uint16), False, False, bf, True)
+
+
+def _specials(a: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """`a` (16-bit values) with NaN, infinities, signed zeros and a subnormal in its first row."""
+    a = a.copy()
+    a.flat[:6] = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-7], np.float32).astype(dt)
+    return a
+
+
+@pytest.mark.parametrize("dt,bf", FORMATS)
+@pytest.mark.parametrize("relu", [True, False])
+@pytest.mark.parametrize("first_layer", [True, False])
+@pytest.mark.parametrize("wide", [(True, True), (False, False), (True, False)])
+def test_dense_backward16_is_the_unfused_backward_bit_for_bit(dt: np.dtype, bf: bool, relu: bool, first_layer: bool,
+                                                              wide: tuple[bool, bool]) -> None:
+    """One call gives what ReluGrad's, MatMul's, SumTo's and the casts' kernels give one by one (the
+    unfused mixed-precision backward of a Dense layer), including NaN / inf / -0 gradients and ReLU
+    outputs, and with x and w given as their float32 values (twins) instead of 16-bit bits."""
+    rng = np.random.default_rng(int(relu) + 2 * int(first_layer))
+    n, o, i = 37, 130, 75  # no size a multiple of a vector width or of the kernel's 1024-element runs
+    g = _specials((rng.standard_normal((n, o)) * 3).astype(dt), dt)
+    x = (rng.standard_normal((n, i))).astype(dt)
+    w = (rng.standard_normal((o, i)) * 0.1).astype(dt)
+    y = _specials(np.maximum(rng.standard_normal((n, o)), 0).astype(dt), dt) if relu else None
+    with np.errstate(all="ignore"):
+        r = _kernels.relu_grad16(g.view(np.uint16), y.view(np.uint16), bf).view(dt) if relu else g
+        r32 = lowp.cast(r, np.dtype(np.float32))
+        ref_dw = _kernels.sgemm(r32, lowp.cast(x, np.dtype(np.float32)), True, False)
+        ref_dx = _kernels.sgemm16(r.view(np.uint16), w.view(np.uint16), False, False, bf, True)
+        ref_db = _kernels.bias_grad16(r.view(np.uint16), bf, wide[1])
+        ref_dw = (lowp.cast(lowp.cast(ref_dw, dt), np.dtype(np.float32)) if wide[0] else lowp.cast(ref_dw, dt)
+                  .view(np.uint16))
+        for operands in ("bits", "float32"):
+            xs = x.view(np.uint16) if operands == "bits" else lowp.cast(x, np.dtype(np.float32))
+            ws = w.view(np.uint16) if operands == "bits" else lowp.cast(w, np.dtype(np.float32))
+            dx, dw, db = _kernels.dense_backward16(g.view(np.uint16), xs, None if first_layer else ws,
+                                                   y.view(np.uint16) if relu else None, bf, True, True, *wide)
+            assert (dx is None) is first_layer
+            if not first_layer:
+                _same_bits(dx, ref_dx, dt)
+            for got, ref, is_wide in ((dw, ref_dw, wide[0]), (db, ref_db, wide[1])):
+                if is_wide:
+                    assert got.dtype == np.float32
+                    np.testing.assert_array_equal(np.isnan(got), np.isnan(ref))
+                    np.testing.assert_array_equal(got[~np.isnan(got)].view(np.uint32),
+                                                  ref[~np.isnan(ref)].view(np.uint32))
+                else:
+                    _same_bits(got, ref, dt)
+    none = _kernels.dense_backward16(g.view(np.uint16), x.view(np.uint16), None, None, bf, False, False)
+    assert none == (None, None, None)
+
+
+def test_dense_backward16_refuses_mismatched_shapes() -> None:
+    g, x = np.zeros((4, 3), np.uint16), np.zeros((4, 5), np.uint16)
+    with pytest.raises(ValueError, match="w must be"):
+        _kernels.dense_backward16(g, x, np.zeros((5, 3), np.uint16), None, False)
+    with pytest.raises(ValueError, match="y must have"):
+        _kernels.dense_backward16(g, x, None, np.zeros((4, 4), np.uint16), False)
+    with pytest.raises(ValueError, match=r"g \(N, O\)"):
+        _kernels.dense_backward16(g, np.zeros((3, 5), np.uint16), None, None, False)
+
+
+@pytest.mark.parametrize("dt", [F16, BF16])
+def test_the_fused_16_bit_dense_backward_runs_only_where_it_gives_the_unfused_bits(dt: np.dtype) -> None:
+    """`lowp.dense_backward16` takes the one-call kernel for a layer whose ops would all run in C++,
+    and declines (None: the caller runs them one by one) where one of them would not: a product under
+    `_SMALL` multiply-adds, a bias gradient under 1024 elements, the reference paths."""
+    rng = np.random.default_rng(9)
+    g, x, w = (rng.standard_normal(s).astype(dt) for s in ((64, 128), (64, 256), (128, 256)))
+    got = lowp.dense_backward16(g, x, w, None, (True, True), (True, True))
+    if lowp.is_bf16(dt) and lowp.bf16_native():  # oneDNN's bf16 GEMMs there: not this kernel's float32 ones
+        assert got is None
+        return
+    assert got is not None and [a.dtype for a in got] == [dt, np.float32, np.float32]
+    small = lowp.dense_backward16(g[:, :10], x, w[:10], None, (True, True), (True, True))  # 640-element bias
+    assert small is None
+    assert lowp.dense_backward16(g[:, :10], x, w[:10], None, (True, False), (True, True)) is not None
+    with lowp.reference_paths():
+        assert lowp.dense_backward16(g, x, w, None, (True, True), (True, True)) is None

@@ -36,7 +36,7 @@ import numpy as np
 __all__ = ["bf16_native", "matmul", "batch_matmul", "is_bf16", "describe", "cast", "conv2d", "conv2d_backward_data",
            "conv2d_backward_weights", "relu", "relu_grad", "use_bf16_conv", "is_lowp", "binary_via_f32",
            "sum_via_f32", "bias_grad", "reference_paths", "fast_paths", "twin", "widen", "narrow", "cast_op",
-           "f32_product"]
+           "f32_product", "dense_backward16"]
 
 _NATIVE: list[bool] = []
 
@@ -321,6 +321,45 @@ def dense16(x: np.ndarray, w: np.ndarray, b: np.ndarray, transpose_a: bool = Fal
     if c is None:
         return None
     return _mark(_k().round_add16(c, _bits(b), is_bf16(dt), relu).view(dt))
+
+
+def _f32_or_bits(a: np.ndarray) -> np.ndarray:
+    """A 16-bit operand for a C++ kernel that computes on float32 values: its twin when it has one (no
+    widening pass), else its bits."""
+    t = twin(a) if _TWINS else None
+    return t if t is not None else _bits(a)
+
+
+def dense_backward16(g: np.ndarray, x: np.ndarray, w: np.ndarray | None, y: np.ndarray | None,
+                     want: tuple[bool, bool] = (True, True),
+                     wide: tuple[bool, bool] = (False, False)) -> tuple | None:
+    """A 16-bit Dense layer's backward in one C++ call (`_kernels.dense_backward16`): the ReLU mask
+    (`y`: the layer's ReLU output, or None), then (dx if `w` is given, dw if want[0], db if want[1])
+    with dw / db as float32 master gradients where `wide` says so. Bit for bit what ReluGrad's,
+    `matmul`'s, `f32_product`'s and `bias_grad`'s kernels give one by one, so it runs only where all
+    of those would take their C++ paths (the products at least `_SMALL` multiply-adds, the bias
+    gradient over at least 1024 elements, a weight gradient rounded in place from 256 elements);
+    None elsewhere, and for bfloat16 on bf16 hardware (oneDNN's bf16 GEMM): the caller runs the
+    ops one by one. Shared by PyNative's AmpDense backward and Graph mode's DenseBackward."""
+    dt = g.dtype
+    if (not _FAST[0] or not is_lowp(dt) or g.ndim != 2 or x.ndim != 2 or x.dtype != dt
+            or (is_bf16(dt) and bf16_native())):
+        return None
+    n, o = g.shape
+    i = x.shape[1]
+    if (x.shape[0] != n or n * o * i < _SMALL or (want[1] and g.size < 1024) or (want[0] and wide[0] and o * i < 256)
+            or (w is not None and (w.dtype != dt or w.shape != (o, i)))
+            or (y is not None and (y.dtype != dt or y.shape != g.shape))):
+        return None
+    bf = is_bf16(dt)
+    dx, dw, db = _k().dense_backward16(_bits(g), _f32_or_bits(x), None if w is None else _f32_or_bits(w),
+                                       None if y is None else _bits(y), bf, want[0], want[1], wide[0], wide[1])
+    out = [] if w is None else [_mark(dx.view(dt))]
+    if want[0]:
+        out.append(dw if wide[0] else _mark(dw.view(dt)))
+    if want[1]:
+        out.append(db if wide[1] else db.view(dt))
+    return tuple(out)
 
 
 def batch_matmul(a: np.ndarray, b: np.ndarray, transpose_a: bool = False, transpose_b: bool = False) -> np.ndarray:

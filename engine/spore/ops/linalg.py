@@ -309,6 +309,9 @@ class AmpDenseGrad:
         from ..common import dtype as mstype
         from .array import Cast, SumTo
 
+        fused = lowp.dense_backward16(g, x, w16 if want[0] else None, None, want[1:], wide)
+        if fused is not None:
+            return fused
         out = []
         if want[0]:
             out.append(MatMul.impl(g, w16, transpose_a=False, transpose_b=False))

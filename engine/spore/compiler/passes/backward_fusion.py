@@ -96,6 +96,11 @@ class DenseBackward:
     def impl(g, x, *rest, has_w=True, relu=False, wide=(False, False)):
         w = rest[0] if has_w else None
         if g.dtype.itemsize == 2:  # mixed precision: the unfused kernels' bits (PyNative's AmpDense backward)
+            from ...amp import lowp  # (not at import: spore.amp imports the compiler)
+
+            fused = lowp.dense_backward16(g, x, w, rest[-1] if relu else None, (True, True), wide)
+            if fused is not None:
+                return fused
             r = ReluGrad.impl(g, rest[-1]) if relu else g
             return AmpDenseGrad.impl(r, x, w, want=(has_w, True, True), wide=wide)
         dx, dw, db = _kernels.dense_backward(g, x, w, rest[-1] if relu else None)
