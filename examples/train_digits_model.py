@@ -7,6 +7,7 @@ about 97.5% test accuracy in a few seconds (PyTorch reaches 97.2%, MindSpore 96.
 
     python examples/train_digits_model.py                 # PyNative, 20 epochs
     python examples/train_digits_model.py --mode graph    # each training step compiled (Graph mode)
+    python examples/train_digits_model.py --amp-dtype bfloat16   # O2 in bfloat16 (no loss scale)
     tensorboard --logdir build/train_digits_model/summary # loss, learning rate, accuracy, histograms
 
 Checkpoints (``digits-<epoch>_<step>.ckpt``, the newest three) and the TensorBoard summary go to
@@ -61,8 +62,12 @@ def load_split(seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
 
 def main(epochs: int = 20, batch_size: int = 32, learning_rate: float = 0.002, seed: int = 0,
          mode: str = "pynative", out_dir: str | Path | None = None, verbose: bool = True,
-         amp_level: str = "O2") -> float:
-    """Train with `Model.train`, evaluate with `Model.eval`, and return the test accuracy."""
+         amp_level: str = "O2", amp_dtype: str = "float16") -> float:
+    """Train with `Model.train`, evaluate with `Model.eval`, and return the test accuracy.
+
+    `amp_dtype` "bfloat16" runs the mixed-precision levels in bfloat16 (through Model's
+    `cast_model_type`, a Spore addition): faster than float16 on a CPU with bf16 arithmetic, and it
+    needs no loss scale."""
     ms.set_context(mode=ms.GRAPH_MODE if mode == "graph" else ms.PYNATIVE_MODE)
     ms.set_seed(seed)
     out = Path(out_dir) if out_dir is not None else DEFAULT_OUT
@@ -76,9 +81,13 @@ def main(epochs: int = 20, batch_size: int = 32, learning_rate: float = 0.002, s
     optimizer = nn.Adam(params=net.trainable_params(), learning_rate=learning_rate)
     # O2: the network computes in float16 (BatchNorm/softmax/loss stay float32) over float32 master
     # weights, with a dynamic loss scale that skips updates whose gradients overflow.
-    scale = DynamicLossScaleManager(init_loss_scale=2.0 ** 12, scale_factor=2, scale_window=200)
-    model = Model(net, loss_fn=loss_fn, optimizer=optimizer, metrics={"accuracy"}, amp_level=amp_level,
-                  **({"loss_scale_manager": scale} if amp_level != "O0" else {}))
+    amp: dict = {}
+    if amp_level != "O0" and amp_dtype == "bfloat16":
+        amp["cast_model_type"] = ms.bfloat16  # bfloat16 has float32's range: no loss scale
+    elif amp_level != "O0":
+        amp["loss_scale_manager"] = DynamicLossScaleManager(init_loss_scale=2.0 ** 12, scale_factor=2,
+                                                            scale_window=200)
+    model = Model(net, loss_fn=loss_fn, optimizer=optimizer, metrics={"accuracy"}, amp_level=amp_level, **amp)
 
     config = CheckpointConfig(save_checkpoint_steps=steps, keep_checkpoint_max=3)
     callbacks = [ModelCheckpoint(prefix="digits", directory=out / "ckpt", config=config),
@@ -86,7 +95,8 @@ def main(epochs: int = 20, batch_size: int = 32, learning_rate: float = 0.002, s
     if verbose:
         callbacks = [LossMonitor(per_print_times=steps), TimeMonitor()] + callbacks
         print(f"digits: {len(x_train)} train / {len(x_test)} test images; MLP 64-128-10; Adam lr={learning_rate}, "
-              f"batch {batch_size}, {steps} steps per epoch; {mode} mode, amp {amp_level}")
+              f"batch {batch_size}, {steps} steps per epoch; {mode} mode, amp {amp_level}"
+              + (f" in {amp_dtype}" if amp_level != "O0" else ""))
     t0 = time.perf_counter()
     model.train(epochs, train_ds, callbacks=callbacks)
     accuracy = model.eval(test_ds)["accuracy"]
@@ -105,6 +115,8 @@ if __name__ == "__main__":
     ap.add_argument("--mode", choices=("pynative", "graph"), default="pynative")
     ap.add_argument("--out", type=Path, default=None, help=f"output directory (default {DEFAULT_OUT})")
     ap.add_argument("--amp", choices=("O0", "O1", "O2", "O3"), default="O2", help="mixed precision level")
+    ap.add_argument("--amp-dtype", choices=("float16", "bfloat16"), default="float16",
+                    help="the mixed-precision dtype (bfloat16: faster on CPUs with bf16 arithmetic)")
     args = ap.parse_args()
     main(epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.lr, seed=args.seed, mode=args.mode,
-         out_dir=args.out, amp_level=args.amp)
+         out_dir=args.out, amp_level=args.amp, amp_dtype=args.amp_dtype)

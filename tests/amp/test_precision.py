@@ -195,3 +195,29 @@ def test_graph_mode_forward_matches_pynative(level):
     assert got.dtype == F32
     np.testing.assert_allclose(got.asnumpy(), expected, rtol=1e-3, atol=1e-3)
     assert amp_net.compiled_construct.cache  # it was compiled, not run eagerly
+
+
+def test_float16_says_once_that_it_saves_memory_not_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Spore computes float16 in float32 on CPU: O2-fp16 is no faster than O0, and the user is told so
+    once, at their own line, with the dtype that is faster on this CPU (bfloat16 where oneDNN runs
+    bf16 in hardware). O0 and bfloat16 say nothing of it."""
+    import warnings
+
+    from spore import _kernels
+    from spore.amp import precision
+
+    monkeypatch.setattr(precision, "_SAID_FLOAT16", [])
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        amp.auto_mixed_precision(MLP(), "O0")
+        amp.auto_mixed_precision(MLP(), "O2", ms.bfloat16)
+        assert [str(w.message) for w in seen if "float16 mixed precision" in str(w.message)] == []
+        amp.auto_mixed_precision(MLP(), "O2")  # MindSpore's default dtype: float16
+        amp.custom_mixed_precision(MLP(), white_list=[nn.Dense])
+        amp.build_train_network(MLP(), nn.Momentum(MLP().trainable_params(), 0.1, 0.9), level="O2")
+    said = [w for w in seen if "float16 mixed precision" in str(w.message)]
+    assert len(said) == 1 and said[0].category is RuntimeWarning
+    assert said[0].filename == __file__  # the user's call, not a line inside Spore
+    native = _kernels.cpu_isa() in ("avx512_core_bf16", "avx512_core_amx")
+    assert ("dtype=ms.bfloat16" in str(said[0].message)) is native
+    assert "saves memory, not time" in str(said[0].message)

@@ -30,6 +30,9 @@ also casts MatMul/Conv primitives called directly; Spore's does not).
 
 from __future__ import annotations
 
+import os
+import sys
+import warnings
 from typing import Any
 
 from ..common import dtype as mstype
@@ -143,6 +146,41 @@ def _check_dtype(dtype: Any) -> mstype.DType:
     return dt
 
 
+_SAID_FLOAT16: list[bool] = []
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _user_stacklevel() -> int:
+    """The `stacklevel` that points a warning at the first frame outside Spore (the user's call of
+    `auto_mixed_precision`, `build_train_network` or `Model`, however deep inside Spore it is made)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _say_float16_once() -> None:
+    """Say once per process that float16 mixed precision buys no speed on CPU (PyTorch's CPU autocast
+    also warned about float16). Spore computes float16 in float32 and rounds each result, since no
+    CPU it runs on has float16 GEMMs it uses: O2-fp16 steps were measured at 0.7-1.0x the O0 step
+    (README, table (c) of `make bench`). bfloat16 is the dtype that runs faster where the CPU has
+    bf16 arithmetic, which the message names."""
+    if _SAID_FLOAT16:
+        return
+    _SAID_FLOAT16.append(True)
+    from .. import _kernels
+
+    isa = _kernels.cpu_isa()
+    if isa in ("avx512_core_bf16", "avx512_core_amx"):
+        advice = (f"bfloat16, which this CPU computes in hardware (oneDNN ISA {isa}): auto_mixed_precision(net, "
+                  "level, dtype=ms.bfloat16), or cast_model_type=ms.bfloat16 for Model / build_train_network; or O0")
+    else:
+        advice = f"O0 (this CPU has no bf16 arithmetic either: oneDNN ISA {isa})"
+    warnings.warn("float16 mixed precision computes in float32 on CPU and rounds each result to float16: it "
+                  "saves memory, not time (O2-fp16 steps run at about 0.7-1.0x the O0 step). For speed use "
+                  f"{advice}", RuntimeWarning, stacklevel=_user_stacklevel())
+
+
 def _keep_names(network: Cell, fn: Any) -> Cell:
     """Run the rewrite `fn` and give every parameter back the name it had (checkpoints must not
     notice mixed precision)."""
@@ -197,6 +235,8 @@ def auto_mixed_precision(network: Cell, amp_level: str = "O0", dtype: Any = msty
     _check_fresh(network)
     if amp_level == "O0":
         return network
+    if dt is mstype.float16:
+        _say_float16_once()
     if amp_level == "O1":
         out = _keep_names(network, lambda: _white(network, tuple(get_white_list()), dt))
     elif amp_level == "O2":
@@ -218,6 +258,8 @@ def custom_mixed_precision(network: Cell, *, white_list: list | None = None, bla
         raise TypeError("custom_mixed_precision: the list must hold Cell classes, e.g. [nn.Dense, nn.Conv2d]")
     dt = _check_dtype(dtype)
     _check_fresh(network)
+    if dt is mstype.float16:
+        _say_float16_once()
     if white_list is not None:
         out = _keep_names(network, lambda: _white(network, tuple(white_list), dt))
     else:
