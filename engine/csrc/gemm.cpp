@@ -369,7 +369,8 @@ void register_gemm(py::module_& m) {
     }, "oneDNN's runtime version");
     m.def("set_gemm_row_padding", [](bool on) { return gemm_row_padding().exchange(on); }, py::arg("on"),
           "Turn team_sgemm's row padding of power-of-two B operands on or off (returns the previous "
-          "setting); for benchmarks and tests, which compare the two");
+          "setting; on by default only where oneDNN runs its AVX2 sgemm, off on AVX-512); for benchmarks and "
+          "tests, which compare the two");
     m.def("sgemm", &sgemm, py::arg("a"), py::arg("b"), py::arg("trans_a") = false, py::arg("trans_b") = false,
           "C = op(A) @ op(B) for float32 matrices, via oneDNN sgemm");
 }

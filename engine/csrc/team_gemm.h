@@ -38,11 +38,22 @@ inline dnnl_dim_t gemm_tile(dnnl_dim_t dim) {
 // hands out either alignment: a 256x4096 @ 4096x4096 input gradient took 130 or 240 ms depending on
 // where the weight (or its float32 twin) landed, per process and from step to step. Such a B is
 // copied into rows 64 bytes longer: one pass over it (~10 ms for 64 MiB) against the ~100 ms lost.
-// The layout changes no bit: oneDNN sums in the same order whatever B's address and leading dimension
-// (tested). For products with at least 64 rows of A, where the GEMM is >= 64x the copy;
-// `set_gemm_row_padding` turns it off to compare (bench/bench_gemm_rows.py).
+// There the layout changes no bit: the AVX2 sgemm sums in the same order whatever B's address and
+// leading dimension (tested). For products with at least 64 rows of A, where the GEMM is >= 64x the
+// copy; `set_gemm_row_padding` turns it off to compare (bench/bench_gemm_rows.py).
+//
+// Only where oneDNN runs its AVX2 sgemm. Its AVX-512 sgemm has no slow alignment (measured flat at
+// all 16 offsets) but sums in an order that depends on the leading dimension, so there the copy would
+// make the bits depend on where malloc put B: a process, or a team size, whose B landed elsewhere got
+// other bits.
+inline bool sgemm_is_avx512() {
+    static const bool v = (static_cast<unsigned>(dnnl_get_effective_cpu_isa()) & dnnl_cpu_isa_avx512_core) ==
+                          static_cast<unsigned>(dnnl_cpu_isa_avx512_core);
+    return v;
+}
+
 inline std::atomic<bool>& gemm_row_padding() {
-    static std::atomic<bool> on{true};
+    static std::atomic<bool> on{!sgemm_is_avx512()};
     return on;
 }
 
