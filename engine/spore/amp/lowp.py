@@ -348,6 +348,7 @@ def dense_backward16(g: np.ndarray, x: np.ndarray, w: np.ndarray | None, y: np.n
     n, o = g.shape
     i = x.shape[1]
     if (x.shape[0] != n or n * o * i < _SMALL or (want[1] and g.size < 1024) or (want[0] and wide[0] and o * i < 256)
+            or (y is not None and g.size < 256)  # (ReluGrad's C++ kernel from 256 elements)
             or (w is not None and (w.dtype != dt or w.shape != (o, i)))
             or (y is not None and (y.dtype != dt or y.shape != g.shape))):
         return None
