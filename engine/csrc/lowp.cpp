@@ -595,7 +595,6 @@ py::array_t<uint16_t> round_add16(py::array_t<float, py::array::c_style | py::ar
     return out;
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // A Dense layer's whole backward in float16 / bfloat16 computed in float32 (O2-fp16, and O2-bf16
 // without bf16 GEMMs): one call where mixed precision's backward (ops/linalg.py AmpDenseGrad, Graph
@@ -610,6 +609,7 @@ py::array_t<uint16_t> round_add16(py::array_t<float, py::array::c_style | py::ar
 // `wide_w` / `wide_b` return dw / db as the float32 values of their rounding (the cast back to a
 // float32 master gradient, as round16_inplace and bias_grad16's widen_out). x and w may be given as
 // their float32 values (lowp.py's twins: exact widenings) instead of 16-bit bits.
+
 // `a`'s float32 values: its own data (float32), or widened into `scratch` (16-bit bits).
 const float* wide_operand(const py::array& a, float* scratch, farr_& keep, bool bf16) {
     if (py::isinstance<py::array_t<float>>(a)) {
