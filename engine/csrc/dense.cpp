@@ -51,16 +51,6 @@ inline float mask_mul(float g, float y) {
     return y > 0.0f ? g : zeroed;
 }
 
-// Column sums of an (m, n) row-major matrix, rows added in order (NumPy's order for axis 0).
-void column_sums(const float* r, dnnl_dim_t m, dnnl_dim_t n, float* db) {
-    std::fill(db, db + n, 0.0f);
-    for (dnnl_dim_t i = 0; i < m; ++i) {
-        const float* row = r + i * n;
-#pragma omp simd
-        for (dnnl_dim_t j = 0; j < n; ++j) db[j] += row[j];
-    }
-}
-
 py::array_t<float> dense_forward(farr x, farr w, farr b, bool trans_a, bool trans_b, bool relu) {
     const Gemm g = gemm_dims(x, w, trans_a, trans_b, "dense_forward");
     if (b.ndim() != 1 || b.shape(0) != g.n)

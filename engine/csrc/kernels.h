@@ -40,6 +40,17 @@ private:
     bool changed_;
 };
 
+// Column sums of an (m, n) row-major matrix, rows added in order (NumPy's order for axis 0): a Dense
+// layer's bias gradient (dense.cpp, and lowp.cpp's 16-bit backward on the widened gradient).
+inline void column_sums(const float* r, int64_t m, int64_t n, float* db) {
+    for (int64_t j = 0; j < n; ++j) db[j] = 0.0f;
+    for (int64_t i = 0; i < m; ++i) {
+        const float* row = r + i * n;
+#pragma omp simd
+        for (int64_t j = 0; j < n; ++j) db[j] += row[j];
+    }
+}
+
 void register_gemm(py::module_& m);    // gemm.cpp: sgemm through oneDNN
 void register_dense(py::module_& m);   // dense.cpp: Dense-layer epilogues (bias, ReLU, bias gradient)
 void register_conv(py::module_& m);    // conv.cpp: conv2d forward/backward (oneDNN)

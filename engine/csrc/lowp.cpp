@@ -551,14 +551,7 @@ void round16_inplace(py::array_t<float> c, bool bf16) {
     if (!(c.flags() & py::array::c_style)) throw std::invalid_argument("round16_inplace: C-contiguous expected");
     float* pc = c.mutable_data();  // throws for a read-only array
     py::gil_scoped_release nogil;
-    parallel_for(c.size(), 2 * c.size(), [=](int64_t lo, int64_t hi) {
-        alignas(64) uint16_t h[kRun];
-        for (int64_t i = lo; i < hi; i += kRun) {
-            const int64_t m = std::min(kRun, hi - i);
-            narrow16(pc + i, h, m, bf16);
-            widen16(h, pc + i, m, bf16);
-        }
-    });
+    parallel_for(c.size(), 2 * c.size(), [=](int64_t lo, int64_t hi) { lowp16::round16(pc + lo, hi - lo, bf16); });
 }
 
 // round16(float32(round16(c)) + float32(b)) for a float32 (rows, n) GEMM result c and a 16-bit bias
@@ -691,13 +684,9 @@ py::tuple dense_backward16(u16arr g, const py::array& x, const py::object& w_obj
             }
         });
         if (want_db) {
-            std::vector<float> acc(static_cast<size_t>(o), 0.0f);
+            std::vector<float> acc(static_cast<size_t>(o));
             float* a = acc.data();
-            for (dnnl_dim_t row = 0; row < n; ++row) {
-                const float* src = r + row * o;
-#pragma omp simd
-                for (dnnl_dim_t j = 0; j < o; ++j) a[j] += src[j];
-            }
+            column_sums(r, n, o, a);  // bias_grad16's order: rows in order, per column
             alignas(64) uint16_t h[kRun];
             for (dnnl_dim_t c = 0; c < o; c += kRun) {
                 const int64_t len = std::min<int64_t>(kRun, o - c);
@@ -709,16 +698,10 @@ py::tuple dense_backward16(u16arr g, const py::array& x, const py::object& w_obj
         if (want_dw) {
             st = team_sgemm('T', 'N', o, i, n, 1.0f, r, o, px, i, 0.0f, dw32, i);
             split(o * i, [=](int64_t lo, int64_t hi) {
-                if (pdw16) {
+                if (pdw16)
                     narrow16(dw32 + lo, pdw16 + lo, hi - lo, bf16);
-                    return;
-                }
-                alignas(64) uint16_t h[kRun];
-                for (int64_t k = lo; k < hi; k += kRun) {
-                    const int64_t len = std::min(kRun, hi - k);
-                    narrow16(dw32 + k, h, len, bf16);
-                    widen16(h, dw32 + k, len, bf16);
-                }
+                else
+                    lowp16::round16(dw32 + lo, hi - lo, bf16);
             });
         }
         if (want_dx && st == dnnl_success) {

@@ -104,5 +104,16 @@ inline float* widen_scratch(int64_t n, std::unique_ptr<float[]>& own) {
 
 constexpr int64_t kRun = 1024;  // elements per float32 scratch run (4 KB: stays in L1)
 
+// p[i] = float32(round16(p[i])) in place: a float32 result stored in 16 bits and read back (a weight
+// gradient cast back to its float32 master gradient), through a small 16-bit buffer.
+inline void round16(float* p, int64_t n, bool bf16) {
+    alignas(64) uint16_t h[kRun];
+    for (int64_t i = 0; i < n; i += kRun) {
+        const int64_t m = n - i < kRun ? n - i : kRun;
+        narrow16(p + i, h, m, bf16);
+        widen16(h, p + i, m, bf16);
+    }
+}
+
 }  // namespace lowp16
 }  // namespace spore

@@ -89,6 +89,18 @@ def user_frame(start: FrameType | None = None) -> FrameType | None:
     return None
 
 
+def user_stacklevel() -> int:
+    """The `stacklevel` for a `warnings.warn` made inside Spore that points the warning at the user's
+    line (the first frame outside spore, as `user_frame`), however deep in Spore the call is."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None:
+        fname = frame.f_code.co_filename
+        if not is_engine_file(fname) and not fname.startswith("<frozen"):
+            return level
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def user_location() -> SourceLoc | None:
     """SourceLoc of the user's line that led to the current engine call, with column span."""
     return frame_location(user_frame(sys._getframe(1)))

@@ -30,13 +30,12 @@ also casts MatMul/Conv primitives called directly; Spore's does not).
 
 from __future__ import annotations
 
-import os
-import sys
 import warnings
 from typing import Any
 
 from ..common import dtype as mstype
 from ..common.tree import map_leaves
+from ..errors import user_stacklevel
 from ..nn import layer as _layers
 from ..nn import loss as _losses
 from ..nn.cell import Cell
@@ -147,16 +146,6 @@ def _check_dtype(dtype: Any) -> mstype.DType:
 
 
 _SAID_FLOAT16: list[bool] = []
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-
-
-def _user_stacklevel() -> int:
-    """The `stacklevel` that points a warning at the first frame outside Spore (the user's call of
-    `auto_mixed_precision`, `build_train_network` or `Model`, however deep inside Spore it is made)."""
-    frame, level = sys._getframe(1), 1
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 def _say_float16_once() -> None:
@@ -178,7 +167,7 @@ def _say_float16_once() -> None:
         advice = f"O0 (this CPU has no bf16 arithmetic either: oneDNN ISA {isa})"
     warnings.warn("float16 mixed precision computes in float32 on CPU and rounds each result to float16: it "
                   "saves memory, not time (O2-fp16 steps run at about 0.7-1.0x the O0 step). For speed use "
-                  f"{advice}", RuntimeWarning, stacklevel=_user_stacklevel())
+                  f"{advice}", RuntimeWarning, stacklevel=user_stacklevel())
 
 
 def _keep_names(network: Cell, fn: Any) -> Cell:
