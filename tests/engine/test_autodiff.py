@@ -192,3 +192,44 @@ def test_in_place_shift_gets_exact_gradient():
         return F.reduce_sum(F.mul(y, y))
 
     np.testing.assert_allclose(ms.grad(g)(x).asnumpy(), [0.0, 8.0, 16.0, 0.0])
+
+
+class _InterruptOnce(dict):
+    """A leaves table whose next write raises KeyboardInterrupt: an interrupt landing inside a grad
+    call's bookkeeping (a notebook's interrupt can arrive between any two bytecodes)."""
+
+    armed = True
+
+    def __setitem__(self, key, value) -> None:
+        if self.armed:
+            self.armed = False
+            raise KeyboardInterrupt
+        super().__setitem__(key, value)
+
+
+def test_an_interrupt_while_a_grad_call_starts_or_runs_its_backward_leaves_recording_off(monkeypatch) -> None:
+    """Ctrl-C during a training step used to leave `tape.STATE.depth` at 1 now and then (seen in the
+    kernel's interrupt test): every later op was recorded for a gradient nobody would take. Entering
+    a grad call is undone when interrupted part-way, and the depth is restored, not counted back."""
+    from spore.autodiff import tape
+
+    w = ms.Parameter(ms.Tensor(np.ones(3, np.float32)), name="w")
+    fn = ms.value_and_grad(lambda x: F.reduce_sum(F.mul(x, w)), None, [w])
+    x = ms.Tensor(np.arange(3, dtype=np.float32))
+    monkeypatch.setattr(tape.STATE, "leaves", _InterruptOnce())
+    with pytest.raises(KeyboardInterrupt):
+        fn(x)  # interrupted inside watching.__enter__, after the depth went up
+    assert tape.STATE.depth == 0 and dict(tape.STATE.leaves) == {}
+
+    def interrupted_backward(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    real_backward = tape.backward
+    monkeypatch.setattr(tape, "backward", interrupted_backward)
+    with pytest.raises(KeyboardInterrupt):
+        fn(x)  # interrupted in the backward pass
+    assert tape.STATE.depth == 0 and dict(tape.STATE.leaves) == {}
+    monkeypatch.setattr(tape, "backward", real_backward)
+    loss, (g,) = fn(x)  # and the next call is an ordinary one
+    np.testing.assert_array_equal(g.asnumpy(), [0.0, 1.0, 2.0])
+    assert float(loss.asnumpy()) == 3.0 and tape.STATE.depth == 0

@@ -111,11 +111,12 @@ def _run(fn: Callable, grad_position: Any, weights: Any, has_aux: bool, return_i
             cot = flat_tensors(sens)
             if len(cot) != len(roots):
                 raise located(GradError(f"sens has {len(cot)} tensors for {len(roots)} outputs"))
-        tape.STATE.depth -= 1  # the backward pass is recorded only for an outer grad
-        try:
+        depth = tape.STATE.depth
+        try:  # the backward pass is recorded only for an outer grad (restored, not counted back: see watching)
+            tape.STATE.depth = depth - 1
             grads = tape.backward(roots, cot, leaves)
         finally:
-            tape.STATE.depth += 1
+            tape.STATE.depth = depth
     return _package(main, aux, grads, leaves, positions, grad_position, ws, single_w, return_ids, has_aux)
 
 

@@ -115,27 +115,45 @@ def record(prim: Primitive, inputs: tuple, attrs: dict, outputs: Sequence[Tensor
 
 
 class watching:
-    """Context manager for one grad call: turns recording on and watches the given leaves."""
+    """Context manager for one grad call: turns recording on and watches the given leaves.
+
+    An interrupt (Ctrl-C, a notebook's interrupt) can arrive between any two bytecodes. Entering is
+    undone if it is interrupted part-way (the `with` would not call `__exit__`), and leaving puts back
+    the depth saved on entry rather than counting down, so an interrupted training step never leaves
+    recording switched on for the rest of the session."""
 
     def __init__(self, leaves: Sequence[Tensor]):
         self.leaves = list(leaves)
+        self.depth = 0
 
     def __enter__(self) -> watching:
-        if STATE.depth == 0:
-            STATE.generation += 1
-        STATE.depth += 1
-        for t in self.leaves:
-            STATE.leaves[id(t)] = STATE.leaves.get(id(t), 0) + 1
+        self.depth = STATE.depth
+        counted: list[int] = []
+        try:
+            if self.depth == 0:
+                STATE.generation += 1
+            STATE.depth = self.depth + 1
+            for t in self.leaves:
+                STATE.leaves[id(t)] = STATE.leaves.get(id(t), 0) + 1
+                counted.append(id(t))
+        except BaseException:
+            _unwatch(counted)
+            STATE.depth = self.depth
+            raise
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        STATE.depth -= 1
-        for t in self.leaves:
-            n = STATE.leaves[id(t)] - 1
-            if n:
-                STATE.leaves[id(t)] = n
-            else:
-                del STATE.leaves[id(t)]
+        STATE.depth = self.depth
+        _unwatch([id(t) for t in self.leaves])
+
+
+def _unwatch(ids: list[int]) -> None:
+    for i in ids:
+        n = STATE.leaves.get(i, 0) - 1
+        if n > 0:
+            STATE.leaves[i] = n
+        else:
+            STATE.leaves.pop(i, None)
 
 
 _F = None
